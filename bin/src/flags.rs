@@ -1,0 +1,115 @@
+//! The command line (design §3) and how it becomes a [`Config`].
+
+use clap::Parser;
+use luxe_core::Config;
+use luxe_core::protocol::values::PermissionMode;
+use luxe_io::environment;
+
+/// Luxe, a coding agent. `luxe --rpc` speaks JSON frames over stdin and stdout, one per line.
+#[derive(Debug, Parser)]
+#[command(name = "luxe", version, about)]
+pub struct Flags {
+    /// Run without a user interface, speaking protocol v2 on stdin and stdout.
+    #[arg(long)]
+    rpc: bool,
+    /// The model, as provider/model (anthropic/…, openai/…).
+    #[arg(long, value_name = "PROVIDER/MODEL")]
+    model: Option<String>,
+    /// default, accept-edits, bypass or read-only.
+    #[arg(long, value_name = "MODE", value_parser = parse_mode)]
+    permission_mode: Option<PermissionMode>,
+    /// Continue this directory's most recent session.
+    #[arg(short = 'c', long = "continue", conflicts_with = "resume")]
+    continue_session: bool,
+    /// Resume the session with this id.
+    #[arg(long, value_name = "ID")]
+    resume: Option<String>,
+    /// Let the client publish to GitHub (comments, reviews, pull requests, restacks).
+    #[arg(long)]
+    github_writes: bool,
+    /// Approve every permission prompt without asking.
+    #[arg(long)]
+    auto_approve: bool,
+    /// Only read: no edits, no commands that change anything, no GitHub writes.
+    #[arg(long)]
+    read_only: bool,
+    /// The bypass mode: nothing asks (deny rules still hold).
+    #[arg(long)]
+    yolo: bool,
+    /// Let the project's own allow rules count.
+    #[arg(long)]
+    trust_project: bool,
+    /// Start from a GitHub issue.
+    #[arg(long, value_name = "N")]
+    issue: Option<u64>,
+    /// Check out a pull request's branch and start there.
+    #[arg(long, value_name = "N")]
+    from_pr: Option<u64>,
+    /// Work in a new git worktree.
+    #[arg(long, value_name = "NAME", num_args = 0..=1)]
+    worktree: Option<Option<String>>,
+    /// What to do when a prompt needs an answer and no one can give one (not with --rpc).
+    #[arg(long, value_name = "POLICY", num_args = 0..=1)]
+    on_ask: Option<Option<String>>,
+}
+
+impl Flags {
+    /// The session's config, or the one-line reason luxe cannot start with these flags.
+    pub fn into_config(self) -> Result<Config, String> {
+        if !self.rpc {
+            return Err("this build has no interactive interface: run `luxe --rpc`".into());
+        }
+        if self.on_ask.is_some() {
+            return Err(
+                "--on-ask cannot be used with --rpc: your client answers prompts itself".into(),
+            );
+        }
+        let not_built = [
+            (self.continue_session, "-c", "sessions are not stored yet"),
+            (
+                self.resume.is_some(),
+                "--resume",
+                "sessions are not stored yet",
+            ),
+            (self.issue.is_some(), "--issue", "GitHub is not built yet"),
+            (
+                self.from_pr.is_some(),
+                "--from-pr",
+                "GitHub is not built yet",
+            ),
+            (
+                self.worktree.is_some(),
+                "--worktree",
+                "worktrees are not built yet",
+            ),
+        ];
+        if let Some((_, flag, why)) = not_built.iter().find(|(given, ..)| *given) {
+            return Err(format!("{flag} is not supported by this build yet ({why})"));
+        }
+        let cwd = environment::cwd()
+            .map_err(|err| format!("cannot read the working directory: {err}"))?;
+        match environment::luxe_home() {
+            Some(home) => tracing::debug!(home = %home.display(), "LUXE_HOME"),
+            None => tracing::warn!("no LUXE_HOME and no home directory"),
+        }
+        let mut config = Config::new(
+            env!("CARGO_PKG_VERSION"),
+            &environment::new_session_id(),
+            &cwd,
+        );
+        config.model = self.model;
+        config.providers = environment::provider_access();
+        config.permission_mode = self.permission_mode;
+        config.yolo = self.yolo;
+        config.read_only = self.read_only;
+        config.auto_approve = self.auto_approve;
+        config.github_writes = self.github_writes;
+        config.trust_project = self.trust_project;
+        Ok(config)
+    }
+}
+
+fn parse_mode(name: &str) -> Result<PermissionMode, String> {
+    PermissionMode::parse(name)
+        .ok_or_else(|| format!("{name:?} is not one of default, accept-edits, bypass, read-only"))
+}

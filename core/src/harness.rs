@@ -1,0 +1,228 @@
+//! Checked drivers shared by the fuzz targets, the property tests and the simulation harness:
+//! they feed `Luxe` and assert the protocol's invariants after every step. A panic here is a
+//! bug in luxe (or in this file), never an expected outcome.
+
+use std::time::{Duration, Instant};
+
+use crate::config::Config;
+use crate::effects::{Input, Output};
+use crate::luxe::Luxe;
+use crate::protocol::actions::Action;
+use crate::protocol::codec::{Body, decode, encode};
+use crate::protocol::events::Event;
+
+/// Fuzz body for the codec: decoding never panics, a decoded action survives a round trip
+/// through its own serialization, and a rejection encodes as one line of JSON.
+pub fn codec(data: &[u8]) {
+    match decode(data) {
+        Ok(None) => {}
+        Ok(Some(incoming)) => {
+            if let Body::Action(action) = incoming.body {
+                let again = serde_json::to_vec(&action).expect("actions serialize");
+                match decode(&again) {
+                    Ok(Some(back)) => assert_eq!(back.body, Body::Action(action)),
+                    other => panic!("round trip of {action:?} gave {other:?}"),
+                }
+            }
+        }
+        Err(rejection) => {
+            let mut line = Vec::new();
+            encode(&rejection.into_event(), &mut line);
+            check_line(&line);
+        }
+    }
+}
+
+/// Fuzz body for the whole core: `data` split on LF is fed line by line to a fresh session,
+/// every answer checked; then, unless a line closed it, the session must still answer.
+pub fn session(now: Instant, data: &[u8]) {
+    let mut checked = Checked::new(test_config(), now);
+    for line in data.split(|b| *b == b'\n') {
+        checked.line(line);
+    }
+    if !checked.is_closed() {
+        let out = checked.line(br#"{"kind":"set_mode","content":{"mode":"plan"}}"#);
+        assert!(
+            matches!(out.as_slice(), [Output::Frame(Event::StateChanged(_))]),
+            "the session stopped answering: {out:?}"
+        );
+    }
+}
+
+/// The config fuzzing and simulations start from: no flags, no providers, a fixed id.
+pub fn test_config() -> Config {
+    Config::new("0.1.0", "session-test", "/work/app")
+}
+
+/// A `Luxe` whose every step is checked against the protocol's invariants.
+#[derive(Debug)]
+pub struct Checked {
+    luxe: Luxe,
+    now: Instant,
+    exited: bool,
+    start: Vec<Output>,
+}
+
+impl Checked {
+    /// Starts a session; `config` must be valid. The start-up frames are checked and kept for
+    /// [`Checked::take_start`].
+    pub fn new(config: Config, now: Instant) -> Self {
+        let luxe = Luxe::new(config, now).expect("a valid config");
+        let mut checked = Self {
+            luxe,
+            now,
+            exited: false,
+            start: Vec::new(),
+        };
+        checked.start = checked.drain();
+        match checked.start.first() {
+            Some(Output::Frame(Event::Ready(_))) => {}
+            other => panic!("ready must come first, got {other:?}"),
+        }
+        checked
+    }
+
+    /// The outputs `Luxe::new` queued (`ready`, `state_changed`); empty after the first call.
+    pub fn take_start(&mut self) -> Vec<Output> {
+        std::mem::take(&mut self.start)
+    }
+
+    /// Whether an `Exit` was drained.
+    pub fn is_closed(&self) -> bool {
+        self.exited
+    }
+
+    /// The virtual clock.
+    pub fn now(&self) -> Instant {
+        self.now
+    }
+
+    /// Moves the clock forward, running timers that fall due, and returns their outputs.
+    pub fn advance(&mut self, by: Duration) -> Vec<Output> {
+        let target = self.now + by;
+        let mut out = Vec::new();
+        while let Some(deadline) = self.luxe.poll_timeout().filter(|d| *d <= target) {
+            self.now = self.now.max(deadline);
+            self.luxe.handle_timeout(self.now);
+            out.extend(self.drain());
+        }
+        self.now = target;
+        out
+    }
+
+    /// Feeds any input and drains, checking the invariants every output must keep.
+    pub fn input(&mut self, input: Input<'_>) -> Vec<Output> {
+        self.luxe.handle_input(self.now, input);
+        self.drain()
+    }
+
+    /// Feeds one client line (LF appended) and checks that it got exactly the answer the
+    /// protocol promises for it.
+    pub fn line(&mut self, line: &[u8]) -> Vec<Output> {
+        let mut bytes = line.to_vec();
+        bytes.push(b'\n');
+        let was_closed = self.exited;
+        let out = self.input(Input::ClientBytes(&bytes));
+        if was_closed {
+            assert!(out.is_empty(), "output after exit: {out:?}");
+            return out;
+        }
+        let frames: Vec<&Event> = frames(&out).collect();
+        if line.len() > self.luxe.max_frame_bytes() {
+            assert_one_rejection(&frames, None, line);
+            return out;
+        }
+        match decode(line) {
+            Ok(None) => assert!(out.is_empty(), "a blank line was answered: {out:?}"),
+            Err(rejection) => {
+                assert_eq!(
+                    frames,
+                    [&rejection.into_event()],
+                    "a bad line gets exactly its rejection"
+                );
+                assert_eq!(out.len(), 1);
+            }
+            Ok(Some(incoming)) => match incoming.body {
+                Body::NotBuilt(kind) => assert_one_rejection(&frames, Some(kind), line),
+                Body::Action(Action::Close) => {
+                    assert_eq!(out, [Output::Exit { code: 0 }]);
+                }
+                Body::Action(Action::SubmitUserMessage(_)) => assert_turns_balanced(&frames),
+                Body::Action(_) => {
+                    assert_eq!(frames.len(), 1, "one answer per action: {out:?}");
+                    assert_eq!(out.len(), 1);
+                }
+            },
+        }
+        out
+    }
+
+    fn drain(&mut self) -> Vec<Output> {
+        let mut out = Vec::new();
+        while let Some(output) = self.luxe.poll_output() {
+            assert!(!self.exited, "output after exit: {output:?}");
+            match &output {
+                Output::Frame(event) => {
+                    let mut line = Vec::new();
+                    encode(event, &mut line);
+                    check_line(&line);
+                }
+                Output::Exit { .. } => self.exited = true,
+            }
+            out.push(output);
+        }
+        assert_eq!(
+            self.exited,
+            self.luxe.is_closed(),
+            "exit and is_closed disagree"
+        );
+        out
+    }
+}
+
+/// The frames among `outputs`.
+pub fn frames(outputs: &[Output]) -> impl Iterator<Item = &Event> {
+    outputs.iter().filter_map(|o| match o {
+        Output::Frame(event) => Some(event),
+        _ => None,
+    })
+}
+
+/// Asserts that `line` is one LF-terminated JSON object with a string `kind`.
+pub fn check_line(line: &[u8]) {
+    let body = line.strip_suffix(b"\n").expect("a frame ends with LF");
+    assert!(!body.contains(&b'\n'), "a frame is one line");
+    let value: serde_json::Value = serde_json::from_slice(body).expect("a frame is JSON");
+    assert!(
+        value["kind"].is_string(),
+        "a frame has a string kind: {value}"
+    );
+}
+
+fn assert_one_rejection(frames: &[&Event], kind: Option<&str>, line: &[u8]) {
+    match frames {
+        [Event::ActionRejected(rejected)] => assert_eq!(rejected.kind.as_deref(), kind),
+        other => panic!(
+            "{:?} must get exactly one action_rejected, got {other:?}",
+            String::from_utf8_lossy(&line[..line.len().min(200)])
+        ),
+    }
+}
+
+fn assert_turns_balanced(frames: &[&Event]) {
+    let started: Vec<_> = frames
+        .iter()
+        .filter_map(|e| match e {
+            Event::TurnStarted(t) => Some(&t.turn_id),
+            _ => None,
+        })
+        .collect();
+    let ended: Vec<_> = frames
+        .iter()
+        .filter_map(|e| match e {
+            Event::TurnEnded(t) => Some(&t.turn_id),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(started, ended, "every turn_started has its turn_ended");
+}

@@ -1,0 +1,34 @@
+//! `luxe-core`: Luxe's protocol and agent logic as a pure, deterministic state machine.
+//!
+//! Start at [`Luxe`]: its doc comment is the whole contract with a driver. The core does no IO,
+//! reads no clock and no environment, and draws no OS randomness; time comes in as `now`, the
+//! world comes in as [`Input`] and leaves as [`Output`]. `luxe-io` performs the outputs; tests
+//! and fuzzers drive the same machine directly.
+//!
+//! ```
+//! use std::time::Instant;
+//! use luxe_core::{Config, Input, Luxe, Output};
+//!
+//! let now = Instant::now();
+//! let mut luxe = Luxe::new(Config::new("0.1.0", "s1", "/work/app"), now).unwrap();
+//! luxe.handle_input(now, Input::ClientBytes(b"{\"kind\":\"close\"}\n"));
+//! let mut outputs = Vec::new();
+//! while let Some(out) = luxe.poll_output() {
+//!     outputs.push(out);
+//! }
+//! assert!(matches!(outputs.last(), Some(Output::Exit { code: 0 })));
+//! ```
+
+#![warn(clippy::unwrap_used)]
+
+pub mod config;
+pub mod effects;
+pub mod harness;
+mod luxe;
+pub mod model;
+pub mod protocol;
+pub mod session;
+
+pub use config::{Config, StartError};
+pub use effects::{Input, Output};
+pub use luxe::Luxe;

@@ -1,0 +1,99 @@
+//! [`Luxe`], the whole session as one deterministic state machine.
+
+use std::time::Instant;
+
+use crate::config::{Config, StartError};
+use crate::effects::{Input, Output};
+use crate::protocol::codec::{Rejection, decode};
+use crate::protocol::lines::{Line, LineSplitter};
+use crate::session::Session;
+
+/// One `luxe --rpc` session, with no IO of its own.
+///
+/// Its methods come in four kinds, and a driver calls them in this order:
+///
+/// 1. **Construct** with [`Luxe::new`]: `ready` and `state_changed` are queued at once.
+/// 2. **Inputs**, `handle_*`: [`Luxe::handle_input`] for what happened (client bytes, EOF, a
+///    signal, and as capabilities land, model bytes and process, file and git results), and
+///    [`Luxe::handle_timeout`] when the deadline of [`Luxe::poll_timeout`] has passed. Both take
+///    `now`; neither does IO.
+/// 3. **Outputs**, `poll_*`: after *every* input, drain [`Luxe::poll_output`] until it returns
+///    `None`, performing each [`Output`] (write a frame, start a request, spawn, exit). Results
+///    of effects come back later as inputs. Then ask [`Luxe::poll_timeout`] for the next deadline
+///    and wait for it or for the next input, whichever comes first.
+/// 4. **Getters**: [`Luxe::is_closed`] and [`Luxe::max_frame_bytes`].
+///
+/// A driver flushes stdout once per drain. Calling `handle_timeout` early or twice is harmless.
+/// Nothing here panics on any input: bad lines become `action_rejected`.
+#[derive(Debug)]
+pub struct Luxe {
+    lines: LineSplitter,
+    session: Session,
+    max_frame_bytes: usize,
+}
+
+impl Luxe {
+    /// Starts a session; fails only on a config that cannot make one (an unknown `--model`
+    /// provider), which the binary reports before any frame.
+    pub fn new(config: Config, _now: Instant) -> Result<Self, StartError> {
+        Ok(Self {
+            lines: LineSplitter::new(config.max_frame_bytes),
+            session: Session::start(&config)?,
+            max_frame_bytes: config.max_frame_bytes,
+        })
+    }
+
+    /// Feeds one thing that happened. Drain [`Luxe::poll_output`] afterwards.
+    pub fn handle_input(&mut self, _now: Instant, input: Input<'_>) {
+        let session = &mut self.session;
+        match input {
+            Input::ClientBytes(bytes) => {
+                self.lines.push(bytes, |line| answer_line(session, line));
+            }
+            Input::ClientEof => {
+                self.lines.finish(|line| answer_line(session, line));
+                session.close(0);
+            }
+            Input::ClientReadFailed(reason) => {
+                session.report_error(format!("reading stdin failed: {reason}"));
+                session.close(1);
+            }
+            Input::Terminate => session.close(0),
+        }
+    }
+
+    /// The next instruction for io, or `None` when drained.
+    pub fn poll_output(&mut self) -> Option<Output> {
+        self.session.poll_output()
+    }
+
+    /// The earliest deadline at which [`Luxe::handle_timeout`] wants to run, if any.
+    pub fn poll_timeout(&self) -> Option<Instant> {
+        // No capability in this build waits on a timer yet.
+        None
+    }
+
+    /// Runs whatever timers are due at `now`.
+    pub fn handle_timeout(&mut self, _now: Instant) {}
+
+    /// Whether the session has ended; io exits once the outputs are drained.
+    pub fn is_closed(&self) -> bool {
+        self.session.is_closed()
+    }
+
+    /// The longest client line accepted, so io can size its reads.
+    pub fn max_frame_bytes(&self) -> usize {
+        self.max_frame_bytes
+    }
+}
+
+fn answer_line(session: &mut Session, line: Line<'_>) {
+    match line {
+        Line::TooLong => session.reject(Rejection::too_long()),
+        Line::Complete(bytes) => match decode(bytes) {
+            Ok(Some(incoming)) => session.handle_incoming(incoming),
+            Ok(None) => {}
+            Err(rejection) => session.reject(rejection),
+        },
+    }
+}

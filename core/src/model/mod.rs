@@ -1,0 +1,3 @@
+//! Model providers and the built-in catalogue.
+
+pub mod catalogue;

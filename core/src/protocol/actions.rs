@@ -1,0 +1,132 @@
+//! Actions: the frames a client sends. Every kind in [`super::kinds::ACTION_KINDS`] that this
+//! build serves, or whose content it already validates, is typed here.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::frame_enum::frame_enum;
+use super::values::{Mode, PermissionReply, QuestionReply, Thinking};
+
+frame_enum! {
+    /// A decoded client frame.
+    pub enum Action {
+        /// Start a turn, or queue one while a turn runs.
+        SubmitUserMessage(SubmitUserMessage) = "submit_user_message",
+        /// Add text to the running turn before its next model request.
+        SteerTurn(SteerTurn) = "steer_turn",
+        /// End the running turn.
+        InterruptTurn = "interrupt_turn",
+        /// Answer a `permission_requested`.
+        RespondPermission(RespondPermission) = "respond_permission",
+        /// Answer a `question_asked`.
+        AnswerQuestion(AnswerQuestion) = "answer_question",
+        /// Approve every prompt without asking the client.
+        SetPermissionAutoApprove(SetPermissionAutoApprove) = "set_permission_auto_approve",
+        /// Switch the model for the next request.
+        SetModel(SetModel) = "set_model",
+        /// Switch between `build` and `plan`.
+        SetMode(SetMode) = "set_mode",
+        /// Set the reasoning effort.
+        SetThinking(SetThinking) = "set_thinking",
+        /// Ask for the model catalogue.
+        ListModels(RequestOnly) = "list_models",
+        /// Ask for this directory's sessions.
+        ListSessions(RequestOnly) = "list_sessions",
+        /// Summarise the conversation to free context.
+        Compact(Compact) = "compact",
+        /// Finish writes, end child processes and exit 0.
+        Close = "close",
+    }
+}
+
+/// Content of an action whose only field is the client's `request_id`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct RequestOnly {
+    /// Chosen by the client; echoed on the answer.
+    pub request_id: String,
+}
+
+/// `submit_user_message`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct SubmitUserMessage {
+    /// What the user wrote.
+    pub text: String,
+    /// Images attached to the message.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub images: Vec<Image>,
+}
+
+/// An image attached to a user message.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Image {
+    /// For example `image/png`.
+    pub media_type: String,
+    /// The image bytes, base64.
+    pub data: String,
+}
+
+/// `steer_turn`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct SteerTurn {
+    /// Added to the running turn.
+    pub text: String,
+}
+
+/// `respond_permission`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct RespondPermission {
+    /// The `id` of the `permission_requested` being answered.
+    pub id: String,
+    /// The decision.
+    pub reply: PermissionReply,
+    /// Told to the model with a `reject`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+}
+
+/// `answer_question`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct AnswerQuestion {
+    /// The `id` of the `question_asked` being answered.
+    pub id: String,
+    /// The answer.
+    pub reply: QuestionReply,
+}
+
+/// `set_permission_auto_approve`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct SetPermissionAutoApprove {
+    /// Whether prompts are approved (`once`) without asking.
+    pub enabled: bool,
+}
+
+/// `set_model`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct SetModel {
+    /// `provider/model`, for example `anthropic/claude-sonnet-4-5`.
+    pub model: String,
+}
+
+/// `set_mode`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct SetMode {
+    /// The new mode.
+    pub mode: Mode,
+}
+
+/// `set_thinking`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct SetThinking {
+    /// The new reasoning effort.
+    pub thinking: Thinking,
+}
+
+/// `compact`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Compact {
+    /// Chosen by the client; echoed on `compaction_ended`.
+    pub request_id: String,
+    /// Extra guidance for the summary.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub instructions: Option<String>,
+}

@@ -1,0 +1,100 @@
+//! The event loop: wait for stdin, a signal or the core's next deadline; feed it; drain.
+
+use std::io::{self, ErrorKind};
+use std::time::Instant;
+
+use async_signal::{Signal, Signals};
+use luxe_core::{Input, Luxe, Output};
+use smol::Unblock;
+use smol::future::FutureExt as _;
+use smol::io::AsyncReadExt;
+use smol::stream::StreamExt as _;
+
+use crate::frame_writer::FrameWriter;
+
+/// The exit status when the client stops reading stdout: quiet, but not success.
+const BROKEN_PIPE_STATUS: i32 = 1;
+
+/// How much of stdin one read takes.
+const READ_CHUNK: usize = 64 * 1024;
+
+/// What woke the loop.
+enum Wake {
+    Read(io::Result<usize>),
+    Terminate,
+    Deadline,
+}
+
+/// Runs a session to its end and returns the process exit status.
+pub fn run(luxe: Luxe) -> i32 {
+    smol::block_on(drive(luxe))
+}
+
+async fn drive(mut luxe: Luxe) -> i32 {
+    let mut writer = FrameWriter::new();
+    let mut stdin = Unblock::with_capacity(READ_CHUNK, io::stdin());
+    let mut buf = vec![0u8; READ_CHUNK];
+    let mut signals = match Signals::new([Signal::Term, Signal::Int]) {
+        Ok(signals) => Some(signals),
+        Err(err) => {
+            tracing::warn!("cannot watch SIGTERM: {err}");
+            None
+        }
+    };
+    loop {
+        if let Some(code) = drain(&mut luxe, &mut writer).await {
+            return code;
+        }
+        let deadline = luxe.poll_timeout();
+        let read = async { Wake::Read(stdin.read(&mut buf).await) };
+        let signal = async {
+            match signals.as_mut() {
+                Some(signals) => {
+                    signals.next().await;
+                    Wake::Terminate
+                }
+                None => std::future::pending().await,
+            }
+        };
+        let timer = async {
+            match deadline {
+                Some(at) => {
+                    smol::Timer::at(at).await;
+                    Wake::Deadline
+                }
+                None => std::future::pending().await,
+            }
+        };
+        let wake = read.or(signal).or(timer).await;
+        let now = Instant::now();
+        match wake {
+            Wake::Read(Ok(0)) => luxe.handle_input(now, Input::ClientEof),
+            Wake::Read(Ok(n)) => luxe.handle_input(now, Input::ClientBytes(&buf[..n])),
+            Wake::Read(Err(err)) if err.kind() == ErrorKind::Interrupted => {}
+            Wake::Read(Err(err)) => {
+                luxe.handle_input(now, Input::ClientReadFailed(err.to_string()));
+            }
+            Wake::Terminate => {
+                tracing::debug!("terminated by signal");
+                luxe.handle_input(now, Input::Terminate);
+            }
+            Wake::Deadline => luxe.handle_timeout(now),
+        }
+    }
+}
+
+/// Performs every queued output; returns the exit status once the core asks to exit.
+async fn drain(luxe: &mut Luxe, writer: &mut FrameWriter) -> Option<i32> {
+    let mut exit = None;
+    while let Some(output) = luxe.poll_output() {
+        match output {
+            Output::Frame(event) => writer.push(&event),
+            Output::Exit { code } => exit = Some(code),
+        }
+    }
+    if let Err(err) = writer.flush().await {
+        tracing::debug!("stdout closed: {err}");
+        return Some(BROKEN_PIPE_STATUS);
+    }
+    exit
+}

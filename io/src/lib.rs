@@ -1,0 +1,11 @@
+//! `luxe-io`: the thin smol shell around `luxe-core`.
+//!
+//! It reads stdin, writes stdout, catches SIGTERM and keeps the clock, and performs each
+//! [`luxe_core::Output`] the core asks for, feeding results back as [`luxe_core::Input`]. It
+//! decides nothing: a branch here that chooses *what* to do belongs in the core.
+
+mod driver;
+pub mod environment;
+mod frame_writer;
+
+pub use driver::run;

@@ -1,0 +1,246 @@
+//! The real `luxe` binary, spawned in a temporary directory, spoken to in frames.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
+use std::sync::OnceLock;
+use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+/// How long a test waits for one frame or for the process to exit before it fails.
+pub fn patience() -> Duration {
+    let ms = std::env::var("LUXE_TEST_PATIENCE_MS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(20_000);
+    Duration::from_millis(ms)
+}
+
+/// The `luxe` binary of this workspace, built once per test process in the same profile.
+pub fn luxe_bin() -> &'static Path {
+    static BIN: OnceLock<PathBuf> = OnceLock::new();
+    BIN.get_or_init(|| {
+        if let Some(bin) = std::env::var_os("LUXE_BIN") {
+            return PathBuf::from(bin);
+        }
+        // The test executable lives in target/<profile>/deps/.
+        let exe = std::env::current_exe().expect("the test knows its own path");
+        let profile_dir = exe
+            .parent()
+            .and_then(Path::parent)
+            .expect("test executables live in target/<profile>/deps");
+        let target_dir = profile_dir.parent().expect("a profile dir has a parent");
+        let profile = match profile_dir.file_name().and_then(|n| n.to_str()) {
+            Some("debug") | None => "dev",
+            Some(other) => other,
+        };
+        let manifest = concat!(env!("CARGO_MANIFEST_DIR"), "/../Cargo.toml");
+        let status = Command::new(env!("CARGO"))
+            .args([
+                "build",
+                "--quiet",
+                "-p",
+                "luxe",
+                "--bin",
+                "luxe",
+                "--profile",
+                profile,
+            ])
+            .arg("--manifest-path")
+            .arg(manifest)
+            .arg("--target-dir")
+            .arg(target_dir)
+            .status()
+            .expect("cargo runs");
+        assert!(status.success(), "building luxe failed");
+        profile_dir.join("luxe")
+    })
+}
+
+/// A directory to run luxe in, and its `LUXE_HOME`, removed when dropped.
+pub struct Workspace {
+    dir: tempfile::TempDir,
+}
+
+impl Workspace {
+    /// A fresh empty directory with a `home/` inside for `LUXE_HOME`.
+    pub fn new() -> Self {
+        let dir = tempfile::tempdir().expect("a temp dir");
+        std::fs::create_dir(dir.path().join("home")).expect("LUXE_HOME");
+        Self { dir }
+    }
+
+    /// The working directory.
+    pub fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// A `luxe --rpc` command here, with no provider variables and `LUXE_HOME` inside.
+    pub fn luxe(&self) -> Command {
+        let mut cmd = Command::new(luxe_bin());
+        cmd.arg("--rpc")
+            .current_dir(self.path())
+            .env("LUXE_HOME", self.path().join("home"))
+            .env_remove("LUXE_LOG");
+        for var in [
+            "ANTHROPIC_API_KEY",
+            "ANTHROPIC_BASE_URL",
+            "OPENAI_API_KEY",
+            "OPENAI_BASE_URL",
+        ] {
+            cmd.env_remove(var);
+        }
+        cmd
+    }
+}
+
+impl Default for Workspace {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// A running `luxe`: frames in on stdin, frames out of stdout, stderr collected.
+pub struct LuxeProcess {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    frames: Receiver<String>,
+    stderr: Option<thread::JoinHandle<String>>,
+    transcript: Vec<String>,
+}
+
+impl LuxeProcess {
+    /// Spawns `cmd` (from [`Workspace::luxe`]) with piped stdio.
+    pub fn spawn(mut cmd: Command) -> Self {
+        let mut child = cmd
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("luxe spawns");
+        let stdout = child.stdout.take().expect("piped stdout");
+        let mut stderr = child.stderr.take().expect("piped stderr");
+        let (tx, frames) = channel();
+        thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let stderr = thread::spawn(move || {
+            let mut text = String::new();
+            let _ = stderr.read_to_string(&mut text);
+            text
+        });
+        Self {
+            stdin: child.stdin.take(),
+            child,
+            frames,
+            stderr: Some(stderr),
+            transcript: Vec::new(),
+        }
+    }
+
+    /// The process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Sends one line (LF appended).
+    pub fn send(&mut self, line: &str) {
+        self.transcript.push(format!("← {line}"));
+        self.send_raw(format!("{line}\n").as_bytes());
+    }
+
+    /// Writes bytes as they are.
+    pub fn send_raw(&mut self, bytes: &[u8]) {
+        let stdin = self.stdin.as_mut().expect("stdin is open");
+        stdin.write_all(bytes).expect("luxe reads stdin");
+        stdin.flush().expect("luxe reads stdin");
+    }
+
+    /// Closes stdin (EOF).
+    pub fn close_stdin(&mut self) {
+        self.transcript.push("← EOF".into());
+        self.stdin = None;
+    }
+
+    /// The next frame, parsed; fails the test if none comes in time or it is not a frame.
+    pub fn recv(&mut self) -> Value {
+        match self.frames.recv_timeout(patience()) {
+            Ok(line) => {
+                self.transcript.push(format!("→ {line}"));
+                let frame: Value = serde_json::from_str(&line)
+                    .unwrap_or_else(|e| self.fail(&format!("stdout line is not JSON ({e})")));
+                if !frame["kind"].is_string() {
+                    self.fail("a frame without a string kind");
+                }
+                frame
+            }
+            Err(RecvTimeoutError::Timeout) => self.fail("no frame in time"),
+            Err(RecvTimeoutError::Disconnected) => self.fail("stdout closed"),
+        }
+    }
+
+    /// The next frame, which must be of `kind`; returns its content.
+    pub fn expect(&mut self, kind: &str) -> Value {
+        let frame = self.recv();
+        if frame["kind"] != kind {
+            self.fail(&format!("expected {kind}, got {frame}"));
+        }
+        frame.get("content").cloned().unwrap_or(Value::Null)
+    }
+
+    /// Whether stdout ends with no further frame.
+    pub fn expect_stdout_closed(&mut self) {
+        match self.frames.recv_timeout(patience()) {
+            Err(RecvTimeoutError::Disconnected) => {}
+            Ok(line) => self.fail(&format!("unexpected frame {line}")),
+            Err(RecvTimeoutError::Timeout) => self.fail("stdout stayed open"),
+        }
+    }
+
+    /// Waits for the process to exit; returns its status and stderr.
+    pub fn wait(&mut self) -> (ExitStatus, String) {
+        self.stdin = None;
+        let deadline = Instant::now() + patience();
+        let status = loop {
+            if let Some(status) = self.child.try_wait().expect("wait works") {
+                break status;
+            }
+            if Instant::now() > deadline {
+                let _ = self.child.kill();
+                self.fail("luxe did not exit in time");
+            }
+            thread::sleep(Duration::from_millis(5));
+        };
+        let stderr = self
+            .stderr
+            .take()
+            .map(|h| h.join().unwrap_or_default())
+            .unwrap_or_default();
+        (status, stderr)
+    }
+
+    /// Everything sent and received.
+    pub fn transcript(&self) -> &[String] {
+        &self.transcript
+    }
+
+    fn fail(&mut self, why: &str) -> ! {
+        let _ = self.child.kill();
+        panic!("{why}\n--- transcript ---\n{}", self.transcript.join("\n"));
+    }
+}
+
+impl Drop for LuxeProcess {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
