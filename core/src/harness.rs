@@ -36,7 +36,10 @@ pub fn codec(data: &[u8]) {
 /// Fuzz body for the whole core: `data` split on LF is fed line by line to a fresh session,
 /// every answer checked; then, unless a line closed it, the session must still answer.
 pub fn session(now: Instant, data: &[u8]) {
-    let mut checked = Checked::new(test_config(), now);
+    let mut config = test_config();
+    // Small, so that fuzz inputs reach the over-long-line path.
+    config.max_frame_bytes = 256;
+    let mut checked = Checked::new(config, now);
     for line in data.split(|b| *b == b'\n') {
         checked.line(line);
     }
