@@ -65,7 +65,8 @@ async fn drive(mut luxe: Luxe) -> i32 {
                 None => std::future::pending().await,
             }
         };
-        let wake = read.or(signal).or(timer).await;
+        // The signal goes first so a flood on stdin cannot starve SIGTERM.
+        let wake = signal.or(read).or(timer).await;
         let now = Instant::now();
         match wake {
             Wake::Read(Ok(0)) => luxe.handle_input(now, Input::ClientEof),
