@@ -1,0 +1,157 @@
+//! What every provider's wire format shares: the request luxe builds, the HTTP request io sends,
+//! and the events a streamed response decodes to.
+
+use super::conversation::{Message, ToolSpec};
+use crate::protocol::values::Thinking;
+
+/// Where a provider is and how to authenticate; from `*_BASE_URL` and `*_API_KEY`.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Endpoint {
+    /// The base URL without a trailing slash, e.g. `https://api.anthropic.com` or
+    /// `http://127.0.0.1:11434/v1` (OpenAI-compatible bases include their `/v1`).
+    pub base_url: String,
+    /// The key, when one is set (local OpenAI-compatible servers need none).
+    pub api_key: Option<String>,
+}
+
+impl std::fmt::Debug for Endpoint {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // Keys never reach logs.
+        f.debug_struct("Endpoint")
+            .field("base_url", &self.base_url)
+            .field("api_key", &self.api_key.as_ref().map(|_| "<redacted>"))
+            .finish()
+    }
+}
+
+/// One model request, before it is put in a provider's format.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ModelCall<'a> {
+    /// The model id as the provider names it (without `provider/`).
+    pub model: &'a str,
+    /// The system prompt.
+    pub system: &'a str,
+    /// The conversation so far; the last message is the user's (or tool results).
+    pub messages: &'a [Message],
+    /// The tools offered.
+    pub tools: &'a [ToolSpec],
+    /// The most tokens the response may have.
+    pub max_tokens: u32,
+    /// Reasoning effort; `Off` sends no reasoning setting.
+    pub thinking: Thinking,
+}
+
+/// An HTTP POST for io to send, fully built (URL, headers, JSON body).
+#[derive(Clone, PartialEq, Eq)]
+pub struct HttpRequest {
+    /// The full URL.
+    pub url: String,
+    /// Headers, in order (content type, authentication, versions).
+    pub headers: Vec<(String, String)>,
+    /// The JSON body.
+    pub body: Vec<u8>,
+}
+
+impl std::fmt::Debug for HttpRequest {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let headers: Vec<_> = self
+            .headers
+            .iter()
+            .map(|(name, value)| {
+                let secret = name.eq_ignore_ascii_case("authorization")
+                    || name.eq_ignore_ascii_case("x-api-key");
+                (name.as_str(), if secret { "<redacted>" } else { value.as_str() })
+            })
+            .collect();
+        f.debug_struct("HttpRequest")
+            .field("url", &self.url)
+            .field("headers", &headers)
+            .field("body_bytes", &self.body.len())
+            .finish()
+    }
+}
+
+/// Token counts of one model request. A decoder may report them more than once; the latest
+/// report replaces the earlier ones.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Usage {
+    /// Prompt tokens not read from or written to the cache.
+    pub prompt_tokens: u64,
+    /// Completion tokens (reasoning included).
+    pub completion_tokens: u64,
+    /// Prompt tokens read from the cache.
+    pub cache_read_tokens: u64,
+    /// Prompt tokens written to the cache.
+    pub cache_write_tokens: u64,
+    /// Completion tokens spent on reasoning, when the provider says.
+    pub reasoning_tokens: u64,
+}
+
+/// Why the model stopped.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StopReason {
+    /// It finished its answer.
+    EndTurn,
+    /// It wants tool results.
+    ToolUse,
+    /// It hit `max_tokens`.
+    MaxTokens,
+    /// It declined (Anthropic `refusal`, OpenAI `content_filter`).
+    Refusal,
+    /// Anything else the provider said, as it said it.
+    Other(String),
+}
+
+/// One thing a streamed response said, in a provider-neutral form. `block` is the index of the
+/// content block in the assistant message, numbered from 0 in the order blocks first appear.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ModelEvent {
+    /// Text for a text block.
+    TextDelta {
+        /// Block index.
+        block: u32,
+        /// The new text.
+        text: String,
+    },
+    /// Reasoning text for a thinking block.
+    ThinkingDelta {
+        /// Block index.
+        block: u32,
+        /// The new text.
+        text: String,
+    },
+    /// The signature of a thinking block (Anthropic), to replay with it.
+    ThinkingSignature {
+        /// Block index.
+        block: u32,
+        /// The signature.
+        signature: String,
+    },
+    /// A tool call begins.
+    ToolCallStarted {
+        /// Block index.
+        block: u32,
+        /// The provider's call id.
+        id: String,
+        /// The tool's name.
+        name: String,
+    },
+    /// More of a tool call's arguments, as a fragment of JSON text.
+    ToolCallInputDelta {
+        /// Block index.
+        block: u32,
+        /// The fragment.
+        json: String,
+    },
+    /// Token counts so far (the latest replaces earlier ones).
+    Usage(Usage),
+    /// The response is complete.
+    Finished(StopReason),
+    /// The provider reported an error inside the stream (e.g. `overloaded_error`).
+    Error {
+        /// The provider's error type, e.g. `overloaded_error`, when it gave one.
+        kind: Option<String>,
+        /// The provider's message.
+        message: String,
+    },
+}
