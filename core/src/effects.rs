@@ -1,7 +1,41 @@
 //! The two vocabularies between core and io: [`Input`] names what happened, [`Output`] is an
-//! instruction. Each later effect (model requests, processes, file and git reads) adds a pair.
+//! instruction. Every effect output carries an [`EffectId`] that its results echo back.
 
+use crate::model::wire::HttpRequest;
 use crate::protocol::events::Event;
+
+/// Names one effect (a request, a process, a file operation) so its results find their way back.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct EffectId(pub u64);
+
+/// Which output stream of a child process.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stream {
+    /// Standard output.
+    Stdout,
+    /// Standard error.
+    Stderr,
+}
+
+/// A file's bytes as io read them, at most the requested limit.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileContent {
+    /// The first bytes of the file (all of them when `total_len` is no larger than the limit).
+    pub bytes: Vec<u8>,
+    /// The file's whole length.
+    pub total_len: u64,
+}
+
+/// One line that matched a search.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SearchHit {
+    /// The file, relative to the search root.
+    pub path: String,
+    /// The line number, from 1.
+    pub line: u64,
+    /// The line's text (lossy UTF-8, without its line ending).
+    pub text: String,
+}
 
 /// Something that happened, fed to [`crate::Luxe::handle_input`].
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -14,6 +48,78 @@ pub enum Input<'a> {
     ClientReadFailed(String),
     /// The process was asked to terminate (SIGTERM): the same as `close`.
     Terminate,
+    /// An HTTP request got its status line and headers.
+    HttpResponse {
+        /// The request.
+        id: EffectId,
+        /// The HTTP status.
+        status: u16,
+        /// The `retry-after` header, as sent.
+        retry_after: Option<String>,
+    },
+    /// More of an HTTP response body, as it arrived.
+    HttpBody {
+        /// The request.
+        id: EffectId,
+        /// The bytes.
+        bytes: &'a [u8],
+    },
+    /// The HTTP response body ended normally.
+    HttpEnded {
+        /// The request.
+        id: EffectId,
+    },
+    /// The HTTP request failed (connection refused, reset, TLS, a body cut short).
+    HttpFailed {
+        /// The request.
+        id: EffectId,
+        /// What went wrong, in words.
+        error: String,
+    },
+    /// A file was read (or could not be).
+    FileRead {
+        /// The read.
+        id: EffectId,
+        /// The content, or why not.
+        result: Result<FileContent, String>,
+    },
+    /// A file was written atomically (or could not be).
+    FileWritten {
+        /// The write.
+        id: EffectId,
+        /// Success, or why not.
+        result: Result<(), String>,
+    },
+    /// A child process wrote output.
+    ProcessOutput {
+        /// The process.
+        id: EffectId,
+        /// Which stream.
+        stream: Stream,
+        /// The bytes.
+        bytes: &'a [u8],
+    },
+    /// A child process could not start, or ended; all its output was delivered before this.
+    ProcessExited {
+        /// The process.
+        id: EffectId,
+        /// The exit code; `None` when killed by a signal; `Err` when it could not start.
+        status: Result<Option<i32>, String>,
+    },
+    /// A search finished.
+    SearchDone {
+        /// The search.
+        id: EffectId,
+        /// The matching lines (at most the requested number), or why not.
+        result: Result<Vec<SearchHit>, String>,
+    },
+    /// A file listing finished.
+    FilesListed {
+        /// The listing.
+        id: EffectId,
+        /// Matching paths relative to the root (at most the requested number), or why not.
+        result: Result<Vec<String>, String>,
+    },
 }
 
 /// Something io must do, drained from [`crate::Luxe::poll_output`].
@@ -25,5 +131,81 @@ pub enum Output {
     Exit {
         /// The process exit status.
         code: i32,
+    },
+    /// Send an HTTP POST and stream its response back as `HttpResponse`, `HttpBody`*, then
+    /// `HttpEnded` or `HttpFailed`.
+    HttpRequest {
+        /// Echoed by the results.
+        id: EffectId,
+        /// What to send.
+        request: HttpRequest,
+    },
+    /// Abandon an HTTP request; no more results for it are wanted (late ones are dropped).
+    CancelHttp {
+        /// The request.
+        id: EffectId,
+    },
+    /// Read up to `max_bytes` of a file → `FileRead`.
+    ReadFile {
+        /// Echoed by the result.
+        id: EffectId,
+        /// Absolute path.
+        path: String,
+        /// The most bytes wanted.
+        max_bytes: u64,
+    },
+    /// Write a file atomically (temporary file, then rename), creating parent directories →
+    /// `FileWritten`.
+    WriteFile {
+        /// Echoed by the result.
+        id: EffectId,
+        /// Absolute path.
+        path: String,
+        /// The whole new content.
+        bytes: Vec<u8>,
+    },
+    /// Start a process in its own process group, stdin closed → `ProcessOutput`*, then
+    /// `ProcessExited`.
+    Spawn {
+        /// Echoed by the results.
+        id: EffectId,
+        /// The program (looked up on PATH).
+        program: String,
+        /// Its arguments.
+        args: Vec<String>,
+        /// The working directory.
+        cwd: String,
+    },
+    /// Kill a process and its whole process group; `ProcessExited` follows.
+    Kill {
+        /// The process.
+        id: EffectId,
+    },
+    /// Search files under `root` for a regex, honouring .gitignore → `SearchDone`.
+    Search {
+        /// Echoed by the result.
+        id: EffectId,
+        /// Absolute directory or file.
+        root: String,
+        /// A regular expression (Rust `regex` syntax).
+        pattern: String,
+        /// Only files whose path relative to `root` matches this glob.
+        glob: Option<String>,
+        /// Match case-insensitively.
+        case_insensitive: bool,
+        /// Stop after this many matching lines.
+        max_results: usize,
+    },
+    /// List files under `root` whose relative path matches a glob, honouring .gitignore →
+    /// `FilesListed`.
+    ListFiles {
+        /// Echoed by the result.
+        id: EffectId,
+        /// Absolute directory.
+        root: String,
+        /// A glob such as `**/*.rs`.
+        pattern: String,
+        /// Stop after this many paths.
+        max_results: usize,
     },
 }

@@ -171,6 +171,7 @@ impl Checked {
                     check_line(&line);
                 }
                 Output::Exit { .. } => self.exited = true,
+                _ => {}
             }
             out.push(output);
         }

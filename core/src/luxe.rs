@@ -59,6 +59,8 @@ impl Luxe {
                 session.close(1);
             }
             Input::Terminate => session.close(0),
+            // Effect results arrive once agent turns issue effects.
+            _ => {}
         }
     }
 

@@ -91,6 +91,7 @@ async fn drain(luxe: &mut Luxe, writer: &mut FrameWriter) -> Option<i32> {
         match output {
             Output::Frame(event) => writer.push(&event),
             Output::Exit { code } => exit = Some(code),
+            other => tracing::warn!("no performer for {other:?} yet"),
         }
     }
     if let Err(err) = writer.flush().await {
