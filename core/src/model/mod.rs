@@ -1,6 +1,11 @@
 //! Model providers: the built-in catalogue, the provider-neutral conversation, and each
 //! provider's wire format (request building and stream decoding), all pure.
 
+pub mod anthropic;
+pub mod assembler;
 pub mod catalogue;
 pub mod conversation;
+mod http_error;
+pub mod openai;
+pub mod sse;
 pub mod wire;
