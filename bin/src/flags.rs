@@ -98,7 +98,12 @@ impl Flags {
             &cwd,
         );
         config.model = self.model;
-        config.providers = environment::provider_access();
+        config.providers = environment::providers();
+        config.settings = settings;
+        config.timings = environment::timings();
+        config.rng_seed = environment::random_seed();
+        config.platform = environment::platform();
+        config.today = environment::today();
         config.permission_mode = self.permission_mode;
         config.yolo = self.yolo;
         config.read_only = self.read_only;

@@ -1,9 +1,67 @@
 //! What `Luxe` is started with: plain data that io and the binary gather (flags, environment
 //! facts, the session id), so the core never reads the world itself.
 
-use crate::model::catalogue::ProviderAccess;
+use std::time::Duration;
+
+use crate::model::catalogue::{Provider, ProviderAccess};
+use crate::model::wire::Endpoint;
 use crate::protocol::MAX_FRAME_BYTES;
 use crate::protocol::values::PermissionMode;
+use crate::settings::SettingsSource;
+
+/// Where each provider is, from the standard environment variables; `None` when unconfigured.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Providers {
+    /// `ANTHROPIC_API_KEY` (required) and `ANTHROPIC_BASE_URL`.
+    pub anthropic: Option<Endpoint>,
+    /// `OPENAI_API_KEY` and/or `OPENAI_BASE_URL` (local servers need no key).
+    pub openai: Option<Endpoint>,
+}
+
+impl Providers {
+    /// Which providers can be called.
+    pub fn access(&self) -> ProviderAccess {
+        ProviderAccess {
+            anthropic: self.anthropic.is_some(),
+            openai: self.openai.is_some(),
+        }
+    }
+
+    /// The endpoint of `provider`, when configured.
+    pub fn endpoint(&self, provider: Provider) -> Option<&Endpoint> {
+        match provider {
+            Provider::Anthropic => self.anthropic.as_ref(),
+            Provider::OpenAi => self.openai.as_ref(),
+        }
+    }
+}
+
+/// Every wait luxe makes, so tests can run them in milliseconds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Timings {
+    /// A `bash` call's timeout when the model sets none.
+    pub bash_timeout: Duration,
+    /// The first retry delay; each later one doubles, up to `retry_max`.
+    pub retry_base: Duration,
+    /// The longest retry delay (also caps `retry-after`).
+    pub retry_max: Duration,
+    /// Model requests per turn step, the first included.
+    pub max_attempts: u32,
+    /// How long a model response may send nothing before it counts as a network failure.
+    pub model_idle_timeout: Duration,
+}
+
+impl Default for Timings {
+    fn default() -> Self {
+        Self {
+            bash_timeout: Duration::from_secs(120),
+            retry_base: Duration::from_secs(1),
+            retry_max: Duration::from_secs(60),
+            max_attempts: 5,
+            model_idle_timeout: Duration::from_secs(300),
+        }
+    }
+}
 
 /// Everything a session starts from.
 #[derive(Debug, Clone)]
@@ -16,8 +74,18 @@ pub struct Config {
     pub cwd: String,
     /// `--model`, as given.
     pub model: Option<String>,
-    /// Which providers the environment configures.
-    pub providers: ProviderAccess,
+    /// Which providers the environment configures, and where they are.
+    pub providers: Providers,
+    /// Settings files in order of precedence, lowest first (user, then project).
+    pub settings: Vec<SettingsSource>,
+    /// Every wait.
+    pub timings: Timings,
+    /// Seeds retry jitter.
+    pub rng_seed: u64,
+    /// The operating system and architecture, for the system prompt.
+    pub platform: String,
+    /// Today's date (`YYYY-MM-DD`), for the system prompt.
+    pub today: String,
     /// `--permission-mode`, as given.
     pub permission_mode: Option<PermissionMode>,
     /// `--yolo`: the `bypass` mode.
@@ -43,7 +111,12 @@ impl Config {
             session_id: session_id.to_owned(),
             cwd: cwd.to_owned(),
             model: None,
-            providers: ProviderAccess::default(),
+            providers: Providers::default(),
+            settings: Vec::new(),
+            timings: Timings::default(),
+            rng_seed: 0,
+            platform: "linux x86_64".to_owned(),
+            today: "2026-01-01".to_owned(),
             permission_mode: None,
             yolo: false,
             read_only: false,

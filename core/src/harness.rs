@@ -10,6 +10,7 @@ use crate::luxe::Luxe;
 use crate::protocol::actions::Action;
 use crate::protocol::codec::{Body, decode, encode};
 use crate::protocol::events::Event;
+use std::collections::BTreeSet;
 
 /// Fuzz body for the codec: decoding never panics, a decoded action survives a round trip
 /// through its own serialization, and a rejection encodes as one line of JSON.
@@ -64,6 +65,7 @@ pub struct Checked {
     now: Instant,
     exited: bool,
     start: Vec<Output>,
+    ledger: Ledger,
 }
 
 impl Checked {
@@ -76,6 +78,7 @@ impl Checked {
             now,
             exited: false,
             start: Vec::new(),
+            ledger: Ledger::default(),
         };
         checked.start = checked.drain();
         match checked.start.first() {
@@ -150,7 +153,14 @@ impl Checked {
                 Body::Action(Action::Close) => {
                     assert_eq!(out, [Output::Exit { code: 0 }]);
                 }
-                Body::Action(Action::SubmitUserMessage(_)) => assert_turns_balanced(&frames),
+                // These move a turn along: their frames are checked by the ledger.
+                Body::Action(
+                    Action::SubmitUserMessage(_)
+                    | Action::RespondPermission(_)
+                    | Action::AnswerQuestion(_)
+                    | Action::InterruptTurn
+                    | Action::SetPermissionAutoApprove(_),
+                ) => {}
                 Body::Action(_) => {
                     assert_eq!(frames.len(), 1, "one answer per action: {out:?}");
                     assert_eq!(out.len(), 1);
@@ -169,9 +179,10 @@ impl Checked {
                     let mut line = Vec::new();
                     encode(event, &mut line);
                     check_line(&line);
+                    self.ledger.observe(event);
                 }
                 Output::Exit { .. } => self.exited = true,
-                _ => {}
+                effect => self.ledger.observe_effect(effect),
             }
             out.push(output);
         }
@@ -213,20 +224,108 @@ fn assert_one_rejection(frames: &[&Event], kind: Option<&str>, line: &[u8]) {
     }
 }
 
-fn assert_turns_balanced(frames: &[&Event]) {
-    let started: Vec<_> = frames
-        .iter()
-        .filter_map(|e| match e {
-            Event::TurnStarted(t) => Some(&t.turn_id),
-            _ => None,
-        })
-        .collect();
-    let ended: Vec<_> = frames
-        .iter()
-        .filter_map(|e| match e {
-            Event::TurnEnded(t) => Some(&t.turn_id),
-            _ => None,
-        })
-        .collect();
-    assert_eq!(started, ended, "every turn_started has its turn_ended");
+/// What the frames so far promise, checked as each one arrives: one `turn_ended` per
+/// `turn_started`, every prompt settled exactly once and before its turn ends, every tool call
+/// finished, and no tool work outside a turn (so none after an interrupt).
+#[derive(Debug, Default)]
+struct Ledger {
+    open_turn: Option<String>,
+    turns_seen: BTreeSet<String>,
+    open_prompts: BTreeSet<String>,
+    settled_prompts: BTreeSet<String>,
+    open_calls: BTreeSet<String>,
+    started_effects: u64,
+}
+
+impl Ledger {
+    fn observe(&mut self, event: &Event) {
+        let in_turn = self.open_turn.is_some();
+        match event {
+            Event::TurnStarted(t) => {
+                assert!(
+                    !in_turn,
+                    "turn {} started inside {:?}",
+                    t.turn_id, self.open_turn
+                );
+                assert!(self.turns_seen.insert(t.turn_id.clone()), "turn id reused");
+                self.open_turn = Some(t.turn_id.clone());
+            }
+            Event::TurnEnded(t) => {
+                assert_eq!(
+                    self.open_turn.take().as_ref(),
+                    Some(&t.turn_id),
+                    "turn_ended without its turn_started"
+                );
+                assert!(
+                    self.open_prompts.is_empty(),
+                    "turn ended with prompts open: {:?}",
+                    self.open_prompts
+                );
+                assert!(
+                    self.open_calls.is_empty(),
+                    "turn ended with tool calls open: {:?}",
+                    self.open_calls
+                );
+            }
+            Event::PermissionRequested(p) => self.open_prompt(&p.id),
+            Event::QuestionAsked(q) => self.open_prompt(&q.id),
+            Event::PermissionResolved(p) => self.settle_prompt(&p.id),
+            Event::QuestionResolved(q) => self.settle_prompt(&q.id),
+            Event::ToolStarted(t) => {
+                assert!(in_turn, "tool_started outside a turn");
+                assert!(self.open_calls.insert(t.call_id.clone()), "call id reused");
+            }
+            Event::ToolFinished(t) => {
+                assert!(
+                    self.open_calls.remove(&t.call_id),
+                    "tool_finished for {} which is not running",
+                    t.call_id
+                );
+            }
+            Event::TokenDelta(_)
+            | Event::ThinkingDelta(_)
+            | Event::ToolOutputDelta(_)
+            | Event::TurnUsage(_)
+            | Event::TurnSteered(_)
+            | Event::ModelRetrying(_)
+            | Event::PlanUpdated(_)
+            | Event::FilesChanged(_) => {
+                assert!(in_turn, "{} outside a turn", event.kind());
+            }
+            _ => {}
+        }
+    }
+
+    fn observe_effect(&mut self, effect: &Output) {
+        let is_tool_work = matches!(
+            effect,
+            Output::HttpRequest { .. }
+                | Output::WriteFile { .. }
+                | Output::Search { .. }
+                | Output::ListFiles { .. }
+                | Output::Spawn { .. }
+                | Output::ReadFile { .. }
+        );
+        self.started_effects += 1;
+        // The two start-up probes (git status, AGENTS.md) run before any turn.
+        if is_tool_work && self.started_effects > 2 {
+            assert!(self.open_turn.is_some(), "{effect:?} outside a turn");
+        }
+    }
+
+    fn open_prompt(&mut self, id: &str) {
+        assert!(self.open_turn.is_some(), "prompt {id} outside a turn");
+        assert!(
+            !self.settled_prompts.contains(id) && self.open_prompts.insert(id.to_owned()),
+            "prompt id {id} reused"
+        );
+    }
+
+    fn settle_prompt(&mut self, id: &str) {
+        assert!(
+            self.open_prompts.remove(id),
+            "prompt {id} settled twice or never asked"
+        );
+        self.settled_prompts.insert(id.to_owned());
+    }
 }

@@ -23,11 +23,15 @@
 
 pub mod config;
 pub mod effects;
+pub mod git;
 pub mod harness;
 mod luxe;
 pub mod model;
+pub mod permissions;
 pub mod protocol;
+pub mod rng;
 pub mod session;
+pub mod settings;
 
 pub use config::{Config, StartError};
 pub use effects::{Input, Output};

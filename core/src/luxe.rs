@@ -44,14 +44,15 @@ impl Luxe {
     }
 
     /// Feeds one thing that happened. Drain [`Luxe::poll_output`] afterwards.
-    pub fn handle_input(&mut self, _now: Instant, input: Input<'_>) {
+    pub fn handle_input(&mut self, now: Instant, input: Input<'_>) {
         let session = &mut self.session;
         match input {
             Input::ClientBytes(bytes) => {
-                self.lines.push(bytes, |line| answer_line(session, line));
+                self.lines
+                    .push(bytes, |line| answer_line(session, now, line));
             }
             Input::ClientEof => {
-                self.lines.finish(|line| answer_line(session, line));
+                self.lines.finish(|line| answer_line(session, now, line));
                 session.close(0);
             }
             Input::ClientReadFailed(reason) => {
@@ -59,8 +60,7 @@ impl Luxe {
                 session.close(1);
             }
             Input::Terminate => session.close(0),
-            // Effect results arrive once agent turns issue effects.
-            _ => {}
+            effect => session.handle_effect(now, effect),
         }
     }
 
@@ -71,12 +71,13 @@ impl Luxe {
 
     /// The earliest deadline at which [`Luxe::handle_timeout`] wants to run, if any.
     pub fn poll_timeout(&self) -> Option<Instant> {
-        // No capability in this build waits on a timer yet.
-        None
+        self.session.poll_timeout()
     }
 
     /// Runs whatever timers are due at `now`.
-    pub fn handle_timeout(&mut self, _now: Instant) {}
+    pub fn handle_timeout(&mut self, now: Instant) {
+        self.session.handle_timeout(now);
+    }
 
     /// Whether the session has ended; io exits once the outputs are drained.
     pub fn is_closed(&self) -> bool {
@@ -89,11 +90,11 @@ impl Luxe {
     }
 }
 
-fn answer_line(session: &mut Session, line: Line<'_>) {
+fn answer_line(session: &mut Session, now: Instant, line: Line<'_>) {
     match line {
         Line::TooLong => session.reject(Rejection::too_long()),
         Line::Complete(bytes) => match decode(bytes) {
-            Ok(Some(incoming)) => session.handle_incoming(incoming),
+            Ok(Some(incoming)) => session.handle_incoming(now, incoming),
             Ok(None) => {}
             Err(rejection) => session.reject(rejection),
         },

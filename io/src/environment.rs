@@ -4,22 +4,124 @@
 use std::collections::hash_map::RandomState;
 use std::env;
 use std::hash::{BuildHasher, Hasher};
-use std::path::PathBuf;
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use luxe_core::model::catalogue::ProviderAccess;
+use luxe_core::config::{Providers, Timings};
+use luxe_core::model::wire::Endpoint;
+use luxe_core::settings::SettingsSource;
 
 /// The process's working directory, as a string (lossy for non-UTF-8 paths).
 pub fn cwd() -> std::io::Result<String> {
     Ok(env::current_dir()?.to_string_lossy().into_owned())
 }
 
-/// Which providers have credentials or an endpoint in the standard variables.
-pub fn provider_access() -> ProviderAccess {
-    ProviderAccess {
-        anthropic: is_set("ANTHROPIC_API_KEY"),
-        openai: is_set("OPENAI_API_KEY") || is_set("OPENAI_BASE_URL"),
+/// The providers the standard variables configure: Anthropic needs `ANTHROPIC_API_KEY`;
+/// OpenAI-compatible servers need `OPENAI_API_KEY` or `OPENAI_BASE_URL` (local ones have no key).
+pub fn providers() -> Providers {
+    let anthropic_key = var("ANTHROPIC_API_KEY");
+    let openai_key = var("OPENAI_API_KEY");
+    let openai_base = var("OPENAI_BASE_URL");
+    Providers {
+        anthropic: anthropic_key.map(|key| Endpoint {
+            base_url: base_url(var("ANTHROPIC_BASE_URL"), "https://api.anthropic.com"),
+            api_key: Some(key),
+        }),
+        openai: (openai_key.is_some() || openai_base.is_some()).then(|| Endpoint {
+            base_url: base_url(openai_base, "https://api.openai.com/v1"),
+            api_key: openai_key,
+        }),
     }
+}
+
+/// Waits, each overridable in milliseconds by a `LUXE_*_MS` variable (tests run them short).
+pub fn timings() -> Timings {
+    let mut timings = Timings::default();
+    let ms = |name: &str| {
+        var(name)
+            .and_then(|v| v.parse::<u64>().ok())
+            .map(Duration::from_millis)
+    };
+    if let Some(d) = ms("LUXE_BASH_TIMEOUT_MS") {
+        timings.bash_timeout = d;
+    }
+    if let Some(d) = ms("LUXE_RETRY_BASE_MS") {
+        timings.retry_base = d;
+    }
+    if let Some(d) = ms("LUXE_RETRY_MAX_MS") {
+        timings.retry_max = d;
+    }
+    if let Some(d) = ms("LUXE_MODEL_IDLE_TIMEOUT_MS") {
+        timings.model_idle_timeout = d;
+    }
+    timings
+}
+
+/// The user's and the project's settings files that exist, user first; a file that exists but
+/// cannot be read is an error.
+pub fn settings_files(home: Option<&Path>, cwd: &Path) -> Result<Vec<SettingsSource>, String> {
+    let candidates = home
+        .map(|h| h.join("settings.json"))
+        .into_iter()
+        .chain([cwd.join(".luxe").join("settings.json")]);
+    let mut found = Vec::new();
+    for path in candidates {
+        match std::fs::read_to_string(&path) {
+            Ok(text) => found.push(SettingsSource {
+                path: path.to_string_lossy().into_owned(),
+                text,
+            }),
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => {}
+            Err(err) => return Err(format!("{}: {err}", path.display())),
+        }
+    }
+    Ok(found)
+}
+
+/// `os arch`, for the system prompt.
+pub fn platform() -> String {
+    format!("{} {}", env::consts::OS, env::consts::ARCH)
+}
+
+/// Today's date in UTC as `YYYY-MM-DD`.
+pub fn today() -> String {
+    let days = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() / 86_400);
+    let (y, m, d) = civil_from_days(i64::try_from(days).unwrap_or(0));
+    format!("{y:04}-{m:02}-{d:02}")
+}
+
+/// A seed for the core's retry jitter.
+pub fn random_seed() -> u64 {
+    let mut hasher = RandomState::new().build_hasher();
+    hasher.write_u64(0x5eed);
+    hasher.finish()
+}
+
+/// Days since 1970-01-01 to a proleptic Gregorian date (Howard Hinnant's algorithm).
+fn civil_from_days(days: i64) -> (i64, u32, u32) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = u32::try_from(doy - (153 * mp + 2) / 5 + 1).unwrap_or(1);
+    let m = u32::try_from(if mp < 10 { mp + 3 } else { mp - 9 }).unwrap_or(1);
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    (y, m, d)
+}
+
+fn base_url(value: Option<String>, default: &str) -> String {
+    value
+        .unwrap_or_else(|| default.to_owned())
+        .trim_end_matches('/')
+        .to_owned()
+}
+
+fn var(name: &str) -> Option<String> {
+    env::var(name).ok().filter(|v| !v.is_empty())
 }
 
 /// `LUXE_HOME`, else `~/.luxe`; `None` when neither can be found.
@@ -41,13 +143,16 @@ pub fn new_session_id() -> String {
     format!("{millis:012x}-{:016x}", hasher.finish())
 }
 
-fn is_set(name: &str) -> bool {
-    env::var_os(name).is_some_and(|v| !v.is_empty())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn civil_dates() {
+        assert_eq!(civil_from_days(0), (1970, 1, 1));
+        assert_eq!(civil_from_days(20_421), (2025, 11, 29));
+        assert_eq!(civil_from_days(11_016), (2000, 2, 29));
+    }
 
     #[test]
     fn session_ids_differ_and_lead_with_the_time() {

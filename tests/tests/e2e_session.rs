@@ -103,7 +103,7 @@ fn listens_on_nothing() {
     luxe.expect("ready");
     luxe.expect("state_changed");
     luxe.send(r#"{"kind":"submit_user_message","content":{"text":"hi"}}"#);
-    for _ in 0..4 {
+    for _ in 0..5 {
         luxe.recv();
     }
     assert_eq!(listening_sockets(luxe.pid()), Vec::<String>::new());

@@ -23,15 +23,16 @@ fn the_seed_session_in_simulation() {
         [
             "state_changed",
             "turn_started",
+            "turn_usage",
             "turn_ended",
             "state_changed"
         ]
     );
-    let Event::TurnEnded(ended) = &turn[2] else {
+    let Event::TurnEnded(ended) = &turn[3] else {
         panic!("{turn:?}")
     };
     assert_eq!(ended.reason, TurnEndReason::Error);
-    // Nothing waits on a timer in this build: time passing changes nothing.
+    // No turn runs: time passing changes nothing.
     assert!(sim.advance(Duration::from_secs(3600)).is_empty());
     let second = sim.send(r#"{"kind":"submit_user_message","content":{"text":"again"}}"#);
     let Event::TurnStarted(started) = &second[1] else {

@@ -35,6 +35,16 @@ impl Provider {
     fn parse(name: &str) -> Option<Self> {
         Self::ALL.into_iter().find(|p| p.as_str() == name)
     }
+
+    /// What to set so this provider can be called.
+    pub fn setup_hint(self) -> &'static str {
+        match self {
+            Self::Anthropic => "set ANTHROPIC_API_KEY (and ANTHROPIC_BASE_URL for a proxy)",
+            Self::OpenAi => {
+                "set OPENAI_API_KEY, or OPENAI_BASE_URL for a local server (Ollama, vLLM, llama.cpp, LM Studio)"
+            }
+        }
+    }
 }
 
 /// Which providers have what they need to be called (from the environment, read by io).
@@ -164,11 +174,44 @@ impl ModelRef {
             })
     }
 
+    /// Every model of the built-in catalogue, in order.
+    pub fn catalogue() -> impl Iterator<Item = ModelRef> {
+        CATALOGUE.iter().map(|e| ModelRef {
+            provider: e.provider,
+            id: e.id.to_owned(),
+        })
+    }
+
+    /// The most output tokens to ask for: the catalogue's limit, else a size every
+    /// OpenAI-compatible server accepts.
+    pub fn max_output_tokens(&self) -> u32 {
+        self.entry().map_or(8192, |e| e.max_output_tokens)
+    }
+
+    /// The context window, when known.
+    pub fn context_window(&self) -> Option<u32> {
+        self.entry().map(|e| e.context_window)
+    }
+
+    /// Prices, when known.
+    pub fn cost(&self) -> Option<ModelCost> {
+        self.entry().map(|e| ModelCost {
+            input: e.cost[0],
+            output: e.cost[1],
+            cache_read: e.cost[2],
+            cache_write: e.cost[3],
+        })
+    }
+
+    fn entry(&self) -> Option<&'static Entry> {
+        CATALOGUE
+            .iter()
+            .find(|e| e.provider == self.provider && e.id == self.id)
+    }
+
     /// The model as `state_changed` and `models_listed` show it.
     pub fn info(&self, access: ProviderAccess) -> ModelInfo {
-        let entry = CATALOGUE
-            .iter()
-            .find(|e| e.provider == self.provider && e.id == self.id);
+        let entry = self.entry();
         ModelInfo {
             id: format!("{}/{}", self.provider.as_str(), self.id),
             provider: self.provider.as_str().to_owned(),
@@ -177,12 +220,7 @@ impl ModelRef {
             max_output_tokens: entry.map(|e| e.max_output_tokens),
             reasoning: entry.is_some_and(|e| e.reasoning),
             available: access.has(self.provider),
-            cost: entry.map(|e| ModelCost {
-                input: e.cost[0],
-                output: e.cost[1],
-                cache_read: e.cost[2],
-                cache_write: e.cost[3],
-            }),
+            cost: self.cost(),
         }
     }
 }

@@ -60,7 +60,10 @@ impl std::fmt::Debug for HttpRequest {
             .map(|(name, value)| {
                 let secret = name.eq_ignore_ascii_case("authorization")
                     || name.eq_ignore_ascii_case("x-api-key");
-                (name.as_str(), if secret { "<redacted>" } else { value.as_str() })
+                (
+                    name.as_str(),
+                    if secret { "<redacted>" } else { value.as_str() },
+                )
             })
             .collect();
         f.debug_struct("HttpRequest")

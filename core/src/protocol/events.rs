@@ -4,7 +4,9 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::frame_enum::frame_enum;
-use super::values::{Mode, PermissionMode, Thinking, TurnEndReason, TurnSource};
+use super::values::{
+    Mode, PermissionMode, PermissionReply, QuestionReply, Thinking, TurnEndReason, TurnSource,
+};
 
 frame_enum! {
     /// A frame luxe writes to stdout.
@@ -21,6 +23,38 @@ frame_enum! {
         TurnStarted(TurnStarted) = "turn_started",
         /// A turn ended; exactly one per `turn_started`.
         TurnEnded(TurnEnded) = "turn_ended",
+        /// A message arrived while a turn ran; it runs next.
+        UserMessageQueued(UserMessageQueued) = "user_message_queued",
+        /// Text was added to the running turn.
+        TurnSteered(TurnSteered) = "turn_steered",
+        /// Streamed answer text.
+        TokenDelta(TokenDelta) = "token_delta",
+        /// Streamed reasoning text.
+        ThinkingDelta(TokenDelta) = "thinking_delta",
+        /// A tool call begins.
+        ToolStarted(ToolStarted) = "tool_started",
+        /// Output of a running tool.
+        ToolOutputDelta(ToolOutputDelta) = "tool_output_delta",
+        /// A tool call ended.
+        ToolFinished(ToolFinished) = "tool_finished",
+        /// A tool call needs the client's permission.
+        PermissionRequested(PermissionRequested) = "permission_requested",
+        /// A permission prompt was settled.
+        PermissionResolved(PermissionResolved) = "permission_resolved",
+        /// The agent asks the user a question.
+        QuestionAsked(QuestionAsked) = "question_asked",
+        /// A question was settled.
+        QuestionResolved(QuestionResolved) = "question_resolved",
+        /// The agent's plan, whole.
+        PlanUpdated(PlanUpdated) = "plan_updated",
+        /// Files a tool changed.
+        FilesChanged(FilesChanged) = "files_changed",
+        /// A model request failed in a way worth retrying; the next attempt follows the delay.
+        ModelRetrying(ModelRetrying) = "model_retrying",
+        /// Tokens and cost of the turn, once, just before `turn_ended`.
+        TurnUsage(TurnUsage) = "turn_usage",
+        /// The model catalogue, answering `list_models`.
+        ModelsListed(ModelsListed) = "models_listed",
     }
 }
 
@@ -134,4 +168,263 @@ pub struct TurnEnded {
     /// With reason `error`: what failed, in words for a person.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+}
+
+/// `user_message_queued`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct UserMessageQueued {
+    /// The queued message.
+    pub text: String,
+    /// Its place in the queue, from 1.
+    pub position: u32,
+}
+
+/// `turn_steered`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct TurnSteered {
+    /// The running turn.
+    pub turn_id: String,
+    /// The added text.
+    pub text: String,
+}
+
+/// `token_delta` and `thinking_delta`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct TokenDelta {
+    /// Index of the content block in the assistant message, from 0.
+    pub block: u32,
+    /// The new text.
+    pub delta: String,
+}
+
+/// `tool_started`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ToolStarted {
+    /// `call_1`, `call_2`, … for the session.
+    pub call_id: String,
+    /// The tool.
+    pub name: String,
+    /// A one-line summary for a person, e.g. `read src/main.rs`.
+    pub title: String,
+    /// The arguments as the model gave them.
+    pub input: serde_json::Value,
+}
+
+/// `tool_output_delta`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ToolOutputDelta {
+    /// The call.
+    pub call_id: String,
+    /// `stdout` or `stderr`.
+    pub stream: OutputStream,
+    /// The text (lossy UTF-8).
+    pub chunk: String,
+}
+
+/// Which stream a tool's output came on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum OutputStream {
+    /// Standard output.
+    Stdout,
+    /// Standard error.
+    Stderr,
+}
+
+/// How a tool call ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ToolStatus {
+    /// It did what was asked.
+    Ok,
+    /// It failed; `output` says why.
+    Error,
+    /// A rule or the client refused it.
+    Denied,
+    /// `interrupt_turn` stopped it.
+    Interrupted,
+}
+
+/// `tool_finished`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ToolFinished {
+    /// The call.
+    pub call_id: String,
+    /// How it ended.
+    pub status: ToolStatus,
+    /// What the model is told.
+    pub output: String,
+    /// For edits: a unified diff of the change.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub diff: Option<String>,
+}
+
+/// Who settled a prompt.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ResolvedBy {
+    /// The client's reply.
+    Client,
+    /// A rule, without asking.
+    Rule,
+    /// Auto-approve.
+    AutoApprove,
+    /// The turn was interrupted.
+    Interrupt,
+}
+
+/// `permission_requested`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct PermissionRequested {
+    /// `perm_1`, … — echo it in `respond_permission`.
+    pub id: String,
+    /// The tool call waiting.
+    pub call_id: String,
+    /// The tool.
+    pub tool: String,
+    /// A one-line summary.
+    pub title: String,
+    /// What exactly would happen (the command, the path).
+    pub detail: String,
+    /// The rule an `always` reply adds for this session.
+    pub always_rule: String,
+}
+
+/// `permission_resolved`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct PermissionResolved {
+    /// The prompt.
+    pub id: String,
+    /// The decision.
+    pub reply: PermissionReply,
+    /// Who made it.
+    pub by: ResolvedBy,
+}
+
+/// One choice of a question.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct QuestionOption {
+    /// What is chosen.
+    pub label: String,
+    /// More about it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+}
+
+/// `question_asked`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct QuestionAsked {
+    /// `q_1`, … — echo it in `answer_question`.
+    pub id: String,
+    /// The `ask_user` call waiting.
+    pub call_id: String,
+    /// The question.
+    pub question: String,
+    /// The choices.
+    pub options: Vec<QuestionOption>,
+    /// Whether several may be chosen.
+    pub multiple: bool,
+}
+
+/// `question_resolved`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct QuestionResolved {
+    /// The question.
+    pub id: String,
+    /// The answer.
+    pub reply: QuestionReply,
+    /// Who gave it.
+    pub by: ResolvedBy,
+}
+
+/// One step of a plan.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct PlanEntry {
+    /// The step.
+    pub content: String,
+    /// `pending`, `in_progress` or `done`.
+    pub status: PlanStatus,
+}
+
+/// Where a plan step stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum PlanStatus {
+    /// Not started.
+    Pending,
+    /// Under way.
+    InProgress,
+    /// Finished.
+    Done,
+}
+
+/// `plan_updated`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct PlanUpdated {
+    /// The whole plan.
+    pub entries: Vec<PlanEntry>,
+}
+
+/// `files_changed`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct FilesChanged {
+    /// The files, relative to cwd when inside it.
+    pub paths: Vec<String>,
+}
+
+/// `model_retrying`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ModelRetrying {
+    /// The attempt that follows, from 2.
+    pub attempt: u32,
+    /// How long luxe waits first.
+    pub delay_ms: u64,
+    /// What failed.
+    pub reason: String,
+}
+
+/// `turn_usage`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct TurnUsage {
+    /// Prompt tokens not read from or written to the cache, summed over the turn's requests.
+    pub prompt_tokens: u64,
+    /// Completion tokens.
+    pub completion_tokens: u64,
+    /// Prompt tokens read from the cache.
+    pub cache_read_tokens: u64,
+    /// Prompt tokens written to the cache.
+    pub cache_write_tokens: u64,
+    /// Completion tokens spent reasoning.
+    pub reasoning_tokens: u64,
+    /// The turn's cost; `null` when the model's prices are unknown.
+    pub cost_usd: Option<f64>,
+    /// Tokens in the context after the last request.
+    pub context_tokens: u64,
+    /// The model's context window; `null` when unknown.
+    pub context_window: Option<u32>,
+    /// The session's cost so far (turns with unknown prices count as 0).
+    pub session_cost_usd: f64,
+}
+
+/// `models_listed`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ModelsListed {
+    /// The `list_models` request.
+    pub request_id: String,
+    /// The catalogue; `available` says whether each can be used now.
+    pub models: Vec<ModelInfo>,
+    /// Each provider and whether it is configured.
+    pub providers: Vec<ProviderStatus>,
+}
+
+/// A provider and whether it can be called.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ProviderStatus {
+    /// `anthropic` or `openai`.
+    pub provider: String,
+    /// Whether its variables are set.
+    pub available: bool,
+    /// What to set when it is not.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hint: Option<String>,
 }

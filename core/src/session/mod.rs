@@ -1,62 +1,115 @@
-//! The conversation-level state machine: the session's settings, turns, and the answer to every
-//! decoded action.
+//! The conversation-level state machine: settings, the conversation, turns, and the answer to
+//! every decoded action. Turn logic lives in `turn.rs`, tool calls in `tool_run.rs`, the
+//! start-up probes in `context.rs`.
+
+mod context;
+pub mod system_prompt;
+mod tool_run;
+pub mod tools;
+mod turn;
 
 use std::collections::VecDeque;
+use std::time::Instant;
 
-use crate::config::{Config, StartError};
-use crate::effects::Output;
-use crate::model::catalogue::{ModelRef, ProviderAccess};
+use crate::config::{Config, Providers, StartError, Timings};
+use crate::effects::{EffectId, Input, Output};
+use crate::model::catalogue::{ModelRef, Provider};
+use crate::model::conversation::Message;
+use crate::permissions::Permissions;
 use crate::protocol::PROTOCOL_VERSION;
-use crate::protocol::actions::Action;
+use crate::protocol::actions::{Action, Image};
 use crate::protocol::codec::{Body, Incoming, Rejection};
-use crate::protocol::events::{ErrorEvent, Event, Ready, StateChanged, TurnEnded, TurnStarted};
+use crate::protocol::events::{
+    ErrorEvent, Event, ModelsListed, ProviderStatus, Ready, StateChanged, UserMessageQueued,
+};
 use crate::protocol::kinds::is_github_write;
-use crate::protocol::values::{Mode, PermissionMode, Thinking, TurnEndReason, TurnSource};
+use crate::protocol::values::{Mode, PermissionMode, Thinking};
+use crate::rng::Rng;
+use crate::settings;
+
+use context::Context;
+use turn::Turn;
 
 /// The reason for every action whose capability is not in this build.
 pub const NOT_BUILT: &str = "not supported by this build yet";
 
-/// Why a turn cannot run in this build.
-pub const TURNS_NOT_BUILT: &str =
-    "agent turns are not supported by this build yet: no model request was made";
+/// A message waiting for the running turn to end.
+#[derive(Debug, Clone)]
+struct Queued {
+    text: String,
+    images: Vec<Image>,
+}
 
 /// Session state and the queue of outputs it produced.
 #[derive(Debug)]
 pub struct Session {
-    providers: ProviderAccess,
+    cwd: String,
+    providers: Providers,
+    timings: Timings,
+    platform: String,
+    today: String,
     model: Option<ModelRef>,
     mode: Mode,
     thinking: Thinking,
-    permission_mode: PermissionMode,
+    permissions: Permissions,
     auto_approve: bool,
     trust_project: bool,
     github_writes: bool,
+    context: Context,
+    history: Vec<Message>,
+    queue: VecDeque<Queued>,
+    turn: Option<Turn>,
     turns_started: u64,
+    session_cost_usd: f64,
+    next_effect: u64,
+    next_call: u64,
+    next_prompt: u64,
+    rng: Rng,
     closed: bool,
     outputs: VecDeque<Output>,
 }
 
 impl Session {
-    /// Starts a session from `config` and queues `ready` and `state_changed`.
+    /// Starts a session from `config`: queues `ready`, `state_changed` and the start-up probes.
     pub fn start(config: &Config) -> Result<Self, StartError> {
-        let model = match &config.model {
-            Some(spec) => Some(
-                ModelRef::parse(spec).map_err(|reason| StartError(format!("--model: {reason}")))?,
+        let configured = match &config.model {
+            Some(spec) => Some(("--model", spec.clone())),
+            None => settings::model(&config.settings)
+                .map_err(StartError)?
+                .map(|m| ("settings", m)),
+        };
+        let model = match configured {
+            Some((origin, spec)) => Some(
+                ModelRef::parse(&spec)
+                    .map_err(|reason| StartError(format!("{origin}: {reason}")))?,
             ),
-            None => ModelRef::default_for(config.providers),
+            None => ModelRef::default_for(config.providers.access()),
         };
         let permission_mode = config.effective_permission_mode();
         let read_only = permission_mode == PermissionMode::ReadOnly;
         let mut session = Self {
-            providers: config.providers,
+            cwd: config.cwd.clone(),
+            providers: config.providers.clone(),
+            timings: config.timings,
+            platform: config.platform.clone(),
+            today: config.today.clone(),
             model,
             mode: Mode::default(),
             thinking: Thinking::default(),
-            permission_mode,
+            permissions: Permissions::new(permission_mode),
             auto_approve: config.auto_approve,
             trust_project: config.trust_project,
             github_writes: config.github_writes && !read_only,
+            context: Context::default(),
+            history: Vec::new(),
+            queue: VecDeque::new(),
+            turn: None,
             turns_started: 0,
+            session_cost_usd: 0.0,
+            next_effect: 0,
+            next_call: 0,
+            next_prompt: 0,
+            rng: Rng::new(config.rng_seed),
             closed: false,
             outputs: VecDeque::new(),
         };
@@ -70,6 +123,7 @@ impl Session {
             resumed: false,
         }));
         session.emit_state();
+        session.start_probes();
         Ok(session)
     }
 
@@ -83,8 +137,45 @@ impl Session {
         self.outputs.pop_front()
     }
 
+    /// The earliest deadline of a running turn, if any.
+    pub fn poll_timeout(&self) -> Option<Instant> {
+        self.turn.as_ref().and_then(Turn::deadline)
+    }
+
+    /// Runs what is due at `now`.
+    pub fn handle_timeout(&mut self, now: Instant) {
+        if !self.closed {
+            self.turn_timeout(now);
+        }
+    }
+
+    /// Routes the result of an effect to whoever waits for it; results nobody waits for
+    /// (a cancelled request's late bytes, a killed process's exit) are dropped.
+    pub fn handle_effect(&mut self, now: Instant, input: Input<'_>) {
+        if self.closed {
+            return;
+        }
+        if self.context.handle(&input) {
+            if self.context.is_ready() {
+                self.context_ready(now);
+            }
+            return;
+        }
+        match input {
+            Input::HttpResponse {
+                id,
+                status,
+                retry_after,
+            } => self.http_response(now, id, status, retry_after),
+            Input::HttpBody { id, bytes } => self.http_body(now, id, bytes),
+            Input::HttpEnded { id } => self.http_ended(now, id),
+            Input::HttpFailed { id, error } => self.http_failed(now, id, error),
+            other => self.tool_effect(now, other),
+        }
+    }
+
     /// Answers one decoded line.
-    pub fn handle_incoming(&mut self, incoming: Incoming) {
+    pub fn handle_incoming(&mut self, now: Instant, incoming: Incoming) {
         if self.closed {
             return;
         }
@@ -100,7 +191,43 @@ impl Session {
                 self.reject(refuse(kind, reason));
             }
             Body::Action(action) => match action {
-                Action::SubmitUserMessage(_) => self.run_turn_without_agent(),
+                Action::SubmitUserMessage(message) => {
+                    let queued = Queued {
+                        text: message.text,
+                        images: message.images,
+                    };
+                    if self.turn.is_some() {
+                        self.emit(Event::UserMessageQueued(UserMessageQueued {
+                            text: queued.text.clone(),
+                            position: u32::try_from(self.queue.len() + 1).unwrap_or(u32::MAX),
+                        }));
+                        self.queue.push_back(queued);
+                    } else {
+                        self.start_turn(now, queued, crate::protocol::values::TurnSource::User);
+                    }
+                }
+                Action::SteerTurn(steer) => {
+                    if let Err(reason) = self.steer(steer.text) {
+                        self.reject(refuse("steer_turn", reason));
+                    }
+                }
+                Action::InterruptTurn => {
+                    if self.turn.is_some() {
+                        self.interrupt(now);
+                    } else {
+                        self.reject(refuse("interrupt_turn", "no turn is running"));
+                    }
+                }
+                Action::RespondPermission(reply) => {
+                    if let Err(reason) = self.respond_permission(now, reply) {
+                        self.reject(refuse("respond_permission", &reason));
+                    }
+                }
+                Action::AnswerQuestion(answer) => {
+                    if let Err(reason) = self.answer_question(now, answer) {
+                        self.reject(refuse("answer_question", &reason));
+                    }
+                }
                 Action::SetModel(set) => match ModelRef::parse(&set.model) {
                     Ok(model) => {
                         self.model = Some(model);
@@ -119,7 +246,11 @@ impl Session {
                 Action::SetPermissionAutoApprove(set) => {
                     self.auto_approve = set.enabled;
                     self.emit_state();
+                    if set.enabled {
+                        self.auto_approve_open_prompt(now);
+                    }
                 }
+                Action::ListModels(list) => self.list_models(list.request_id),
                 Action::Close => self.close(0),
                 other => self.reject(refuse(other.kind(), NOT_BUILT)),
             },
@@ -140,7 +271,8 @@ impl Session {
         }
     }
 
-    /// Ends the session with `code`; only the first call counts.
+    /// Ends the session with `code`; only the first call counts. Running work is abandoned
+    /// (io ends every child process and request on exit).
     pub fn close(&mut self, code: i32) {
         if !std::mem::replace(&mut self.closed, true) {
             self.outputs.push_back(Output::Exit { code });
@@ -149,7 +281,7 @@ impl Session {
 
     /// The refusal that applies to `kind` whatever this build supports, if any.
     fn gate(&self, kind: &str) -> Option<&'static str> {
-        let read_only = self.permission_mode == PermissionMode::ReadOnly;
+        let read_only = self.permissions.mode() == PermissionMode::ReadOnly;
         if read_only && (is_github_write(kind) || kind == "commit_review_chapters") {
             Some("read-only session")
         } else if is_github_write(kind) && !self.github_writes {
@@ -159,34 +291,37 @@ impl Session {
         }
     }
 
-    /// A turn in a build without agent turns: bracketed like any turn, ended with the reason.
-    fn run_turn_without_agent(&mut self) {
-        self.turns_started += 1;
-        let turn_id = format!("turn_{}", self.turns_started);
-        self.emit_state_streaming(true);
-        self.emit(Event::TurnStarted(TurnStarted {
-            turn_id: turn_id.clone(),
-            source: TurnSource::User,
+    fn list_models(&mut self, request_id: String) {
+        let access = self.providers.access();
+        let mut models: Vec<_> = ModelRef::catalogue().map(|m| m.info(access)).collect();
+        if let Some(current) = &self.model {
+            let info = current.info(access);
+            if !models.iter().any(|m| m.id == info.id) {
+                models.push(info);
+            }
+        }
+        let providers = Provider::ALL
+            .into_iter()
+            .map(|p| ProviderStatus {
+                provider: p.as_str().to_owned(),
+                available: access.has(p),
+                hint: (!access.has(p)).then(|| p.setup_hint().to_owned()),
+            })
+            .collect();
+        self.emit(Event::ModelsListed(ModelsListed {
+            request_id,
+            models,
+            providers,
         }));
-        self.emit(Event::TurnEnded(TurnEnded {
-            turn_id,
-            reason: TurnEndReason::Error,
-            error: Some(TURNS_NOT_BUILT.to_owned()),
-        }));
-        self.emit_state_streaming(false);
     }
 
     fn emit_state(&mut self) {
-        self.emit_state_streaming(false);
-    }
-
-    fn emit_state_streaming(&mut self, streaming: bool) {
         let state = StateChanged {
-            model: self.model.as_ref().map(|m| m.info(self.providers)),
-            streaming,
+            model: self.model.as_ref().map(|m| m.info(self.providers.access())),
+            streaming: self.turn.is_some(),
             mode: self.mode,
             thinking: self.thinking,
-            permission_mode: self.permission_mode,
+            permission_mode: self.permissions.mode(),
             auto_approve: self.auto_approve,
             trust_project: self.trust_project,
         };
@@ -195,5 +330,10 @@ impl Session {
 
     fn emit(&mut self, event: Event) {
         self.outputs.push_back(Output::Frame(event));
+    }
+
+    fn effect_id(&mut self) -> EffectId {
+        self.next_effect += 1;
+        EffectId(self.next_effect)
     }
 }

@@ -1,0 +1,3 @@
+//! Git facts read through the git CLI and parsed here.
+
+pub mod status;

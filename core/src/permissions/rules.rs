@@ -1,0 +1,77 @@
+//! Permission rules: `tool(pattern)`, e.g. `read(.env)`, `edit(src/**)`, `bash(cargo test*)`.
+
+use super::glob::{GlobMode, glob_match};
+
+/// One rule: a tool name and a pattern over what the call touches (a path, or a command).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rule {
+    /// The tool the rule is about.
+    pub tool: String,
+    /// A glob over the path relative to cwd (or absolute), or over the bash command.
+    pub pattern: String,
+}
+
+impl Rule {
+    /// Parses `tool(pattern)`; a bare `tool` means every call of that tool.
+    pub fn parse(text: &str) -> Result<Self, String> {
+        let text = text.trim();
+        let (tool, pattern) = match text.split_once('(') {
+            Some((tool, rest)) => {
+                let pattern = rest
+                    .strip_suffix(')')
+                    .ok_or_else(|| format!("rule {text:?} must end with ')'"))?;
+                (tool, pattern)
+            }
+            None => (text, "**"),
+        };
+        if tool.is_empty() || !tool.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+            return Err(format!("rule {text:?} does not start with a tool name"));
+        }
+        Ok(Self {
+            tool: tool.to_owned(),
+            pattern: pattern.to_owned(),
+        })
+    }
+
+    /// Whether this rule covers a call of `tool` on `subject` (a path or a command).
+    pub fn covers(&self, tool: &str, subject: &str) -> bool {
+        let mode = if tool == "bash" {
+            GlobMode::Text
+        } else {
+            GlobMode::Path
+        };
+        self.tool == tool && (self.pattern == "*" || glob_match(&self.pattern, subject, mode))
+    }
+}
+
+impl std::fmt::Display for Rule {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}({})", self.tool, self.pattern)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parse_and_display_round_trip() {
+        for text in ["read(.env)", "edit(src/**)", "bash(cargo test*)"] {
+            assert_eq!(Rule::parse(text).unwrap().to_string(), text);
+        }
+        assert_eq!(Rule::parse("bash").unwrap().pattern, "**");
+        assert!(Rule::parse("read(.env").is_err());
+        assert!(Rule::parse("(x)").is_err());
+    }
+
+    #[test]
+    fn covers_by_tool_and_pattern() {
+        let rule = Rule::parse("bash(cargo test*)").unwrap();
+        assert!(rule.covers("bash", "cargo test -q"));
+        assert!(!rule.covers("bash", "cargo build"));
+        assert!(!rule.covers("edit", "cargo test"));
+        let rule = Rule::parse("edit(src/**)").unwrap();
+        assert!(rule.covers("edit", "src/main.rs"));
+        assert!(!rule.covers("edit", "Cargo.toml"));
+    }
+}

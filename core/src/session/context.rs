@@ -1,0 +1,104 @@
+//! The start-up probes the system prompt needs: `git status` and the project's `AGENTS.md`.
+
+use crate::effects::{EffectId, Input, Output};
+use crate::git::status::{self, GitStatus, STATUS_ARGS};
+
+/// The most of `AGENTS.md` read.
+const AGENTS_MD_MAX: u64 = 64 * 1024;
+
+#[derive(Debug, Default)]
+enum Probe<T> {
+    #[default]
+    NotStarted,
+    Pending(EffectId),
+    Done(T),
+}
+
+/// What the probes found so far.
+#[derive(Debug, Default)]
+pub(super) struct Context {
+    git: Probe<Option<GitStatus>>,
+    git_stdout: Vec<u8>,
+    agents_md: Probe<Option<String>>,
+}
+
+impl Context {
+    /// The outputs that start both probes.
+    pub(super) fn start(&mut self, cwd: &str, git: EffectId, agents: EffectId) -> [Output; 2] {
+        self.git = Probe::Pending(git);
+        self.agents_md = Probe::Pending(agents);
+        [
+            Output::Spawn {
+                id: git,
+                program: "git".to_owned(),
+                args: STATUS_ARGS.iter().map(|a| (*a).to_owned()).collect(),
+                cwd: cwd.to_owned(),
+            },
+            Output::ReadFile {
+                id: agents,
+                path: format!("{}/AGENTS.md", cwd.trim_end_matches('/')),
+                max_bytes: AGENTS_MD_MAX,
+            },
+        ]
+    }
+
+    /// Takes `input` if it belongs to a probe.
+    pub(super) fn handle(&mut self, input: &Input<'_>) -> bool {
+        match (input, &self.git, &self.agents_md) {
+            (Input::ProcessOutput { id, bytes, stream }, Probe::Pending(git), _) if id == git => {
+                if *stream == crate::effects::Stream::Stdout {
+                    self.git_stdout.extend_from_slice(bytes);
+                }
+                true
+            }
+            (Input::ProcessExited { id, status: exit }, Probe::Pending(git), _) if id == git => {
+                let found = matches!(exit, Ok(Some(0)))
+                    .then(|| status::parse(&String::from_utf8_lossy(&self.git_stdout)));
+                self.git = Probe::Done(found);
+                self.git_stdout = Vec::new();
+                true
+            }
+            (Input::FileRead { id, result }, _, Probe::Pending(agents)) if id == agents => {
+                let text = result
+                    .as_ref()
+                    .ok()
+                    .map(|c| String::from_utf8_lossy(&c.bytes).into_owned());
+                self.agents_md = Probe::Done(text);
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Whether both probes are done.
+    pub(super) fn is_ready(&self) -> bool {
+        matches!(
+            (&self.git, &self.agents_md),
+            (Probe::Done(_), Probe::Done(_))
+        )
+    }
+
+    /// The git status (`None` outside a checkout or before the probe ends).
+    pub(super) fn git(&self) -> Option<&GitStatus> {
+        match &self.git {
+            Probe::Done(status) => status.as_ref(),
+            _ => None,
+        }
+    }
+
+    /// `AGENTS.md`, when the project has one.
+    pub(super) fn agents_md(&self) -> Option<&str> {
+        match &self.agents_md {
+            Probe::Done(text) => text.as_deref(),
+            _ => None,
+        }
+    }
+}
+
+impl super::Session {
+    pub(super) fn start_probes(&mut self) {
+        let (git, agents) = (self.effect_id(), self.effect_id());
+        let outputs = self.context.start(&self.cwd, git, agents);
+        self.outputs.extend(outputs);
+    }
+}

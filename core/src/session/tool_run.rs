@@ -1,0 +1,828 @@
+//! Running the tool calls of one answer, in order: permission, the effects that do the work,
+//! and the result the model gets back.
+
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use crate::effects::{EffectId, FileContent, Input, Output, Stream};
+use crate::model::conversation::{Block, Message, Role};
+use crate::permissions::rules::Rule;
+use crate::permissions::{Decision, Target};
+use crate::protocol::actions::{AnswerQuestion, RespondPermission};
+use crate::protocol::events::{
+    Event, FilesChanged, OutputStream, PermissionRequested, PermissionResolved, PlanUpdated,
+    QuestionAsked, QuestionResolved, ResolvedBy, ToolFinished, ToolOutputDelta, ToolStarted,
+    ToolStatus,
+};
+use crate::protocol::values::{Mode, PermissionReply, QuestionReply};
+
+use super::Session;
+use super::tools::args::ToolArgs;
+use super::tools::definitions::PLAN_TOOLS;
+use super::tools::paths::{Resolved, resolve};
+use super::tools::shaping::{CappedOutput, apply_edit, cap_text, is_binary, numbered_lines};
+use super::turn::Step;
+
+/// What the model gets of one tool's output.
+const MODEL_OUTPUT_MAX: usize = 30_000;
+/// What the client is streamed of one process's output.
+const CLIENT_OUTPUT_MAX: usize = 1024 * 1024;
+/// The largest file `read` shows (from its start) and `edit` changes.
+const READ_MAX: u64 = 4 * 1024 * 1024;
+/// Matches `grep` returns.
+const GREP_MAX: usize = 200;
+/// Paths `glob` returns.
+const GLOB_MAX: usize = 500;
+
+/// The tool calls of one answer and how far they got.
+#[derive(Debug)]
+pub(super) struct ToolStep {
+    calls: Vec<(String, String, Value)>,
+    next: usize,
+    results: Vec<Block>,
+    running: Option<Running>,
+}
+
+/// The call being worked on.
+#[derive(Debug)]
+struct Running {
+    call_id: String,
+    provider_id: String,
+    wait: Wait,
+}
+
+#[derive(Debug)]
+enum Wait {
+    /// Started; its permission is being decided.
+    Deciding,
+    Permission {
+        prompt_id: String,
+        args: ToolArgs,
+        rule: Rule,
+    },
+    Question {
+        question_id: String,
+    },
+    Effect {
+        effect: EffectId,
+        work: Work,
+    },
+}
+
+#[derive(Debug)]
+enum Work {
+    Read {
+        offset: Option<u64>,
+        limit: Option<u64>,
+    },
+    EditRead {
+        target: Resolved,
+        old_text: String,
+        new_text: String,
+        replace_all: bool,
+    },
+    Write {
+        shown: String,
+        done: String,
+        diff: Option<String>,
+    },
+    Bash {
+        model: CappedOutput,
+        client_sent: usize,
+        deadline: Instant,
+        limit: Duration,
+        timed_out: bool,
+    },
+    Grep,
+    Glob,
+}
+
+impl ToolStep {
+    pub(super) fn new(calls: Vec<(String, String, Value)>) -> Self {
+        Self {
+            calls,
+            next: 0,
+            results: Vec::new(),
+            running: None,
+        }
+    }
+
+    /// The bash timeout of the running call, if any.
+    pub(super) fn deadline(&self) -> Option<Instant> {
+        match &self.running {
+            Some(Running {
+                wait:
+                    Wait::Effect {
+                        work:
+                            Work::Bash {
+                                deadline,
+                                timed_out: false,
+                                ..
+                            },
+                        ..
+                    },
+                ..
+            }) => Some(*deadline),
+            _ => None,
+        }
+    }
+}
+
+impl Session {
+    fn tool_step(&mut self) -> Option<&mut ToolStep> {
+        match self.turn.as_mut().map(|t| &mut t.step) {
+            Some(Step::Tools(step)) => Some(step),
+            _ => None,
+        }
+    }
+
+    /// Starts the next call, or sends the results back to the model when all are done.
+    pub(super) fn run_next_tool(&mut self, now: Instant) {
+        loop {
+            let Some(step) = self.tool_step() else {
+                return;
+            };
+            if step.running.is_some() {
+                return;
+            }
+            let Some((provider_id, name, input)) = step.calls.get(step.next).cloned() else {
+                let results = std::mem::take(&mut step.results);
+                self.history.push(Message {
+                    role: Role::User,
+                    content: results,
+                });
+                return self.send_request(now, 1);
+            };
+            self.next_call += 1;
+            let call_id = format!("call_{}", self.next_call);
+            let parsed = ToolArgs::parse(&name, &input);
+            self.emit(Event::ToolStarted(ToolStarted {
+                call_id: call_id.clone(),
+                name: name.clone(),
+                title: title(&name, &input),
+                input,
+            }));
+            let running = Running {
+                call_id,
+                provider_id,
+                wait: Wait::Deciding,
+            };
+            if let Some(step) = self.tool_step() {
+                step.running = Some(running);
+            }
+            let args = match parsed {
+                Err(error) => {
+                    self.finish_tool(ToolStatus::Error, error, None);
+                    continue;
+                }
+                Ok(_) if self.mode == Mode::Plan && !PLAN_TOOLS.contains(&name.as_str()) => {
+                    let error = format!("{name} is not available in plan mode");
+                    self.finish_tool(ToolStatus::Denied, error, None);
+                    continue;
+                }
+                Ok(args) => args,
+            };
+            let target = self.target(&args);
+            match self.permissions.decide(&name, &target) {
+                Decision::Deny { reason } => self.finish_tool(ToolStatus::Denied, reason, None),
+                Decision::Allow => self.execute(now, args),
+                Decision::Ask { always_rule } => self.ask_permission(now, &name, args, always_rule),
+            }
+        }
+    }
+
+    fn target(&self, args: &ToolArgs) -> Target {
+        let path = |p: &str| {
+            let r = resolve(&self.cwd, p);
+            Target::Path {
+                shown: r.shown,
+                inside_cwd: r.inside_cwd,
+            }
+        };
+        match args {
+            ToolArgs::Read { path: p, .. }
+            | ToolArgs::Write { path: p, .. }
+            | ToolArgs::Edit { path: p, .. } => path(p),
+            ToolArgs::Grep { path: p, .. } | ToolArgs::Glob { path: p, .. } => {
+                path(p.as_deref().unwrap_or("."))
+            }
+            ToolArgs::Bash { command, .. } => Target::Command(command.clone()),
+            ToolArgs::AskUser { .. } | ToolArgs::UpdatePlan { .. } => Target::Nothing,
+        }
+    }
+
+    fn ask_permission(&mut self, now: Instant, tool: &str, args: ToolArgs, rule: Rule) {
+        self.next_prompt += 1;
+        let prompt_id = format!("perm_{}", self.next_prompt);
+        let Some(running) = self.tool_step().and_then(|s| s.running.as_mut()) else {
+            return;
+        };
+        let call_id = running.call_id.clone();
+        let detail = match &args {
+            ToolArgs::Bash { command, .. } => command.clone(),
+            _ => rule.pattern.clone(),
+        };
+        let always_rule = rule.to_string();
+        running.wait = Wait::Permission {
+            prompt_id: prompt_id.clone(),
+            args,
+            rule,
+        };
+        self.emit(Event::PermissionRequested(PermissionRequested {
+            id: prompt_id,
+            call_id,
+            tool: tool.to_owned(),
+            title: format!("{tool} {detail}"),
+            detail,
+            always_rule,
+        }));
+        if self.auto_approve {
+            self.auto_approve_open_prompt(now);
+        }
+    }
+
+    /// Approves the open permission prompt, if any, as auto-approve (`once`).
+    pub(super) fn auto_approve_open_prompt(&mut self, now: Instant) {
+        if let Some(prompt_id) = self.open_permission() {
+            self.settle_permission(
+                now,
+                prompt_id,
+                PermissionReply::Once,
+                None,
+                ResolvedBy::AutoApprove,
+            );
+        }
+    }
+
+    fn open_permission(&mut self) -> Option<String> {
+        match self.tool_step()?.running.as_ref()? {
+            Running {
+                wait: Wait::Permission { prompt_id, .. },
+                ..
+            } => Some(prompt_id.clone()),
+            _ => None,
+        }
+    }
+
+    /// `respond_permission`.
+    pub(super) fn respond_permission(
+        &mut self,
+        now: Instant,
+        reply: RespondPermission,
+    ) -> Result<(), String> {
+        if self.open_permission().as_deref() != Some(reply.id.as_str()) {
+            return Err(format!("no open permission prompt {:?}", reply.id));
+        }
+        self.settle_permission(
+            now,
+            reply.id,
+            reply.reply,
+            reply.message,
+            ResolvedBy::Client,
+        );
+        Ok(())
+    }
+
+    fn settle_permission(
+        &mut self,
+        now: Instant,
+        prompt_id: String,
+        reply: PermissionReply,
+        message: Option<String>,
+        by: ResolvedBy,
+    ) {
+        let Some(running) = self.tool_step().and_then(|s| s.running.as_mut()) else {
+            return;
+        };
+        let Wait::Permission { args, rule, .. } =
+            std::mem::replace(&mut running.wait, Wait::Deciding)
+        else {
+            return;
+        };
+        self.emit(Event::PermissionResolved(PermissionResolved {
+            id: prompt_id,
+            reply,
+            by,
+        }));
+        match reply {
+            PermissionReply::Reject => {
+                let mut why = "the user rejected this call".to_owned();
+                if let Some(message) = message.filter(|m| !m.trim().is_empty()) {
+                    why.push_str(": ");
+                    why.push_str(&message);
+                }
+                self.finish_tool(ToolStatus::Denied, why, None);
+                self.run_next_tool(now);
+            }
+            PermissionReply::Always => {
+                self.permissions.grant(rule);
+                self.execute(now, args);
+                self.run_next_tool(now);
+            }
+            PermissionReply::Once => {
+                self.execute(now, args);
+                self.run_next_tool(now);
+            }
+        }
+    }
+
+    /// `answer_question`.
+    pub(super) fn answer_question(
+        &mut self,
+        now: Instant,
+        answer: AnswerQuestion,
+    ) -> Result<(), String> {
+        let open = match self.tool_step().and_then(|s| s.running.as_ref()) {
+            Some(Running {
+                wait: Wait::Question { question_id },
+                ..
+            }) => Some(question_id.clone()),
+            _ => None,
+        };
+        if open.as_deref() != Some(answer.id.as_str()) {
+            return Err(format!("no open question {:?}", answer.id));
+        }
+        self.emit(Event::QuestionResolved(QuestionResolved {
+            id: answer.id,
+            reply: answer.reply.clone(),
+            by: ResolvedBy::Client,
+        }));
+        let text = match answer.reply {
+            QuestionReply::Answered(labels) => format!("The user chose: {}", labels.join(", ")),
+            QuestionReply::Custom(text) => format!("The user answered: {text}"),
+            QuestionReply::Dismissed => "The user dismissed the question.".to_owned(),
+        };
+        self.finish_tool(ToolStatus::Ok, text, None);
+        self.run_next_tool(now);
+        Ok(())
+    }
+
+    /// Starts the work of an allowed call.
+    fn execute(&mut self, now: Instant, args: ToolArgs) {
+        let id = self.effect_id();
+        let cwd = self.cwd.clone();
+        let (output, work) = match args {
+            ToolArgs::Read {
+                path,
+                offset,
+                limit,
+            } => (
+                Output::ReadFile {
+                    id,
+                    path: resolve(&cwd, &path).absolute,
+                    max_bytes: READ_MAX,
+                },
+                Work::Read { offset, limit },
+            ),
+            ToolArgs::Write { path, content } => {
+                let target = resolve(&cwd, &path);
+                let done = format!("Wrote {} bytes to {}", content.len(), target.shown);
+                (
+                    Output::WriteFile {
+                        id,
+                        path: target.absolute,
+                        bytes: content.into_bytes(),
+                    },
+                    Work::Write {
+                        shown: target.shown,
+                        done,
+                        diff: None,
+                    },
+                )
+            }
+            ToolArgs::Edit {
+                path,
+                old_text,
+                new_text,
+                replace_all,
+            } => {
+                let target = resolve(&cwd, &path);
+                (
+                    Output::ReadFile {
+                        id,
+                        path: target.absolute.clone(),
+                        max_bytes: READ_MAX,
+                    },
+                    Work::EditRead {
+                        target,
+                        old_text,
+                        new_text,
+                        replace_all,
+                    },
+                )
+            }
+            ToolArgs::Bash {
+                command,
+                timeout_ms,
+            } => {
+                let timeout = timeout_ms.map_or(self.timings.bash_timeout, Duration::from_millis);
+                (
+                    Output::Spawn {
+                        id,
+                        program: "bash".to_owned(),
+                        args: vec!["-c".to_owned(), command],
+                        cwd,
+                    },
+                    Work::Bash {
+                        model: CappedOutput::new(MODEL_OUTPUT_MAX),
+                        client_sent: 0,
+                        deadline: now + timeout,
+                        limit: timeout,
+                        timed_out: false,
+                    },
+                )
+            }
+            ToolArgs::Grep {
+                pattern,
+                path,
+                glob,
+                case_insensitive,
+            } => (
+                Output::Search {
+                    id,
+                    root: resolve(&cwd, path.as_deref().unwrap_or(".")).absolute,
+                    pattern,
+                    glob,
+                    case_insensitive,
+                    max_results: GREP_MAX,
+                },
+                Work::Grep,
+            ),
+            ToolArgs::Glob { pattern, path } => (
+                Output::ListFiles {
+                    id,
+                    root: resolve(&cwd, path.as_deref().unwrap_or(".")).absolute,
+                    pattern,
+                    max_results: GLOB_MAX,
+                },
+                Work::Glob,
+            ),
+            ToolArgs::AskUser {
+                question,
+                options,
+                multiple,
+            } => {
+                self.next_prompt += 1;
+                let question_id = format!("q_{}", self.next_prompt);
+                let Some(running) = self.tool_step().and_then(|s| s.running.as_mut()) else {
+                    return;
+                };
+                running.wait = Wait::Question {
+                    question_id: question_id.clone(),
+                };
+                let call_id = running.call_id.clone();
+                self.emit(Event::QuestionAsked(QuestionAsked {
+                    id: question_id,
+                    call_id,
+                    question,
+                    options,
+                    multiple,
+                }));
+                return;
+            }
+            ToolArgs::UpdatePlan { entries } => {
+                let steps = entries.len();
+                self.emit(Event::PlanUpdated(PlanUpdated { entries }));
+                return self.finish_tool(
+                    ToolStatus::Ok,
+                    format!("Plan updated ({steps} steps)."),
+                    None,
+                );
+            }
+        };
+        if let Some(running) = self.tool_step().and_then(|s| s.running.as_mut()) {
+            running.wait = Wait::Effect { effect: id, work };
+            self.outputs.push_back(output);
+        }
+    }
+
+    /// Routes a file, process or search result to the running call.
+    pub(super) fn tool_effect(&mut self, now: Instant, input: Input<'_>) {
+        let Some(running) = self.tool_step().and_then(|s| s.running.as_mut()) else {
+            return;
+        };
+        let Wait::Effect { effect, work } = &mut running.wait else {
+            return;
+        };
+        let call_id = running.call_id.clone();
+        let effect = *effect;
+        match (input, work) {
+            (
+                Input::ProcessOutput { id, stream, bytes },
+                Work::Bash {
+                    model, client_sent, ..
+                },
+            ) if id == effect => {
+                model.push(bytes);
+                let room = CLIENT_OUTPUT_MAX.saturating_sub(*client_sent);
+                if room > 0 {
+                    let shown = &bytes[..room.min(bytes.len())];
+                    *client_sent += shown.len();
+                    self.emit(Event::ToolOutputDelta(ToolOutputDelta {
+                        call_id,
+                        stream: match stream {
+                            Stream::Stdout => OutputStream::Stdout,
+                            Stream::Stderr => OutputStream::Stderr,
+                        },
+                        chunk: String::from_utf8_lossy(shown).into_owned(),
+                    }));
+                }
+            }
+            (
+                Input::ProcessExited { id, status },
+                Work::Bash {
+                    model,
+                    timed_out,
+                    limit,
+                    ..
+                },
+            ) if id == effect => {
+                let mut text = model.text();
+                let tool_status = match (status, *timed_out) {
+                    (_, true) => {
+                        text.push_str(&format!(
+                            "\n[timed out after {} ms; killed]",
+                            limit.as_millis()
+                        ));
+                        ToolStatus::Error
+                    }
+                    (Err(error), false) => {
+                        text = format!("bash could not start: {error}");
+                        ToolStatus::Error
+                    }
+                    (Ok(Some(0)), false) => ToolStatus::Ok,
+                    (Ok(Some(code)), false) => {
+                        text.push_str(&format!("\n[exit code {code}]"));
+                        ToolStatus::Error
+                    }
+                    (Ok(None), false) => {
+                        text.push_str("\n[killed by a signal]");
+                        ToolStatus::Error
+                    }
+                };
+                self.finish_tool(tool_status, text, None);
+                self.run_next_tool(now);
+            }
+            (Input::FileRead { id, result }, Work::Read { offset, limit }) if id == effect => {
+                let (status, text) = match result {
+                    Err(error) => (ToolStatus::Error, error),
+                    Ok(content) => read_view(&content, *offset, *limit),
+                };
+                self.finish_tool(status, text, None);
+                self.run_next_tool(now);
+            }
+            (Input::FileRead { id, result }, Work::EditRead { .. }) if id == effect => {
+                self.edit_read(now, result);
+            }
+            (Input::FileWritten { id, result }, Work::Write { shown, done, diff })
+                if id == effect =>
+            {
+                let (shown, done, diff) = (shown.clone(), done.clone(), diff.take());
+                match result {
+                    Ok(()) => {
+                        self.emit(Event::FilesChanged(FilesChanged { paths: vec![shown] }));
+                        self.finish_tool(ToolStatus::Ok, done, diff);
+                    }
+                    Err(error) => self.finish_tool(ToolStatus::Error, error, None),
+                }
+                self.run_next_tool(now);
+            }
+            (Input::SearchDone { id, result }, Work::Grep) if id == effect => {
+                let (status, text) = match result {
+                    Err(error) => (ToolStatus::Error, error),
+                    Ok(hits) if hits.is_empty() => (ToolStatus::Ok, "No matches.".to_owned()),
+                    Ok(hits) => {
+                        let mut text: String = hits
+                            .iter()
+                            .map(|h| format!("{}:{}:{}\n", h.path, h.line, h.text))
+                            .collect();
+                        if hits.len() >= GREP_MAX {
+                            text.push_str(&format!("[stopped at {GREP_MAX} matches]\n"));
+                        }
+                        (ToolStatus::Ok, text)
+                    }
+                };
+                self.finish_tool(status, text, None);
+                self.run_next_tool(now);
+            }
+            (Input::FilesListed { id, result }, Work::Glob) if id == effect => {
+                let (status, text) = match result {
+                    Err(error) => (ToolStatus::Error, error),
+                    Ok(paths) if paths.is_empty() => (ToolStatus::Ok, "No files match.".to_owned()),
+                    Ok(paths) => {
+                        let mut text = paths.join("\n");
+                        if paths.len() >= GLOB_MAX {
+                            text.push_str(&format!("\n[stopped at {GLOB_MAX} paths]"));
+                        }
+                        (ToolStatus::Ok, text)
+                    }
+                };
+                self.finish_tool(status, text, None);
+                self.run_next_tool(now);
+            }
+            _ => {}
+        }
+    }
+
+    /// The file to edit was read: apply the edit and write it back.
+    fn edit_read(&mut self, now: Instant, result: Result<FileContent, String>) {
+        let Some(running) = self.tool_step().and_then(|s| s.running.as_mut()) else {
+            return;
+        };
+        let Wait::Effect {
+            work:
+                Work::EditRead {
+                    target,
+                    old_text,
+                    new_text,
+                    replace_all,
+                },
+            ..
+        } = &running.wait
+        else {
+            return;
+        };
+        let target = target.clone();
+        let edited = result.and_then(|content| {
+            if content.total_len > content.bytes.len() as u64 {
+                return Err(format!("{} is too large to edit", target.shown));
+            }
+            let text = String::from_utf8(content.bytes)
+                .map_err(|_| format!("{} is not UTF-8 text", target.shown))?;
+            let (new, count) = apply_edit(&text, old_text, new_text, *replace_all)?;
+            Ok((new, count, unified_diff(&target.shown, old_text, new_text)))
+        });
+        match edited {
+            Err(error) => {
+                self.finish_tool(ToolStatus::Error, error, None);
+                self.run_next_tool(now);
+            }
+            Ok((content, count, diff)) => {
+                let id = self.effect_id();
+                let done = format!("Edited {}: {count} replacement(s)", target.shown);
+                if let Some(running) = self.tool_step().and_then(|s| s.running.as_mut()) {
+                    running.wait = Wait::Effect {
+                        effect: id,
+                        work: Work::Write {
+                            shown: target.shown,
+                            done,
+                            diff: Some(diff),
+                        },
+                    };
+                }
+                self.outputs.push_back(Output::WriteFile {
+                    id,
+                    path: target.absolute,
+                    bytes: content.into_bytes(),
+                });
+            }
+        }
+    }
+
+    /// A bash call ran out of time: kill its process group; its exit finishes the call.
+    pub(super) fn tool_timeout(&mut self, now: Instant) {
+        let Some(running) = self.tool_step().and_then(|s| s.running.as_mut()) else {
+            return;
+        };
+        if let Wait::Effect {
+            effect,
+            work:
+                Work::Bash {
+                    deadline,
+                    timed_out,
+                    ..
+                },
+        } = &mut running.wait
+        {
+            if !*timed_out && *deadline <= now {
+                *timed_out = true;
+                let id = *effect;
+                self.outputs.push_back(Output::Kill { id });
+            }
+        }
+    }
+
+    /// Ends the running call: `tool_finished`, and its result for the model.
+    fn finish_tool(&mut self, status: ToolStatus, output: String, diff: Option<String>) {
+        let Some(step) = self.tool_step() else {
+            return;
+        };
+        let Some(running) = step.running.take() else {
+            return;
+        };
+        step.next += 1;
+        step.results.push(Block::ToolResult {
+            tool_use_id: running.provider_id,
+            content: cap_text(output.clone(), MODEL_OUTPUT_MAX),
+            is_error: status != ToolStatus::Ok,
+        });
+        self.emit(Event::ToolFinished(ToolFinished {
+            call_id: running.call_id,
+            status,
+            output: cap_text(output, MODEL_OUTPUT_MAX),
+            diff,
+        }));
+    }
+
+    /// Stops the running call and gives every call of the answer a result, so the conversation
+    /// stays well-formed for the next turn.
+    pub(super) fn interrupt_tools(&mut self, mut step: ToolStep) {
+        if let Some(running) = step.running.take() {
+            match running.wait {
+                Wait::Permission { prompt_id, .. } => {
+                    self.emit(Event::PermissionResolved(PermissionResolved {
+                        id: prompt_id,
+                        reply: PermissionReply::Reject,
+                        by: ResolvedBy::Interrupt,
+                    }))
+                }
+                Wait::Question { question_id } => {
+                    self.emit(Event::QuestionResolved(QuestionResolved {
+                        id: question_id,
+                        reply: QuestionReply::Dismissed,
+                        by: ResolvedBy::Interrupt,
+                    }))
+                }
+                Wait::Effect {
+                    effect,
+                    work: Work::Bash { .. },
+                } => {
+                    self.outputs.push_back(Output::Kill { id: effect });
+                }
+                _ => {}
+            }
+            self.emit(Event::ToolFinished(ToolFinished {
+                call_id: running.call_id,
+                status: ToolStatus::Interrupted,
+                output: "interrupted by the user".to_owned(),
+                diff: None,
+            }));
+        }
+        for (provider_id, _, _) in &step.calls[step.results.len()..] {
+            step.results.push(Block::ToolResult {
+                tool_use_id: provider_id.clone(),
+                content: "interrupted by the user".to_owned(),
+                is_error: true,
+            });
+        }
+        self.history.push(Message {
+            role: Role::User,
+            content: step.results,
+        });
+    }
+}
+
+/// What `read` shows of a file.
+fn read_view(
+    content: &FileContent,
+    offset: Option<u64>,
+    limit: Option<u64>,
+) -> (ToolStatus, String) {
+    if is_binary(&content.bytes) {
+        return (
+            ToolStatus::Error,
+            format!("binary file ({} bytes): not shown", content.total_len),
+        );
+    }
+    let text = String::from_utf8_lossy(&content.bytes);
+    let mut view = numbered_lines(&text, offset, limit);
+    if content.total_len > content.bytes.len() as u64 {
+        view.push_str(&format!(
+            "[the file is {} bytes; only the first {} were read]\n",
+            content.total_len,
+            content.bytes.len()
+        ));
+    }
+    (ToolStatus::Ok, view)
+}
+
+/// A small diff of an edit, for the client.
+fn unified_diff(path: &str, old: &str, new: &str) -> String {
+    let mut diff = format!("--- a/{path}\n+++ b/{path}\n");
+    for line in old.lines() {
+        diff.push_str(&format!("-{line}\n"));
+    }
+    for line in new.lines() {
+        diff.push_str(&format!("+{line}\n"));
+    }
+    diff
+}
+
+/// A one-line summary of a call for `tool_started.title`.
+fn title(name: &str, input: &Value) -> String {
+    let field = |key: &str| input.get(key).and_then(Value::as_str).unwrap_or("");
+    let subject = match name {
+        "read" | "write" | "edit" => field("path").to_owned(),
+        "bash" => field("command").to_owned(),
+        "grep" | "glob" => field("pattern").to_owned(),
+        "ask_user" => field("question").to_owned(),
+        _ => String::new(),
+    };
+    let subject: String = subject.chars().take(120).collect();
+    if subject.is_empty() {
+        name.to_owned()
+    } else {
+        format!("{name} {subject}")
+    }
+}

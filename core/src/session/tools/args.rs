@@ -1,0 +1,234 @@
+//! The arguments of each tool, parsed from the model's JSON.
+
+use serde::Deserialize;
+use serde_json::Value;
+
+use crate::protocol::events::{PlanEntry, QuestionOption};
+
+/// A tool call whose arguments parsed.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ToolArgs {
+    /// `read`.
+    Read {
+        /// The file.
+        path: String,
+        /// First line, from 1.
+        offset: Option<u64>,
+        /// Number of lines.
+        limit: Option<u64>,
+    },
+    /// `write`.
+    Write {
+        /// The file.
+        path: String,
+        /// Its new content.
+        content: String,
+    },
+    /// `edit`.
+    Edit {
+        /// The file.
+        path: String,
+        /// The exact text to replace.
+        old_text: String,
+        /// What replaces it.
+        new_text: String,
+        /// Replace every occurrence instead of exactly one.
+        replace_all: bool,
+    },
+    /// `bash`.
+    Bash {
+        /// The command line.
+        command: String,
+        /// The timeout, when the model set one.
+        timeout_ms: Option<u64>,
+    },
+    /// `grep`.
+    Grep {
+        /// A regular expression.
+        pattern: String,
+        /// Where to search; cwd when absent.
+        path: Option<String>,
+        /// Only files matching this glob.
+        glob: Option<String>,
+        /// Ignore case.
+        case_insensitive: bool,
+    },
+    /// `glob`.
+    Glob {
+        /// The glob.
+        pattern: String,
+        /// Where to list; cwd when absent.
+        path: Option<String>,
+    },
+    /// `ask_user`.
+    AskUser {
+        /// The question.
+        question: String,
+        /// The choices.
+        options: Vec<QuestionOption>,
+        /// Whether several may be chosen.
+        multiple: bool,
+    },
+    /// `update_plan`.
+    UpdatePlan {
+        /// The whole plan.
+        entries: Vec<PlanEntry>,
+    },
+}
+
+#[derive(Deserialize)]
+struct ReadArgs {
+    path: String,
+    offset: Option<u64>,
+    limit: Option<u64>,
+}
+
+#[derive(Deserialize)]
+struct WriteArgs {
+    path: String,
+    content: String,
+}
+
+#[derive(Deserialize)]
+struct EditArgs {
+    path: String,
+    old_text: String,
+    new_text: String,
+    #[serde(default)]
+    replace_all: bool,
+}
+
+#[derive(Deserialize)]
+struct BashArgs {
+    command: String,
+    timeout_ms: Option<u64>,
+}
+
+#[derive(Deserialize)]
+struct GrepArgs {
+    pattern: String,
+    path: Option<String>,
+    glob: Option<String>,
+    #[serde(default)]
+    case_insensitive: bool,
+}
+
+#[derive(Deserialize)]
+struct GlobArgs {
+    pattern: String,
+    path: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct AskArgs {
+    question: String,
+    options: Vec<QuestionOption>,
+    #[serde(default)]
+    multiple: bool,
+}
+
+#[derive(Deserialize)]
+struct PlanArgs {
+    entries: Vec<PlanEntry>,
+}
+
+impl ToolArgs {
+    /// Parses the arguments of tool `name`; the error is what the model is told.
+    pub fn parse(name: &str, input: &Value) -> Result<Self, String> {
+        fn de<T: serde::de::DeserializeOwned>(name: &str, input: &Value) -> Result<T, String> {
+            T::deserialize(input).map_err(|e| format!("invalid arguments for {name}: {e}"))
+        }
+        Ok(match name {
+            "read" => {
+                let a: ReadArgs = de(name, input)?;
+                Self::Read {
+                    path: a.path,
+                    offset: a.offset,
+                    limit: a.limit,
+                }
+            }
+            "write" => {
+                let a: WriteArgs = de(name, input)?;
+                Self::Write {
+                    path: a.path,
+                    content: a.content,
+                }
+            }
+            "edit" => {
+                let a: EditArgs = de(name, input)?;
+                Self::Edit {
+                    path: a.path,
+                    old_text: a.old_text,
+                    new_text: a.new_text,
+                    replace_all: a.replace_all,
+                }
+            }
+            "bash" => {
+                let a: BashArgs = de(name, input)?;
+                Self::Bash {
+                    command: a.command,
+                    timeout_ms: a.timeout_ms,
+                }
+            }
+            "grep" => {
+                let a: GrepArgs = de(name, input)?;
+                Self::Grep {
+                    pattern: a.pattern,
+                    path: a.path,
+                    glob: a.glob,
+                    case_insensitive: a.case_insensitive,
+                }
+            }
+            "glob" => {
+                let a: GlobArgs = de(name, input)?;
+                Self::Glob {
+                    pattern: a.pattern,
+                    path: a.path,
+                }
+            }
+            "ask_user" => {
+                let a: AskArgs = de(name, input)?;
+                Self::AskUser {
+                    question: a.question,
+                    options: a.options,
+                    multiple: a.multiple,
+                }
+            }
+            "update_plan" => Self::UpdatePlan {
+                entries: de::<PlanArgs>(name, input)?.entries,
+            },
+            other => return Err(format!("there is no tool named {other:?}")),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn parses_each_tool_and_explains_bad_arguments() {
+        assert_eq!(
+            ToolArgs::parse("read", &json!({"path": "a.rs", "limit": 5})).unwrap(),
+            ToolArgs::Read {
+                path: "a.rs".into(),
+                offset: None,
+                limit: Some(5)
+            }
+        );
+        let err = ToolArgs::parse("edit", &json!({"path": "a"})).unwrap_err();
+        assert_eq!(err, "invalid arguments for edit: missing field `old_text`");
+        assert!(ToolArgs::parse("fly", &json!({})).is_err());
+        assert!(matches!(
+            ToolArgs::parse(
+                "ask_user",
+                &json!({"question": "q", "options": [{"label": "a"}]})
+            ),
+            Ok(ToolArgs::AskUser {
+                multiple: false,
+                ..
+            })
+        ));
+    }
+}

@@ -1,0 +1,160 @@
+//! The tools the model is offered: names, descriptions and argument schemas (design §5; the names
+//! and argument names are part of the protocol, since front ends show `tool_started.input`).
+
+use serde_json::json;
+
+use crate::model::conversation::ToolSpec;
+use crate::protocol::values::Mode;
+
+/// The tools offered in `mode`: `plan` gets only those that cannot change anything.
+pub fn tools_for(mode: Mode) -> Vec<ToolSpec> {
+    let all = all_tools();
+    match mode {
+        Mode::Build => all,
+        Mode::Plan => all
+            .into_iter()
+            .filter(|t| PLAN_TOOLS.contains(&t.name))
+            .collect(),
+    }
+}
+
+/// The tools `plan` mode offers.
+pub const PLAN_TOOLS: &[&str] = &["read", "grep", "glob", "ask_user", "update_plan"];
+
+fn all_tools() -> Vec<ToolSpec> {
+    vec![
+        ToolSpec {
+            name: "read",
+            description: "Read a text file. Lines come numbered. Use offset (first line, from 1) and limit (number of lines) for large files.",
+            input_schema: json!({
+                "type": "object",
+                "properties": {
+                    "path": {"type": "string", "description": "Path relative to the working directory, or absolute."},
+                    "offset": {"type": "integer", "minimum": 1},
+                    "limit": {"type": "integer", "minimum": 1}
+                },
+                "required": ["path"]
+            }),
+        },
+        ToolSpec {
+            name: "write",
+            description: "Create or overwrite a file with the given content.",
+            input_schema: json!({
+                "type": "object",
+                "properties": {
+                    "path": {"type": "string"},
+                    "content": {"type": "string"}
+                },
+                "required": ["path", "content"]
+            }),
+        },
+        ToolSpec {
+            name: "edit",
+            description: "Replace exact text in a file. old_text must match exactly once unless replace_all is true.",
+            input_schema: json!({
+                "type": "object",
+                "properties": {
+                    "path": {"type": "string"},
+                    "old_text": {"type": "string"},
+                    "new_text": {"type": "string"},
+                    "replace_all": {"type": "boolean"}
+                },
+                "required": ["path", "old_text", "new_text"]
+            }),
+        },
+        ToolSpec {
+            name: "bash",
+            description: "Run a shell command with bash in the working directory. Output is capped.",
+            input_schema: json!({
+                "type": "object",
+                "properties": {
+                    "command": {"type": "string"},
+                    "timeout_ms": {"type": "integer", "minimum": 1}
+                },
+                "required": ["command"]
+            }),
+        },
+        ToolSpec {
+            name: "grep",
+            description: "Search file contents with a regular expression; honours .gitignore.",
+            input_schema: json!({
+                "type": "object",
+                "properties": {
+                    "pattern": {"type": "string"},
+                    "path": {"type": "string"},
+                    "glob": {"type": "string", "description": "Only files matching this glob, e.g. **/*.rs"},
+                    "case_insensitive": {"type": "boolean"}
+                },
+                "required": ["pattern"]
+            }),
+        },
+        ToolSpec {
+            name: "glob",
+            description: "List files whose path matches a glob such as **/*.rs; honours .gitignore.",
+            input_schema: json!({
+                "type": "object",
+                "properties": {
+                    "pattern": {"type": "string"},
+                    "path": {"type": "string"}
+                },
+                "required": ["pattern"]
+            }),
+        },
+        ToolSpec {
+            name: "ask_user",
+            description: "Ask the user a question with options to choose from.",
+            input_schema: json!({
+                "type": "object",
+                "properties": {
+                    "question": {"type": "string"},
+                    "options": {
+                        "type": "array",
+                        "items": {
+                            "type": "object",
+                            "properties": {
+                                "label": {"type": "string"},
+                                "description": {"type": "string"}
+                            },
+                            "required": ["label"]
+                        }
+                    },
+                    "multiple": {"type": "boolean"}
+                },
+                "required": ["question", "options"]
+            }),
+        },
+        ToolSpec {
+            name: "update_plan",
+            description: "Record the plan for this task as a list of steps with their status.",
+            input_schema: json!({
+                "type": "object",
+                "properties": {
+                    "entries": {
+                        "type": "array",
+                        "items": {
+                            "type": "object",
+                            "properties": {
+                                "content": {"type": "string"},
+                                "status": {"type": "string", "enum": ["pending", "in_progress", "done"]}
+                            },
+                            "required": ["content", "status"]
+                        }
+                    }
+                },
+                "required": ["entries"]
+            }),
+        },
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plan_mode_offers_only_read_only_tools() {
+        let names: Vec<_> = tools_for(Mode::Plan).iter().map(|t| t.name).collect();
+        assert_eq!(names, PLAN_TOOLS);
+        assert_eq!(tools_for(Mode::Build).len(), 8);
+    }
+}

@@ -1,0 +1,593 @@
+//! A turn: model requests with retries, streamed events, then tool calls, until the model ends
+//! its answer, fails, or the client interrupts.
+
+use std::time::{Duration, Instant};
+
+use crate::effects::{EffectId, Output};
+use crate::model::anthropic::{self, AnthropicStream};
+use crate::model::assembler::MessageAssembler;
+use crate::model::catalogue::Provider;
+use crate::model::conversation::{Block, Message, Role};
+use crate::model::openai::{self, OpenAiStream};
+use crate::model::wire::{ModelCall, ModelEvent, StopReason, Usage};
+use crate::protocol::events::{
+    Event, ModelRetrying, TokenDelta, TurnEnded, TurnStarted, TurnSteered, TurnUsage,
+};
+use crate::protocol::values::{TurnEndReason, TurnSource};
+
+use super::tool_run::ToolStep;
+use super::tools::definitions::tools_for;
+use super::{Queued, Session};
+
+/// The most of an error response body kept for its message.
+const ERROR_BODY_MAX: usize = 64 * 1024;
+
+/// HTTP statuses worth another attempt.
+const RETRY_STATUSES: &[u16] = &[429, 500, 502, 503, 504, 529];
+
+/// Stream error kinds worth another attempt (when nothing was shown yet).
+const RETRY_STREAM_ERRORS: &[&str] = &["overloaded_error", "api_error", "rate_limit_error"];
+
+/// A running turn.
+#[derive(Debug)]
+pub(super) struct Turn {
+    pub(super) id: String,
+    usage: Usage,
+    cost_usd: Option<f64>,
+    context_tokens: u64,
+    steering: Vec<String>,
+    pub(super) step: Step,
+}
+
+/// Where the turn stands.
+#[derive(Debug)]
+pub(super) enum Step {
+    /// Waiting for the start-up probes before the first request.
+    WaitingForContext,
+    /// A model request is under way.
+    Model(Box<ModelStep>),
+    /// Waiting before the next attempt.
+    Backoff { attempt: u32, until: Instant },
+    /// Running the tool calls of the last answer.
+    Tools(Box<ToolStep>),
+}
+
+#[derive(Debug)]
+enum Decoder {
+    Anthropic(AnthropicStream),
+    OpenAi(OpenAiStream),
+}
+
+impl Decoder {
+    fn push(&mut self, bytes: &[u8], out: &mut Vec<ModelEvent>) {
+        match self {
+            Self::Anthropic(d) => d.push(bytes, out),
+            Self::OpenAi(d) => d.push(bytes, out),
+        }
+    }
+
+    fn finish(&mut self, out: &mut Vec<ModelEvent>) {
+        match self {
+            Self::Anthropic(d) => d.finish(out),
+            Self::OpenAi(d) => d.finish(out),
+        }
+    }
+}
+
+/// One model request in flight.
+#[derive(Debug)]
+pub(super) struct ModelStep {
+    http: EffectId,
+    attempt: u32,
+    provider: Provider,
+    status: Option<u16>,
+    retry_after: Option<String>,
+    error_body: Vec<u8>,
+    decoder: Decoder,
+    assembler: MessageAssembler,
+    idle_deadline: Instant,
+    shown: bool,
+}
+
+impl Turn {
+    /// The earliest deadline the turn waits on.
+    pub(super) fn deadline(&self) -> Option<Instant> {
+        match &self.step {
+            Step::Model(model) => Some(model.idle_deadline),
+            Step::Backoff { until, .. } => Some(*until),
+            Step::Tools(tools) => tools.deadline(),
+            Step::WaitingForContext => None,
+        }
+    }
+}
+
+/// How a model step ended.
+enum Outcome {
+    Finished(StopReason),
+    Retry {
+        reason: String,
+        retry_after: Option<String>,
+    },
+    Fail(String),
+}
+
+impl Session {
+    /// Starts a turn for `message`.
+    pub(super) fn start_turn(&mut self, now: Instant, message: Queued, source: TurnSource) {
+        self.turns_started += 1;
+        let id = format!("turn_{}", self.turns_started);
+        self.turn = Some(Turn {
+            id: id.clone(),
+            usage: Usage::default(),
+            cost_usd: self.model.as_ref().and_then(|m| m.cost()).map(|_| 0.0),
+            context_tokens: 0,
+            steering: Vec::new(),
+            step: Step::WaitingForContext,
+        });
+        self.emit_state();
+        self.emit(Event::TurnStarted(TurnStarted {
+            turn_id: id,
+            source,
+        }));
+        let mut content = vec![Block::Text { text: message.text }];
+        content.extend(message.images.into_iter().map(|i| Block::Image {
+            media_type: i.media_type,
+            data: i.data,
+        }));
+        self.history.push(Message {
+            role: Role::User,
+            content,
+        });
+        let Some(model) = self.model.clone() else {
+            let hint = format!(
+                "no model is configured: {}; {}; or pass --model provider/model",
+                Provider::Anthropic.setup_hint(),
+                Provider::OpenAi.setup_hint()
+            );
+            return self.end_turn(now, TurnEndReason::Error, Some(hint));
+        };
+        if self.providers.endpoint(model.provider).is_none() {
+            let why = format!(
+                "{}/{} cannot be used: {}",
+                model.provider.as_str(),
+                model.id,
+                model.provider.setup_hint()
+            );
+            return self.end_turn(now, TurnEndReason::Error, Some(why));
+        }
+        if self.context.is_ready() {
+            self.send_request(now, 1);
+        }
+    }
+
+    /// The probes finished: a turn that waited for them sends its first request.
+    pub(super) fn context_ready(&mut self, now: Instant) {
+        if matches!(
+            self.turn.as_ref().map(|t| &t.step),
+            Some(Step::WaitingForContext)
+        ) {
+            self.send_request(now, 1);
+        }
+    }
+
+    /// `steer_turn`: the text joins the next request.
+    pub(super) fn steer(&mut self, text: String) -> Result<(), &'static str> {
+        let Some(turn) = self.turn.as_mut() else {
+            return Err("no turn is running");
+        };
+        turn.steering.push(text.clone());
+        let turn_id = turn.id.clone();
+        self.emit(Event::TurnSteered(TurnSteered { turn_id, text }));
+        Ok(())
+    }
+
+    /// Sends the next model request (attempt `attempt` of this step).
+    pub(super) fn send_request(&mut self, now: Instant, attempt: u32) {
+        let (Some(model), Some(turn)) = (self.model.clone(), self.turn.as_mut()) else {
+            return;
+        };
+        let steering = std::mem::take(&mut turn.steering);
+        if !steering.is_empty() {
+            let blocks = steering.into_iter().map(|text| Block::Text { text });
+            match self.history.last_mut() {
+                Some(last) if last.role == Role::User => last.content.extend(blocks),
+                _ => self.history.push(Message {
+                    role: Role::User,
+                    content: blocks.collect(),
+                }),
+            }
+        }
+        let Some(endpoint) = self.providers.endpoint(model.provider) else {
+            return;
+        };
+        let system = super::system_prompt::system_prompt(
+            &self.cwd,
+            &self.platform,
+            &self.today,
+            self.context.git(),
+            self.context.agents_md(),
+        );
+        let tools = tools_for(self.mode);
+        let call = ModelCall {
+            model: &model.id,
+            system: &system,
+            messages: &self.history,
+            tools: &tools,
+            max_tokens: model.max_output_tokens(),
+            thinking: self.thinking,
+        };
+        let (request, decoder) = match model.provider {
+            Provider::Anthropic => (
+                anthropic::build_request(endpoint, &call),
+                Decoder::Anthropic(AnthropicStream::default()),
+            ),
+            Provider::OpenAi => (
+                openai::build_request(endpoint, &call),
+                Decoder::OpenAi(OpenAiStream::default()),
+            ),
+        };
+        let http = self.effect_id();
+        if let Some(turn) = self.turn.as_mut() {
+            turn.step = Step::Model(Box::new(ModelStep {
+                http,
+                attempt,
+                provider: model.provider,
+                status: None,
+                retry_after: None,
+                error_body: Vec::new(),
+                decoder,
+                assembler: MessageAssembler::default(),
+                idle_deadline: now + self.timings.model_idle_timeout,
+                shown: false,
+            }));
+        }
+        self.outputs
+            .push_back(Output::HttpRequest { id: http, request });
+    }
+
+    fn model_step(&mut self, id: EffectId) -> Option<&mut ModelStep> {
+        match self.turn.as_mut().map(|t| &mut t.step) {
+            Some(Step::Model(step)) if step.http == id => Some(step),
+            _ => None,
+        }
+    }
+
+    pub(super) fn http_response(
+        &mut self,
+        now: Instant,
+        id: EffectId,
+        status: u16,
+        retry_after: Option<String>,
+    ) {
+        let idle = self.timings.model_idle_timeout;
+        if let Some(step) = self.model_step(id) {
+            step.status = Some(status);
+            step.retry_after = retry_after;
+            step.idle_deadline = now + idle;
+        }
+    }
+
+    pub(super) fn http_body(&mut self, now: Instant, id: EffectId, bytes: &[u8]) {
+        let idle = self.timings.model_idle_timeout;
+        let Some(step) = self.model_step(id) else {
+            return;
+        };
+        step.idle_deadline = now + idle;
+        if !step.status.is_some_and(|s| (200..300).contains(&s)) {
+            let room = ERROR_BODY_MAX.saturating_sub(step.error_body.len());
+            step.error_body
+                .extend_from_slice(&bytes[..room.min(bytes.len())]);
+            return;
+        }
+        let mut events = Vec::new();
+        step.decoder.push(bytes, &mut events);
+        self.model_events(now, events);
+    }
+
+    pub(super) fn http_ended(&mut self, now: Instant, id: EffectId) {
+        let Some(step) = self.model_step(id) else {
+            return;
+        };
+        match step.status {
+            Some(status) if (200..300).contains(&status) => {
+                let mut events = Vec::new();
+                step.decoder.finish(&mut events);
+                self.model_events(now, events);
+            }
+            status => {
+                let status = status.unwrap_or(0);
+                let message = match step.provider {
+                    Provider::Anthropic => anthropic::error_message(status, &step.error_body),
+                    Provider::OpenAi => openai::error_message(status, &step.error_body),
+                };
+                let reason = format!("HTTP {status}: {message}");
+                let outcome = if RETRY_STATUSES.contains(&status) {
+                    Outcome::Retry {
+                        reason,
+                        retry_after: step.retry_after.clone(),
+                    }
+                } else {
+                    Outcome::Fail(format!("the model request failed: {reason}"))
+                };
+                self.model_outcome(now, outcome);
+            }
+        }
+    }
+
+    pub(super) fn http_failed(&mut self, now: Instant, id: EffectId, error: String) {
+        let Some(step) = self.model_step(id) else {
+            return;
+        };
+        let outcome = if step.shown {
+            Outcome::Fail(format!("the model stream broke off: {error}"))
+        } else {
+            Outcome::Retry {
+                reason: format!("network error: {error}"),
+                retry_after: None,
+            }
+        };
+        self.model_outcome(now, outcome);
+    }
+
+    /// Shows decoded events to the client and folds them into the answer.
+    fn model_events(&mut self, now: Instant, events: Vec<ModelEvent>) {
+        for event in events {
+            let Some(Step::Model(step)) = self.turn.as_mut().map(|t| &mut t.step) else {
+                return;
+            };
+            step.assembler.apply(&event);
+            let frame = match event {
+                ModelEvent::TextDelta { block, text } => {
+                    Event::TokenDelta(TokenDelta { block, delta: text })
+                }
+                ModelEvent::ThinkingDelta { block, text } => {
+                    Event::ThinkingDelta(TokenDelta { block, delta: text })
+                }
+                ModelEvent::Finished(stop) => {
+                    let http = step.http;
+                    self.outputs.push_back(Output::CancelHttp { id: http });
+                    return self.model_outcome(now, Outcome::Finished(stop));
+                }
+                ModelEvent::Error { kind, message } => {
+                    let retryable = !step.shown
+                        && kind
+                            .as_deref()
+                            .is_some_and(|k| RETRY_STREAM_ERRORS.contains(&k));
+                    let http = step.http;
+                    let reason = match kind {
+                        Some(kind) => format!("{kind}: {message}"),
+                        None => message,
+                    };
+                    self.outputs.push_back(Output::CancelHttp { id: http });
+                    let outcome = if retryable {
+                        Outcome::Retry {
+                            reason,
+                            retry_after: None,
+                        }
+                    } else {
+                        Outcome::Fail(format!("the model reported an error: {reason}"))
+                    };
+                    return self.model_outcome(now, outcome);
+                }
+                _ => continue,
+            };
+            step.shown = true;
+            self.emit(frame);
+        }
+    }
+
+    fn model_outcome(&mut self, now: Instant, outcome: Outcome) {
+        let Some(turn) = self.turn.as_mut() else {
+            return;
+        };
+        let step = match std::mem::replace(&mut turn.step, Step::WaitingForContext) {
+            Step::Model(step) => step,
+            other => {
+                turn.step = other;
+                return;
+            }
+        };
+        let usage = step.assembler.usage();
+        add_usage(&mut turn.usage, &usage);
+        turn.context_tokens = usage.prompt_tokens
+            + usage.cache_read_tokens
+            + usage.cache_write_tokens
+            + usage.completion_tokens;
+        if let (Some(cost), Some(prices)) = (
+            turn.cost_usd.as_mut(),
+            self.model.as_ref().and_then(|m| m.cost()),
+        ) {
+            *cost += (usage.prompt_tokens as f64 * prices.input
+                + usage.completion_tokens as f64 * prices.output
+                + usage.cache_read_tokens as f64 * prices.cache_read
+                + usage.cache_write_tokens as f64 * prices.cache_write)
+                / 1e6;
+        }
+        match outcome {
+            Outcome::Retry {
+                reason,
+                retry_after,
+            } => self.retry_or_fail(now, step.attempt, reason, retry_after),
+            Outcome::Fail(error) => {
+                self.keep_partial_answer(step.assembler);
+                self.end_turn(now, TurnEndReason::Error, Some(error));
+            }
+            Outcome::Finished(stop) => match step.assembler.finish() {
+                Err(error) => self.end_turn(
+                    now,
+                    TurnEndReason::Error,
+                    Some(format!("the model's answer could not be used: {error}")),
+                ),
+                Ok(message) => self.answer_finished(now, message, stop),
+            },
+        }
+    }
+
+    /// An answer arrived whole: run its tool calls, or end the turn.
+    fn answer_finished(&mut self, now: Instant, message: Message, stop: StopReason) {
+        let calls: Vec<_> = message
+            .content
+            .iter()
+            .filter_map(|b| match b {
+                Block::ToolUse { id, name, input } => {
+                    Some((id.clone(), name.clone(), input.clone()))
+                }
+                _ => None,
+            })
+            .collect();
+        if !message.content.is_empty() {
+            self.history.push(message);
+        }
+        if !calls.is_empty() {
+            if let Some(turn) = self.turn.as_mut() {
+                turn.step = Step::Tools(Box::new(ToolStep::new(calls)));
+            }
+            return self.run_next_tool(now);
+        }
+        let steered = self.turn.as_ref().is_some_and(|t| !t.steering.is_empty());
+        match stop {
+            StopReason::MaxTokens => self.end_turn(now, TurnEndReason::MaxTokens, None),
+            StopReason::Refusal => self.end_turn(now, TurnEndReason::Refusal, None),
+            _ if steered => self.send_request(now, 1),
+            _ => self.end_turn(now, TurnEndReason::EndTurn, None),
+        }
+    }
+
+    /// Keeps what the client already saw of an answer that did not finish, without tool calls
+    /// (they have no results).
+    fn keep_partial_answer(&mut self, assembler: MessageAssembler) {
+        if let Ok(mut message) = assembler.finish() {
+            message.content.retain(|b| matches!(b, Block::Text { .. }));
+            if !message.content.is_empty() {
+                self.history.push(message);
+            }
+        }
+    }
+
+    fn retry_or_fail(
+        &mut self,
+        now: Instant,
+        attempt: u32,
+        reason: String,
+        retry_after: Option<String>,
+    ) {
+        if attempt >= self.timings.max_attempts {
+            let error = format!("the model request failed after {attempt} attempts: {reason}");
+            return self.end_turn(now, TurnEndReason::Error, Some(error));
+        }
+        let delay = self.retry_delay(attempt, retry_after.as_deref());
+        if let Some(turn) = self.turn.as_mut() {
+            turn.step = Step::Backoff {
+                attempt: attempt + 1,
+                until: now + delay,
+            };
+        }
+        self.emit(Event::ModelRetrying(ModelRetrying {
+            attempt: attempt + 1,
+            delay_ms: u64::try_from(delay.as_millis()).unwrap_or(u64::MAX),
+            reason,
+        }));
+    }
+
+    /// Exponential backoff with jitter, or the server's `retry-after` (in seconds), capped.
+    fn retry_delay(&mut self, attempt: u32, retry_after: Option<&str>) -> Duration {
+        let max = self.timings.retry_max;
+        if let Some(seconds) = retry_after.and_then(|v| v.trim().parse::<f64>().ok()) {
+            if seconds.is_finite() && seconds >= 0.0 {
+                return Duration::from_secs_f64(seconds).min(max);
+            }
+        }
+        let base = self
+            .timings
+            .retry_base
+            .saturating_mul(1 << (attempt - 1).min(16));
+        let base = base.min(max);
+        let jitter_ms = self
+            .rng
+            .below_or_equal(u64::try_from(base.as_millis() / 4).unwrap_or(0));
+        (base + Duration::from_millis(jitter_ms)).min(max)
+    }
+
+    /// Runs a due timer of the turn.
+    pub(super) fn turn_timeout(&mut self, now: Instant) {
+        let Some(turn) = self.turn.as_ref() else {
+            return;
+        };
+        match &turn.step {
+            Step::Backoff { attempt, until } if *until <= now => {
+                let attempt = *attempt;
+                self.send_request(now, attempt);
+            }
+            Step::Model(step) if step.idle_deadline <= now => {
+                let http = step.http;
+                self.outputs.push_back(Output::CancelHttp { id: http });
+                let seconds = self.timings.model_idle_timeout.as_secs_f64();
+                let outcome = if step.shown {
+                    Outcome::Fail(format!("the model sent nothing for {seconds}s"))
+                } else {
+                    Outcome::Retry {
+                        reason: format!("the model sent nothing for {seconds}s"),
+                        retry_after: None,
+                    }
+                };
+                self.model_outcome(now, outcome);
+            }
+            Step::Tools(_) => self.tool_timeout(now),
+            _ => {}
+        }
+    }
+
+    /// `interrupt_turn`: stop whatever runs, settle open prompts, end the turn.
+    pub(super) fn interrupt(&mut self, now: Instant) {
+        let Some(turn) = self.turn.as_mut() else {
+            return;
+        };
+        match std::mem::replace(&mut turn.step, Step::WaitingForContext) {
+            Step::Model(step) => {
+                self.outputs.push_back(Output::CancelHttp { id: step.http });
+                self.keep_partial_answer(step.assembler);
+            }
+            Step::Tools(tools) => self.interrupt_tools(*tools),
+            Step::Backoff { .. } | Step::WaitingForContext => {}
+        }
+        self.end_turn(now, TurnEndReason::Interrupted, None);
+    }
+
+    /// Ends the turn: `turn_usage`, `turn_ended`, `state_changed`; then the next queued message.
+    pub(super) fn end_turn(&mut self, now: Instant, reason: TurnEndReason, error: Option<String>) {
+        let Some(turn) = self.turn.take() else {
+            return;
+        };
+        self.session_cost_usd += turn.cost_usd.unwrap_or(0.0);
+        self.emit(Event::TurnUsage(TurnUsage {
+            prompt_tokens: turn.usage.prompt_tokens,
+            completion_tokens: turn.usage.completion_tokens,
+            cache_read_tokens: turn.usage.cache_read_tokens,
+            cache_write_tokens: turn.usage.cache_write_tokens,
+            reasoning_tokens: turn.usage.reasoning_tokens,
+            cost_usd: turn.cost_usd,
+            context_tokens: turn.context_tokens,
+            context_window: self.model.as_ref().and_then(|m| m.context_window()),
+            session_cost_usd: self.session_cost_usd,
+        }));
+        self.emit(Event::TurnEnded(TurnEnded {
+            turn_id: turn.id,
+            reason,
+            error,
+        }));
+        self.emit_state();
+        if let Some(next) = self.queue.pop_front() {
+            if !self.closed {
+                self.start_turn(now, next, TurnSource::Queue);
+            }
+        }
+    }
+}
+
+fn add_usage(total: &mut Usage, more: &Usage) {
+    total.prompt_tokens += more.prompt_tokens;
+    total.completion_tokens += more.completion_tokens;
+    total.cache_read_tokens += more.cache_read_tokens;
+    total.cache_write_tokens += more.cache_write_tokens;
+    total.reasoning_tokens += more.reasoning_tokens;
+}

@@ -1,0 +1,182 @@
+//! Agent-turn figures against the loopback model server, each beside a baseline from the same
+//! run: streaming overhead (100,000 token deltas through luxe, against the same stream read
+//! straight from the server), interrupt latency while a stream and while a tool runs, and
+//! memory over a 1,000-turn session.
+//!
+//! `cargo bench -p luxe-tests --bench turns` (release binary).
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::time::{Duration, Instant};
+
+use luxe_tests::model_server::{ModelServer, Part, Reply, Script, Stop};
+use luxe_tests::process::{LuxeProcess, Workspace};
+use serde_json::json;
+
+const DELTAS: usize = 100_000;
+
+fn main() {
+    let ws = Workspace::new();
+    streaming_overhead(&ws);
+    interrupt_latency(&ws);
+    memory_over_turns(&ws);
+}
+
+fn big_stream() -> Reply {
+    let deltas: Vec<String> = (0..DELTAS).map(|i| format!("tok{i} ")).collect();
+    Reply::Stream(Script::new(vec![Part::Text(deltas)], Stop::EndTurn))
+}
+
+fn start(ws: &Workspace, server: &ModelServer, extra: &[&str]) -> LuxeProcess {
+    let mut cmd = ws.luxe();
+    cmd.env("ANTHROPIC_API_KEY", "k")
+        .env("ANTHROPIC_BASE_URL", server.anthropic_base_url())
+        .args(extra);
+    let mut luxe = LuxeProcess::spawn(cmd);
+    luxe.expect("ready");
+    luxe.expect("state_changed");
+    luxe
+}
+
+fn submit(luxe: &mut LuxeProcess, text: &str) {
+    luxe.send(&json!({"kind":"submit_user_message","content":{"text":text}}).to_string());
+}
+
+/// Reads the server's response to one request straight off the socket, as a client with no
+/// processing at all would; returns the time to the end of the body.
+fn read_directly(server: &ModelServer) -> Duration {
+    let url = server.anthropic_base_url();
+    let addr = url.trim_start_matches("http://");
+    let body = json!({"model":"m","max_tokens":10,"messages":[{"role":"user","content":"x"}],"stream":true}).to_string();
+    let start = Instant::now();
+    let mut stream = TcpStream::connect(addr).expect("the model server accepts");
+    write!(
+        stream,
+        "POST /v1/messages HTTP/1.1\r\nhost: {addr}\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n{body}",
+        body.len()
+    )
+    .expect("request written");
+    let mut sink = Vec::with_capacity(32 << 20);
+    stream.read_to_end(&mut sink).expect("response read");
+    let elapsed = start.elapsed();
+    assert!(sink.windows(12).any(|w| w == b"message_stop"), "the whole stream arrived");
+    elapsed
+}
+
+fn streaming_overhead(ws: &Workspace) {
+    let server = ModelServer::start();
+    let mut direct = Vec::new();
+    let mut through = Vec::new();
+    let mut luxe = start(ws, &server, &[]);
+    for _ in 0..5 {
+        server.push(big_stream());
+        direct.push(read_directly(&server));
+        server.push(big_stream());
+        let t = Instant::now();
+        submit(&mut luxe, "stream");
+        let mut deltas = 0;
+        loop {
+            let frame = luxe.recv();
+            match frame["kind"].as_str() {
+                Some("token_delta") => deltas += 1,
+                Some("turn_ended") => break,
+                _ => {}
+            }
+        }
+        through.push(t.elapsed());
+        assert_eq!(deltas, DELTAS);
+    }
+    direct.sort();
+    through.sort();
+    let (d, l) = (direct[2], through[2]);
+    println!(
+        "stream 100,000 deltas   through luxe {:>8.1} ms   directly from the server {:>8.1} ms   overhead {:+.1}%  (median of 5)",
+        ms(l),
+        ms(d),
+        (l.as_secs_f64() / d.as_secs_f64() - 1.0) * 100.0
+    );
+}
+
+fn interrupt_latency(ws: &Workspace) {
+    let server = ModelServer::start();
+    let mut luxe = start(ws, &server, &["--yolo"]);
+    let mut stream_times = Vec::new();
+    let mut tool_times = Vec::new();
+    for _ in 0..15 {
+        server.push(Reply::Stream(
+            Script::new(vec![Part::Text(vec!["slow ".into(); 1000])], Stop::EndTurn)
+                .with_delay(Duration::from_millis(20)),
+        ));
+        submit(&mut luxe, "stream slowly");
+        until(&mut luxe, "token_delta");
+        stream_times.push(interrupt(&mut luxe));
+
+        server.push(Reply::tool_call("b", "bash", json!({"command": "sleep 30"})));
+        submit(&mut luxe, "run a tool");
+        until(&mut luxe, "tool_started");
+        std::thread::sleep(Duration::from_millis(20));
+        tool_times.push(interrupt(&mut luxe));
+    }
+    stream_times.sort();
+    tool_times.sort();
+    // Baseline: a client's own round trip through luxe for a frame that does no work.
+    let mut echo = Vec::new();
+    for _ in 0..15 {
+        let t = Instant::now();
+        luxe.send(r#"{"kind":"set_mode","content":{"mode":"build"}}"#);
+        luxe.expect("state_changed");
+        echo.push(t.elapsed());
+    }
+    echo.sort();
+    println!(
+        "interrupt -> turn_ended  while streaming {:>6.2} ms   while a tool runs {:>6.2} ms   (baseline: set_mode -> state_changed {:.2} ms; median of 15)",
+        ms(stream_times[7]),
+        ms(tool_times[7]),
+        ms(echo[7])
+    );
+}
+
+fn interrupt(luxe: &mut LuxeProcess) -> Duration {
+    let t = Instant::now();
+    luxe.send(r#"{"kind":"interrupt_turn"}"#);
+    until(luxe, "turn_ended");
+    t.elapsed()
+}
+
+fn until(luxe: &mut LuxeProcess, kind: &str) {
+    while luxe.recv()["kind"] != kind {}
+}
+
+fn memory_over_turns(ws: &Workspace) {
+    let server = ModelServer::start();
+    let mut luxe = start(ws, &server, &[]);
+    let mut at_10 = 0;
+    let t = Instant::now();
+    for turn in 1..=1000 {
+        server.push(Reply::text("a short answer of a few words"));
+        submit(&mut luxe, "another question");
+        until(&mut luxe, "turn_ended");
+        if turn == 10 {
+            at_10 = peak_rss_kib(luxe.pid());
+        }
+    }
+    let at_1000 = peak_rss_kib(luxe.pid());
+    println!(
+        "1,000 turns              peak RSS {at_10} KiB at turn 10, {at_1000} KiB at turn 1,000 ({:.1} s)",
+        t.elapsed().as_secs_f64()
+    );
+}
+
+fn peak_rss_kib(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("status");
+    BufReader::new(status.as_bytes())
+        .lines()
+        .map_while(Result::ok)
+        .find_map(|l| l.strip_prefix("VmHWM:").map(str::to_owned))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap_or(0)
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e3
+}

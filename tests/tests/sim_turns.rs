@@ -1,0 +1,419 @@
+//! Simulated agent turns on the virtual clock: quickcheck drives random interleavings of client
+//! actions, model responses (text, tool calls, errors, dropped connections), tool results, time
+//! and interrupts through `luxe-core`. Every step is checked by the harness's ledger (one
+//! `turn_ended` per `turn_started`, every prompt settled once, no tool work outside a turn);
+//! here we also check that every request to the model is well-formed: each tool call has its
+//! result in the very next message.
+
+use std::collections::VecDeque;
+use std::time::{Duration, Instant};
+
+use luxe_core::config::Providers;
+use luxe_core::effects::{EffectId, FileContent, Stream};
+use luxe_core::harness::{Checked, test_config};
+use luxe_core::model::wire::Endpoint;
+use luxe_core::protocol::events::Event;
+use luxe_core::{Config, Input, Output};
+use quickcheck::{Arbitrary, Gen, QuickCheck};
+use serde_json::{Value, json};
+
+#[derive(Clone, Debug)]
+enum Op {
+    Submit,
+    Steer,
+    Interrupt,
+    AutoApprove(bool),
+    Reply(u8),
+    Model(ModelOp),
+    Effect(bool),
+    Advance(u16),
+}
+
+#[derive(Clone, Debug)]
+enum ModelOp {
+    Text(Vec<usize>),
+    Tool(u8, Vec<usize>),
+    Status(u16),
+    Fail,
+}
+
+impl Arbitrary for ModelOp {
+    fn arbitrary(g: &mut Gen) -> Self {
+        let cuts = Vec::<usize>::arbitrary(g);
+        match u8::arbitrary(g) % 8 {
+            0..=2 => Self::Text(cuts),
+            3..=5 => Self::Tool(u8::arbitrary(g), cuts),
+            6 => Self::Status(*g.choose(&[400, 429, 500, 529]).expect("non-empty")),
+            _ => Self::Fail,
+        }
+    }
+}
+
+impl Arbitrary for Op {
+    fn arbitrary(g: &mut Gen) -> Self {
+        match u8::arbitrary(g) % 16 {
+            0..=1 => Self::Submit,
+            2 => Self::Steer,
+            3 => Self::Interrupt,
+            4 => Self::AutoApprove(bool::arbitrary(g)),
+            5..=6 => Self::Reply(u8::arbitrary(g)),
+            7..=10 => Self::Model(ModelOp::arbitrary(g)),
+            11..=13 => Self::Effect(u8::arbitrary(g) % 5 != 0),
+            _ => Self::Advance(u16::arbitrary(g) % 3000),
+        }
+    }
+}
+
+fn config() -> Config {
+    let mut config = test_config();
+    config.model = Some("anthropic/claude-sonnet-4-5".into());
+    config.providers = Providers {
+        anthropic: Some(Endpoint {
+            base_url: "http://model.test".into(),
+            api_key: Some("k".into()),
+        }),
+        openai: None,
+    };
+    config.timings.retry_base = Duration::from_millis(100);
+    config.timings.retry_max = Duration::from_millis(1000);
+    config.timings.bash_timeout = Duration::from_millis(2000);
+    config.timings.model_idle_timeout = Duration::from_millis(2500);
+    config
+}
+
+/// Plays model, tools and client against the core.
+struct World {
+    checked: Checked,
+    http: VecDeque<EffectId>,
+    effects: VecDeque<Output>,
+    prompt: Option<(String, String)>,
+    tool_ids: u32,
+}
+
+impl World {
+    fn new() -> Self {
+        let mut world = Self {
+            checked: Checked::new(config(), Instant::now()),
+            http: VecDeque::new(),
+            effects: VecDeque::new(),
+            prompt: None,
+            tool_ids: 0,
+        };
+        let start = world.checked.take_start();
+        world.absorb(start);
+        world
+    }
+
+    fn absorb(&mut self, outputs: Vec<Output>) {
+        for output in outputs {
+            match output {
+                Output::HttpRequest { id, request } => {
+                    check_request(&request.body);
+                    self.http.push_back(id);
+                }
+                Output::CancelHttp { id } => self.http.retain(|h| *h != id),
+                Output::Frame(Event::PermissionRequested(p)) => {
+                    self.prompt = Some(("permission".into(), p.id));
+                }
+                Output::Frame(Event::QuestionAsked(q)) => {
+                    self.prompt = Some(("question".into(), q.id));
+                }
+                Output::Frame(Event::PermissionResolved(_) | Event::QuestionResolved(_)) => {
+                    self.prompt = None;
+                }
+                Output::Frame(_) | Output::Exit { .. } => {}
+                Output::Kill { id } => {
+                    // The process dies; its exit is what io would report.
+                    self.effects.retain(|e| effect_id(e) != Some(id));
+                    let out = self.checked.input(Input::ProcessExited {
+                        id,
+                        status: Ok(None),
+                    });
+                    self.absorb(out);
+                }
+                effect => self.effects.push_back(effect),
+            }
+        }
+    }
+
+    fn line(&mut self, frame: Value) {
+        let out = self.checked.line(frame.to_string().as_bytes());
+        self.absorb(out);
+    }
+
+    fn input(&mut self, input: Input<'_>) {
+        let out = self.checked.input(input);
+        self.absorb(out);
+    }
+
+    fn step(&mut self, op: &Op) {
+        match op {
+            Op::Submit => self.line(json!({"kind":"submit_user_message","content":{"text":"go"}})),
+            Op::Steer => self.line(json!({"kind":"steer_turn","content":{"text":"and also"}})),
+            Op::Interrupt => self.line(json!({"kind":"interrupt_turn"})),
+            Op::AutoApprove(on) => {
+                self.line(json!({"kind":"set_permission_auto_approve","content":{"enabled":on}}));
+            }
+            Op::Reply(choice) => {
+                let (kind, id) = self
+                    .prompt
+                    .clone()
+                    .unwrap_or(("permission".into(), "perm_404".into()));
+                let frame = if kind == "permission" {
+                    let reply = ["once", "always", "reject"][usize::from(*choice) % 3];
+                    json!({"kind":"respond_permission","content":{"id":id,"reply":reply}})
+                } else {
+                    json!({"kind":"answer_question","content":{"id":id,"reply":{"answered":["a"]}}})
+                };
+                self.line(frame);
+            }
+            Op::Model(model) => self.model(model),
+            Op::Effect(ok) => self.effect(*ok),
+            Op::Advance(ms) => {
+                let out = self.checked.advance(Duration::from_millis(u64::from(*ms)));
+                self.absorb(out);
+            }
+        }
+    }
+
+    fn model(&mut self, op: &ModelOp) {
+        let Some(id) = self.http.pop_front() else {
+            return;
+        };
+        let (body, cuts) = match op {
+            ModelOp::Status(code) => {
+                self.input(Input::HttpResponse {
+                    id,
+                    status: *code,
+                    retry_after: None,
+                });
+                self.input(Input::HttpBody {
+                    id,
+                    bytes: br#"{"type":"error","error":{"type":"api_error","message":"boom"}}"#,
+                });
+                return self.input(Input::HttpEnded { id });
+            }
+            ModelOp::Fail => {
+                return self.input(Input::HttpFailed {
+                    id,
+                    error: "connection reset".into(),
+                });
+            }
+            ModelOp::Text(cuts) => (text_stream(), cuts),
+            ModelOp::Tool(which, cuts) => {
+                self.tool_ids += 1;
+                (tool_stream(*which, self.tool_ids), cuts)
+            }
+        };
+        self.input(Input::HttpResponse {
+            id,
+            status: 200,
+            retry_after: None,
+        });
+        let mut bounds: Vec<usize> = cuts.iter().map(|c| c % (body.len() + 1)).collect();
+        bounds.extend([0, body.len()]);
+        bounds.sort_unstable();
+        for w in bounds.windows(2) {
+            self.input(Input::HttpBody {
+                id,
+                bytes: &body[w[0]..w[1]],
+            });
+        }
+        self.input(Input::HttpEnded { id });
+    }
+
+    fn effect(&mut self, ok: bool) {
+        let Some(effect) = self.effects.pop_front() else {
+            return;
+        };
+        let fail = || Err::<(), String>("simulated failure".into());
+        match effect {
+            Output::ReadFile { id, .. } => self.input(Input::FileRead {
+                id,
+                result: if ok {
+                    Ok(FileContent {
+                        bytes: b"hello world\n".to_vec(),
+                        total_len: 12,
+                    })
+                } else {
+                    Err("no such file".into())
+                },
+            }),
+            Output::WriteFile { id, .. } => self.input(Input::FileWritten {
+                id,
+                result: if ok { Ok(()) } else { fail() },
+            }),
+            Output::Spawn { id, .. } => {
+                if ok {
+                    self.input(Input::ProcessOutput {
+                        id,
+                        stream: Stream::Stdout,
+                        bytes: b"out\n",
+                    });
+                    self.input(Input::ProcessExited {
+                        id,
+                        status: Ok(Some(0)),
+                    });
+                } else {
+                    self.input(Input::ProcessExited {
+                        id,
+                        status: Err("no such program".into()),
+                    });
+                }
+            }
+            Output::Search { id, .. } => self.input(Input::SearchDone {
+                id,
+                result: Ok(Vec::new()),
+            }),
+            Output::ListFiles { id, .. } => self.input(Input::FilesListed {
+                id,
+                result: Ok(vec!["a.rs".into()]),
+            }),
+            other => panic!("unexpected effect {other:?}"),
+        }
+    }
+}
+
+fn effect_id(output: &Output) -> Option<EffectId> {
+    match output {
+        Output::ReadFile { id, .. }
+        | Output::WriteFile { id, .. }
+        | Output::Spawn { id, .. }
+        | Output::Search { id, .. }
+        | Output::ListFiles { id, .. } => Some(*id),
+        _ => None,
+    }
+}
+
+fn sse(events: &[Value]) -> Vec<u8> {
+    let mut out = String::new();
+    for event in events {
+        out.push_str(&format!("event: {}\ndata: {event}\n\n", event["type"].as_str().unwrap_or("")));
+    }
+    out.into_bytes()
+}
+
+fn envelope(blocks: Vec<Value>, stop: &str) -> Vec<u8> {
+    let mut events = vec![json!({"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","model":"m","content":[],"stop_reason":null,"usage":{"input_tokens":10,"output_tokens":1}}})];
+    events.extend(blocks);
+    events.push(json!({"type":"message_delta","delta":{"stop_reason":stop},"usage":{"output_tokens":5}}));
+    events.push(json!({"type":"message_stop"}));
+    sse(&events)
+}
+
+fn text_stream() -> Vec<u8> {
+    envelope(
+        vec![
+            json!({"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}),
+            json!({"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"All done."}}),
+            json!({"type":"content_block_stop","index":0}),
+        ],
+        "end_turn",
+    )
+}
+
+fn tool_stream(which: u8, n: u32) -> Vec<u8> {
+    let (name, input) = match which % 8 {
+        0 => ("read", json!({"path": "a.txt"})),
+        1 => ("write", json!({"path": "b.txt", "content": "x"})),
+        2 => ("edit", json!({"path": "a.txt", "old_text": "hello", "new_text": "bye"})),
+        3 => ("bash", json!({"command": "echo out"})),
+        4 => ("grep", json!({"pattern": "x"})),
+        5 => ("glob", json!({"pattern": "**/*.rs"})),
+        6 => ("ask_user", json!({"question": "?", "options": [{"label": "a"}]})),
+        _ => ("update_plan", json!({"entries": [{"content": "s", "status": "pending"}]})),
+    };
+    let id = format!("toolu_{n}");
+    envelope(
+        vec![
+            json!({"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":id,"name":name,"input":{}}}),
+            json!({"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":input.to_string()}}),
+            json!({"type":"content_block_stop","index":0}),
+        ],
+        "tool_use",
+    )
+}
+
+/// Every `tool_use` in an assistant message has its `tool_result` in the next message, and
+/// results answer only calls of the message before them.
+fn check_request(body: &[u8]) {
+    let body: Value = serde_json::from_slice(body).expect("the request body is JSON");
+    let messages = body["messages"].as_array().expect("messages");
+    let ids = |m: &Value, kind: &str, field: &str| -> Vec<String> {
+        m["content"]
+            .as_array()
+            .map(|blocks| {
+                blocks
+                    .iter()
+                    .filter(|b| b["type"] == kind)
+                    .map(|b| b[field].as_str().unwrap_or_default().to_owned())
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    for (i, message) in messages.iter().enumerate() {
+        let calls = ids(message, "tool_use", "id");
+        if !calls.is_empty() {
+            let next = messages.get(i + 1).expect("tool calls are followed by their results");
+            assert_eq!(ids(next, "tool_result", "tool_use_id"), calls, "results pair with calls: {body}");
+        }
+        let results = ids(message, "tool_result", "tool_use_id");
+        if !results.is_empty() {
+            let prev = &messages[i - 1];
+            assert_eq!(ids(prev, "tool_use", "id"), results, "results answer the calls before them");
+        }
+    }
+    assert_eq!(messages.first().map(|m| &m["role"]), Some(&json!("user")));
+}
+
+fn runs() -> u64 {
+    std::env::var("QUICKCHECK_TESTS").ok().and_then(|v| v.parse().ok()).unwrap_or(300)
+}
+
+fn random_interleavings_keep_every_promise(ops: Vec<Op>) -> bool {
+    let mut world = World::new();
+    // The start-up probes answer first, as they do within milliseconds in real life.
+    world.effect(true);
+    world.effect(true);
+    for op in &ops {
+        world.step(op);
+    }
+    // Whatever state it is in, an interrupt ends the turn and the session still answers.
+    world.line(json!({"kind":"interrupt_turn"}));
+    world.line(json!({"kind":"set_mode","content":{"mode":"plan"}}));
+    true
+}
+
+#[test]
+fn property_random_interleavings_keep_every_promise() {
+    QuickCheck::new()
+        .tests(runs())
+        .quickcheck(random_interleavings_keep_every_promise as fn(Vec<Op>) -> bool);
+}
+
+#[test]
+fn a_tool_call_round_trip_in_simulation() {
+    let mut world = World::new();
+    world.effect(true);
+    world.effect(true);
+    world.step(&Op::Submit);
+    world.step(&Op::Model(ModelOp::Tool(0, vec![7, 99])));
+    // read inside cwd runs without a prompt: the file read is pending.
+    assert!(matches!(world.effects.front(), Some(Output::ReadFile { .. })));
+    world.step(&Op::Effect(true));
+    assert_eq!(world.http.len(), 1, "the result went back to the model");
+    world.step(&Op::Model(ModelOp::Text(vec![])));
+    assert!(world.http.is_empty() && world.effects.is_empty());
+}
+
+#[test]
+fn retries_back_off_on_the_virtual_clock() {
+    let mut world = World::new();
+    world.effect(true);
+    world.effect(true);
+    world.step(&Op::Submit);
+    world.step(&Op::Model(ModelOp::Status(529)));
+    assert!(world.http.is_empty(), "waiting before the retry");
+    world.step(&Op::Advance(2000));
+    assert_eq!(world.http.len(), 1, "the retry went out after the backoff");
+}
