@@ -1,4 +1,5 @@
-//! The event loop: wait for stdin, a signal or the core's next deadline; feed it; drain.
+//! The event loop: wait for stdin, a signal, an effect's result or the core's next deadline;
+//! feed it; drain.
 
 use std::io::{self, ErrorKind};
 use std::time::Instant;
@@ -10,6 +11,7 @@ use smol::future::FutureExt as _;
 use smol::io::AsyncReadExt;
 use smol::stream::StreamExt as _;
 
+use crate::effects::{Completion, Effects};
 use crate::frame_writer::FrameWriter;
 
 /// The exit status when the client stops reading stdout: quiet, but not success.
@@ -18,9 +20,13 @@ const BROKEN_PIPE_STATUS: i32 = 1;
 /// How much of stdin one read takes.
 const READ_CHUNK: usize = 64 * 1024;
 
+/// How many effect results may wait for the core before their producers wait too.
+const COMPLETION_BACKLOG: usize = 256;
+
 /// What woke the loop.
 enum Wake {
     Read(io::Result<usize>),
+    Completed(Completion),
     Terminate,
     Deadline,
 }
@@ -34,6 +40,8 @@ async fn drive(mut luxe: Luxe) -> i32 {
     let mut writer = FrameWriter::new();
     let mut stdin = Unblock::with_capacity(READ_CHUNK, io::stdin());
     let mut buf = vec![0u8; READ_CHUNK];
+    let (sender, completions) = smol::channel::bounded(COMPLETION_BACKLOG);
+    let mut effects = Effects::new(sender);
     let mut signals = match Signals::new([Signal::Term, Signal::Int]) {
         Ok(signals) => Some(signals),
         Err(err) => {
@@ -42,11 +50,18 @@ async fn drive(mut luxe: Luxe) -> i32 {
         }
     };
     loop {
-        if let Some(code) = drain(&mut luxe, &mut writer).await {
+        if let Some(code) = drain(&mut luxe, &mut effects, &mut writer).await {
             return code;
         }
         let deadline = luxe.poll_timeout();
         let read = async { Wake::Read(stdin.read(&mut buf).await) };
+        let completed = async {
+            match completions.recv().await {
+                Ok(completion) => Wake::Completed(completion),
+                // Never: `effects` holds a sender.
+                Err(_) => std::future::pending().await,
+            }
+        };
         let signal = async {
             match signals.as_mut() {
                 Some(signals) => {
@@ -65,9 +80,12 @@ async fn drive(mut luxe: Luxe) -> i32 {
                 None => std::future::pending().await,
             }
         };
-        // The signal goes first so a flood on stdin cannot starve SIGTERM.
-        let wake = signal.or(read).or(timer).await;
+        // The signal goes first so a flood on stdin or of results cannot starve SIGTERM; stdin
+        // and results race fairly so neither starves the other.
+        let wake = signal.or(read.race(completed)).or(timer).await;
         let now = Instant::now();
+        // A flood may keep the timer from being polled: fire a due deadline anyway.
+        let due = deadline.is_some_and(|at| at <= now);
         match wake {
             Wake::Read(Ok(0)) => luxe.handle_input(now, Input::ClientEof),
             Wake::Read(Ok(n)) => luxe.handle_input(now, Input::ClientBytes(&buf[..n])),
@@ -79,20 +97,27 @@ async fn drive(mut luxe: Luxe) -> i32 {
                 tracing::debug!("terminated by signal");
                 luxe.handle_input(now, Input::Terminate);
             }
-            Wake::Deadline => luxe.handle_timeout(now),
+            Wake::Completed(completion) => luxe.handle_input(now, completion.as_input()),
+            Wake::Deadline => {}
+        }
+        if due {
+            luxe.handle_timeout(now);
         }
     }
 }
 
 /// Performs every queued output; returns the exit status once the core asks to exit.
-async fn drain(luxe: &mut Luxe, writer: &mut FrameWriter) -> Option<i32> {
+async fn drain(luxe: &mut Luxe, effects: &mut Effects, writer: &mut FrameWriter) -> Option<i32> {
     let mut exit = None;
     while let Some(output) = luxe.poll_output() {
         match output {
             Output::Frame(event) => writer.push(&event),
             Output::Exit { code } => exit = Some(code),
-            other => tracing::warn!("no performer for {other:?} yet"),
+            effect => effects.start(effect),
         }
+    }
+    if exit.is_some() {
+        effects.shutdown();
     }
     if let Err(err) = writer.flush().await {
         tracing::debug!("stdout closed: {err}");

@@ -5,7 +5,13 @@
 //! decides nothing: a branch here that chooses *what* to do belongs in the core.
 
 mod driver;
+mod effects;
 pub mod environment;
+mod files;
 mod frame_writer;
+mod http;
+mod process;
+mod search;
 
 pub use driver::run;
+pub use effects::{Completion, Effects};

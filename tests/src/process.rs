@@ -53,6 +53,9 @@ pub fn luxe_bin() -> &'static Path {
             .arg(manifest)
             .arg("--target-dir")
             .arg(target_dir)
+            // cargo test sets this for the test; rustls-ffi's build script reruns when it differs
+            // from the outer build's (unset), and that rebuilds libcurl each time.
+            .env_remove("CARGO_PKG_VERSION")
             .status()
             .expect("cargo runs");
         assert!(status.success(), "building luxe failed");

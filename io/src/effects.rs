@@ -1,0 +1,251 @@
+//! Performs the core's effect outputs as smol tasks and sends their results back as
+//! [`Completion`]s over a channel, which the driver feeds to the core as [`Input`]s.
+
+use std::collections::HashMap;
+
+use luxe_core::effects::{EffectId, FileContent, Input, Output, SearchHit, Stream};
+use smol::Task;
+use smol::channel::Sender;
+
+use crate::process::Process;
+use crate::{files, http, search};
+
+/// What an effect produced: an owned mirror of the effect variants of [`Input`], so it can cross
+/// a channel. [`Completion::as_input`] borrows it back as the core's vocabulary.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Completion {
+    /// See [`Input::HttpResponse`].
+    HttpResponse {
+        /// The request.
+        id: EffectId,
+        /// The HTTP status.
+        status: u16,
+        /// The `retry-after` header, as sent.
+        retry_after: Option<String>,
+    },
+    /// See [`Input::HttpBody`].
+    HttpBody {
+        /// The request.
+        id: EffectId,
+        /// The bytes.
+        bytes: Vec<u8>,
+    },
+    /// See [`Input::HttpEnded`].
+    HttpEnded {
+        /// The request.
+        id: EffectId,
+    },
+    /// See [`Input::HttpFailed`].
+    HttpFailed {
+        /// The request.
+        id: EffectId,
+        /// What went wrong, in words.
+        error: String,
+    },
+    /// See [`Input::FileRead`].
+    FileRead {
+        /// The read.
+        id: EffectId,
+        /// The content, or why not.
+        result: Result<FileContent, String>,
+    },
+    /// See [`Input::FileWritten`].
+    FileWritten {
+        /// The write.
+        id: EffectId,
+        /// Success, or why not.
+        result: Result<(), String>,
+    },
+    /// See [`Input::ProcessOutput`].
+    ProcessOutput {
+        /// The process.
+        id: EffectId,
+        /// Which stream.
+        stream: Stream,
+        /// The bytes.
+        bytes: Vec<u8>,
+    },
+    /// See [`Input::ProcessExited`].
+    ProcessExited {
+        /// The process.
+        id: EffectId,
+        /// The exit code; `None` when killed by a signal; `Err` when it could not start.
+        status: Result<Option<i32>, String>,
+    },
+    /// See [`Input::SearchDone`].
+    SearchDone {
+        /// The search.
+        id: EffectId,
+        /// The matching lines, or why not.
+        result: Result<Vec<SearchHit>, String>,
+    },
+    /// See [`Input::FilesListed`].
+    FilesListed {
+        /// The listing.
+        id: EffectId,
+        /// Matching paths relative to the root, or why not.
+        result: Result<Vec<String>, String>,
+    },
+}
+
+impl Completion {
+    /// The core's view of this result. File contents and search hits are cloned because
+    /// [`Input`] owns them.
+    pub fn as_input(&self) -> Input<'_> {
+        match self {
+            Self::HttpResponse {
+                id,
+                status,
+                retry_after,
+            } => Input::HttpResponse {
+                id: *id,
+                status: *status,
+                retry_after: retry_after.clone(),
+            },
+            Self::HttpBody { id, bytes } => Input::HttpBody { id: *id, bytes },
+            Self::HttpEnded { id } => Input::HttpEnded { id: *id },
+            Self::HttpFailed { id, error } => Input::HttpFailed {
+                id: *id,
+                error: error.clone(),
+            },
+            Self::FileRead { id, result } => Input::FileRead {
+                id: *id,
+                result: result.clone(),
+            },
+            Self::FileWritten { id, result } => Input::FileWritten {
+                id: *id,
+                result: result.clone(),
+            },
+            Self::ProcessOutput { id, stream, bytes } => Input::ProcessOutput {
+                id: *id,
+                stream: *stream,
+                bytes,
+            },
+            Self::ProcessExited { id, status } => Input::ProcessExited {
+                id: *id,
+                status: status.clone(),
+            },
+            Self::SearchDone { id, result } => Input::SearchDone {
+                id: *id,
+                result: result.clone(),
+            },
+            Self::FilesListed { id, result } => Input::FilesListed {
+                id: *id,
+                result: result.clone(),
+            },
+        }
+    }
+}
+
+/// Starts effects and keeps what must be cancellable: HTTP requests (dropping the task closes the
+/// connection) and processes (their group is killed on `Kill`, on [`Effects::shutdown`] and when
+/// this is dropped). File and search work always runs to its end.
+pub struct Effects {
+    sender: Sender<Completion>,
+    requests: HashMap<EffectId, Task<()>>,
+    processes: HashMap<EffectId, Process>,
+}
+
+impl Effects {
+    /// A performer whose results go to `sender`. A bounded channel makes a fast producer (a
+    /// chatty process, a quick download) wait for the core instead of filling memory.
+    pub fn new(sender: Sender<Completion>) -> Self {
+        Self {
+            sender,
+            requests: HashMap::new(),
+            processes: HashMap::new(),
+        }
+    }
+
+    /// Starts one effect output; its results arrive on the channel later, never during this call.
+    /// `Frame` and `Exit` are the driver's, not effects: they are logged and ignored.
+    pub fn start(&mut self, output: Output) {
+        // Forget finished work so the maps stay as small as what is running.
+        self.requests.retain(|_, task| !task.is_finished());
+        self.processes.retain(|_, process| !process.is_finished());
+        let sender = self.sender.clone();
+        match output {
+            Output::HttpRequest { id, request } => {
+                let task = smol::spawn(http::post(id, request, sender));
+                self.requests.insert(id, task);
+            }
+            Output::CancelHttp { id } => {
+                self.requests.remove(&id);
+            }
+            Output::ReadFile {
+                id,
+                path,
+                max_bytes,
+            } => self.run_blocking(move || Completion::FileRead {
+                id,
+                result: files::read(&path, max_bytes),
+            }),
+            Output::WriteFile { id, path, bytes } => {
+                self.run_blocking(move || Completion::FileWritten {
+                    id,
+                    result: files::write_atomically(&path, &bytes),
+                });
+            }
+            Output::Spawn {
+                id,
+                program,
+                args,
+                cwd,
+            } => {
+                let process = Process::spawn(id, &program, &args, &cwd, sender);
+                self.processes.insert(id, process);
+            }
+            Output::Kill { id } => match self.processes.get(&id) {
+                Some(process) => process.kill(),
+                None => tracing::debug!("kill of {id:?}: not running"),
+            },
+            Output::Search {
+                id,
+                root,
+                pattern,
+                glob,
+                case_insensitive,
+                max_results,
+            } => self.run_blocking(move || Completion::SearchDone {
+                id,
+                result: search::search(
+                    &root,
+                    &pattern,
+                    glob.as_deref(),
+                    case_insensitive,
+                    max_results,
+                ),
+            }),
+            Output::ListFiles {
+                id,
+                root,
+                pattern,
+                max_results,
+            } => self.run_blocking(move || Completion::FilesListed {
+                id,
+                result: search::list_files(&root, &pattern, max_results),
+            }),
+            Output::Frame(_) | Output::Exit { .. } => {
+                tracing::warn!("not an effect output; ignored");
+            }
+        }
+    }
+
+    /// Kills every running process group and drops every running request, for exit.
+    pub fn shutdown(&mut self) {
+        // Dropping a Process kills its group; dropping a request's task closes its connection.
+        self.processes.clear();
+        self.requests.clear();
+    }
+
+    /// Runs blocking work on smol's thread pool and sends its result.
+    fn run_blocking(&self, work: impl FnOnce() -> Completion + Send + 'static) {
+        let sender = self.sender.clone();
+        smol::spawn(async move {
+            let completion = smol::unblock(work).await;
+            // The receiver is gone only when the session is over.
+            let _ = sender.send(completion).await;
+        })
+        .detach();
+    }
+}

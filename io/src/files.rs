@@ -1,0 +1,81 @@
+//! Blocking file reads and atomic writes; the performer runs them on smol's thread pool.
+
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, Read, Write};
+use std::os::unix::fs::OpenOptionsExt as _;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use luxe_core::effects::FileContent;
+
+/// Reads at most `max_bytes` of the file at `path`, and its whole length.
+pub(crate) fn read(path: &str, max_bytes: u64) -> Result<FileContent, String> {
+    let read = || -> io::Result<FileContent> {
+        let file = File::open(path)?;
+        let total_len = file.metadata()?.len();
+        let mut bytes = Vec::with_capacity(usize::try_from(total_len.min(max_bytes)).unwrap_or(0));
+        file.take(max_bytes).read_to_end(&mut bytes)?;
+        Ok(FileContent { bytes, total_len })
+    };
+    read().map_err(|err| err.to_string())
+}
+
+/// Replaces the file at `path` with `bytes` so that readers see the old content or the new, never
+/// a part: write a temporary file beside it, sync it, rename it over. Parent directories are
+/// created; an existing file keeps its permissions; a symlink is written through.
+pub(crate) fn write_atomically(path: &str, bytes: &[u8]) -> Result<(), String> {
+    // Through a symlink, so replacing e.g. a linked config file does not break the link.
+    let target = fs::canonicalize(path).unwrap_or_else(|_| PathBuf::from(path));
+    let dir = target
+        .parent()
+        .ok_or_else(|| format!("{path} has no parent directory"))?;
+    fs::create_dir_all(dir).map_err(|err| err.to_string())?;
+    let (temp_path, temp) = create_temp_beside(&target).map_err(|err| err.to_string())?;
+    let result = fill_and_rename(temp, &temp_path, &target, bytes);
+    if result.is_err() {
+        let _ = fs::remove_file(&temp_path);
+    }
+    // Syncing the directory makes the rename itself durable.
+    result
+        .and_then(|()| File::open(dir)?.sync_all())
+        .map_err(|err| err.to_string())
+}
+
+fn fill_and_rename(
+    mut temp: File,
+    temp_path: &Path,
+    target: &Path,
+    bytes: &[u8],
+) -> io::Result<()> {
+    temp.write_all(bytes)?;
+    match fs::metadata(target) {
+        Ok(existing) => temp.set_permissions(existing.permissions())?,
+        Err(err) if err.kind() == io::ErrorKind::NotFound => {}
+        Err(err) => return Err(err),
+    }
+    temp.sync_all()?;
+    fs::rename(temp_path, target)
+}
+
+/// A new file next to `target` (same filesystem, so the rename is atomic), created with the mode
+/// a plain create would give so the umask applies to new files.
+fn create_temp_beside(target: &Path) -> io::Result<(PathBuf, File)> {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let name = target.file_name().unwrap_or_default().to_string_lossy();
+    loop {
+        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+        let temp_path =
+            target.with_file_name(format!(".{name}.{}.{n}.luxe-tmp", std::process::id()));
+        let opened = OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o666)
+            .open(&temp_path);
+        match opened {
+            Ok(file) => return Ok((temp_path, file)),
+            // Left behind by a crashed session with the same pid: take the next number.
+            Err(err) if err.kind() == io::ErrorKind::AlreadyExists => {}
+            Err(err) => return Err(err),
+        }
+    }
+}

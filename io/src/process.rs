@@ -1,0 +1,122 @@
+//! Child processes: each in its own process group so a kill reaches everything it started, its
+//! output streamed in chunks as it comes.
+
+use std::os::unix::process::CommandExt as _;
+use std::process::Stdio;
+
+use async_process::{Child, Command};
+use luxe_core::effects::{EffectId, Stream};
+use rustix::process::{Pid, Signal, kill_process_group};
+use smol::Task;
+use smol::channel::Sender;
+use smol::io::{AsyncRead, AsyncReadExt};
+
+use crate::effects::Completion;
+
+/// How much of a pipe one read takes.
+const READ_CHUNK: usize = 64 * 1024;
+
+/// A started process (or one that could not start) and the task that reports on it.
+pub(crate) struct Process {
+    /// The process group's id (the child's pid); `None` when it did not start.
+    group: Option<Pid>,
+    task: Task<()>,
+}
+
+impl Process {
+    /// Starts `program` with stdin closed and both output streams piped to `sender`; a failure
+    /// to start is reported as `ProcessExited` with an error.
+    pub(crate) fn spawn(
+        id: EffectId,
+        program: &str,
+        args: &[String],
+        cwd: &str,
+        sender: Sender<Completion>,
+    ) -> Self {
+        let mut command = std::process::Command::new(program);
+        // async-process has no process_group of its own, so the std builder sets it.
+        command.args(args).current_dir(cwd).process_group(0);
+        // Stdio is set on the async builder: it resets the std builder's to inherit.
+        let mut command = Command::from(command);
+        command
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        match command.spawn() {
+            Ok(child) => Self {
+                group: i32::try_from(child.id()).ok().and_then(Pid::from_raw),
+                task: smol::spawn(report(id, child, sender)),
+            },
+            Err(err) => {
+                let status = Err(format!("cannot start {program}: {err}"));
+                let task = smol::spawn(async move {
+                    let _ = sender.send(Completion::ProcessExited { id, status }).await;
+                });
+                Self { group: None, task }
+            }
+        }
+    }
+
+    /// Whether `ProcessExited` was sent.
+    pub(crate) fn is_finished(&self) -> bool {
+        self.task.is_finished()
+    }
+
+    /// Sends SIGKILL to the whole process group, grandchildren included.
+    pub(crate) fn kill(&self) {
+        // Once reported, the child is reaped and its pid free for reuse: leave it be. Before
+        // that the group id stays reserved even if the leader is gone, while any member lives.
+        let Some(group) = self.group.filter(|_| !self.is_finished()) else {
+            return;
+        };
+        if let Err(err) = kill_process_group(group, Signal::KILL) {
+            tracing::debug!("kill of process group {group}: {err}");
+        }
+    }
+}
+
+impl Drop for Process {
+    /// No process outlives the session.
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+/// Streams both outputs until EOF, then reports the exit status.
+async fn report(id: EffectId, mut child: Child, sender: Sender<Completion>) {
+    let stdout = pump(id, Stream::Stdout, child.stdout.take(), &sender);
+    let stderr = pump(id, Stream::Stderr, child.stderr.take(), &sender);
+    smol::future::zip(stdout, stderr).await;
+    let status = match child.status().await {
+        Ok(status) => Ok(status.code()),
+        Err(err) => Err(format!("cannot wait for the process: {err}")),
+    };
+    // The receiver is gone only when the session is over.
+    let _ = sender.send(Completion::ProcessExited { id, status }).await;
+}
+
+/// Sends what one stream yields until it ends.
+async fn pump(
+    id: EffectId,
+    stream: Stream,
+    pipe: Option<impl AsyncRead + Unpin>,
+    sender: &Sender<Completion>,
+) {
+    let Some(mut pipe) = pipe else { return };
+    let mut buf = vec![0u8; READ_CHUNK];
+    loop {
+        let n = match pipe.read(&mut buf).await {
+            Ok(0) => return,
+            Ok(n) => n,
+            Err(err) => {
+                tracing::debug!("{stream:?} of {id:?}: {err}");
+                return;
+            }
+        };
+        let bytes = buf[..n].to_vec();
+        let output = Completion::ProcessOutput { id, stream, bytes };
+        if sender.send(output).await.is_err() {
+            return;
+        }
+    }
+}
