@@ -88,10 +88,12 @@ impl Flags {
         }
         let cwd = environment::cwd()
             .map_err(|err| format!("cannot read the working directory: {err}"))?;
-        match environment::luxe_home() {
+        let home = environment::luxe_home();
+        match &home {
             Some(home) => tracing::debug!(home = %home.display(), "LUXE_HOME"),
             None => tracing::warn!("no LUXE_HOME and no home directory"),
         }
+        let settings = environment::settings_files(home.as_deref(), std::path::Path::new(&cwd))?;
         let mut config = Config::new(
             env!("CARGO_PKG_VERSION"),
             &environment::new_session_id(),

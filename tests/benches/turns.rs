@@ -59,7 +59,10 @@ fn read_directly(server: &ModelServer) -> Duration {
     let mut sink = Vec::with_capacity(32 << 20);
     stream.read_to_end(&mut sink).expect("response read");
     let elapsed = start.elapsed();
-    assert!(sink.windows(12).any(|w| w == b"message_stop"), "the whole stream arrived");
+    assert!(
+        sink.windows(12).any(|w| w == b"message_stop"),
+        "the whole stream arrived"
+    );
     elapsed
 }
 
@@ -111,7 +114,11 @@ fn interrupt_latency(ws: &Workspace) {
         until(&mut luxe, "token_delta");
         stream_times.push(interrupt(&mut luxe));
 
-        server.push(Reply::tool_call("b", "bash", json!({"command": "sleep 30"})));
+        server.push(Reply::tool_call(
+            "b",
+            "bash",
+            json!({"command": "sleep 30"}),
+        ));
         submit(&mut luxe, "run a tool");
         until(&mut luxe, "tool_started");
         std::thread::sleep(Duration::from_millis(20));

@@ -30,14 +30,15 @@ fn seed_handshake_ready_first_then_state_then_a_turn_then_close() {
     assert_eq!(luxe.expect("state_changed")["streaming"], true);
     let started = luxe.expect("turn_started");
     assert_eq!(started["source"], "user");
+    let usage = luxe.expect("turn_usage");
+    assert_eq!(usage["prompt_tokens"], 0);
     let ended = luxe.expect("turn_ended");
     assert_eq!(ended["turn_id"], started["turn_id"]);
     assert_eq!(ended["reason"], "error");
+    let error = ended["error"].as_str().unwrap();
     assert!(
-        ended["error"]
-            .as_str()
-            .unwrap()
-            .contains("not supported by this build yet")
+        error.contains("ANTHROPIC_API_KEY") && error.contains("OPENAI_BASE_URL"),
+        "the error says which variable to set: {error}"
     );
     assert_eq!(luxe.expect("state_changed")["streaming"], false);
 

@@ -70,17 +70,11 @@ fn submit(luxe: &mut LuxeProcess, text: &str) {
     luxe.send(&json!({"kind": "submit_user_message", "content": {"text": text}}).to_string());
 }
 
-/// Frames until `turn_ended` (included).
+/// Frames until `turn_ended` (included), then the `state_changed` that closes the bracket.
 fn until_turn_ended(luxe: &mut LuxeProcess) -> Vec<Value> {
-    let mut frames = Vec::new();
-    loop {
-        let frame = luxe.recv();
-        let done = frame["kind"] == "turn_ended";
-        frames.push(frame);
-        if done {
-            return frames;
-        }
-    }
+    let frames = until(luxe, "turn_ended");
+    assert_eq!(luxe.expect("state_changed")["streaming"], false);
+    frames
 }
 
 /// Frames until one of `kind` (included).
@@ -112,6 +106,7 @@ fn text_of(frames: &[Value]) -> String {
 }
 
 fn ended(frames: &[Value]) -> &Value {
+    // until_turn_ended stops at turn_ended, so it is the last frame.
     &frames.last().expect("frames")["content"]
 }
 

@@ -288,15 +288,22 @@ fn effect_id(output: &Output) -> Option<EffectId> {
 fn sse(events: &[Value]) -> Vec<u8> {
     let mut out = String::new();
     for event in events {
-        out.push_str(&format!("event: {}\ndata: {event}\n\n", event["type"].as_str().unwrap_or("")));
+        out.push_str(&format!(
+            "event: {}\ndata: {event}\n\n",
+            event["type"].as_str().unwrap_or("")
+        ));
     }
     out.into_bytes()
 }
 
 fn envelope(blocks: Vec<Value>, stop: &str) -> Vec<u8> {
-    let mut events = vec![json!({"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","model":"m","content":[],"stop_reason":null,"usage":{"input_tokens":10,"output_tokens":1}}})];
+    let mut events = vec![
+        json!({"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","model":"m","content":[],"stop_reason":null,"usage":{"input_tokens":10,"output_tokens":1}}}),
+    ];
     events.extend(blocks);
-    events.push(json!({"type":"message_delta","delta":{"stop_reason":stop},"usage":{"output_tokens":5}}));
+    events.push(
+        json!({"type":"message_delta","delta":{"stop_reason":stop},"usage":{"output_tokens":5}}),
+    );
     events.push(json!({"type":"message_stop"}));
     sse(&events)
 }
@@ -316,12 +323,21 @@ fn tool_stream(which: u8, n: u32) -> Vec<u8> {
     let (name, input) = match which % 8 {
         0 => ("read", json!({"path": "a.txt"})),
         1 => ("write", json!({"path": "b.txt", "content": "x"})),
-        2 => ("edit", json!({"path": "a.txt", "old_text": "hello", "new_text": "bye"})),
+        2 => (
+            "edit",
+            json!({"path": "a.txt", "old_text": "hello", "new_text": "bye"}),
+        ),
         3 => ("bash", json!({"command": "echo out"})),
         4 => ("grep", json!({"pattern": "x"})),
         5 => ("glob", json!({"pattern": "**/*.rs"})),
-        6 => ("ask_user", json!({"question": "?", "options": [{"label": "a"}]})),
-        _ => ("update_plan", json!({"entries": [{"content": "s", "status": "pending"}]})),
+        6 => (
+            "ask_user",
+            json!({"question": "?", "options": [{"label": "a"}]}),
+        ),
+        _ => (
+            "update_plan",
+            json!({"entries": [{"content": "s", "status": "pending"}]}),
+        ),
     };
     let id = format!("toolu_{n}");
     envelope(
@@ -354,20 +370,33 @@ fn check_request(body: &[u8]) {
     for (i, message) in messages.iter().enumerate() {
         let calls = ids(message, "tool_use", "id");
         if !calls.is_empty() {
-            let next = messages.get(i + 1).expect("tool calls are followed by their results");
-            assert_eq!(ids(next, "tool_result", "tool_use_id"), calls, "results pair with calls: {body}");
+            let next = messages
+                .get(i + 1)
+                .expect("tool calls are followed by their results");
+            assert_eq!(
+                ids(next, "tool_result", "tool_use_id"),
+                calls,
+                "results pair with calls: {body}"
+            );
         }
         let results = ids(message, "tool_result", "tool_use_id");
         if !results.is_empty() {
             let prev = &messages[i - 1];
-            assert_eq!(ids(prev, "tool_use", "id"), results, "results answer the calls before them");
+            assert_eq!(
+                ids(prev, "tool_use", "id"),
+                results,
+                "results answer the calls before them"
+            );
         }
     }
     assert_eq!(messages.first().map(|m| &m["role"]), Some(&json!("user")));
 }
 
 fn runs() -> u64 {
-    std::env::var("QUICKCHECK_TESTS").ok().and_then(|v| v.parse().ok()).unwrap_or(300)
+    std::env::var("QUICKCHECK_TESTS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(300)
 }
 
 fn random_interleavings_keep_every_promise(ops: Vec<Op>) -> bool {
@@ -399,7 +428,10 @@ fn a_tool_call_round_trip_in_simulation() {
     world.step(&Op::Submit);
     world.step(&Op::Model(ModelOp::Tool(0, vec![7, 99])));
     // read inside cwd runs without a prompt: the file read is pending.
-    assert!(matches!(world.effects.front(), Some(Output::ReadFile { .. })));
+    assert!(matches!(
+        world.effects.front(),
+        Some(Output::ReadFile { .. })
+    ));
     world.step(&Op::Effect(true));
     assert_eq!(world.http.len(), 1, "the result went back to the model");
     world.step(&Op::Model(ModelOp::Text(vec![])));
