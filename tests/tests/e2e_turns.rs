@@ -250,117 +250,123 @@ fn read_tool_result_goes_back_to_the_model() {
 
 #[test]
 fn bash_asks_permission_streams_output_and_always_remembers() {
-    let mut r = rig(Provider::Anthropic, &[], &[]);
-    r.server.push(tool_script(
-        "t1",
-        "bash",
-        json!({"command": "echo hello; echo oops >&2"}),
-    ));
-    r.server.push(tool_script(
-        "t2",
-        "bash",
-        json!({"command": "echo hello; echo oops >&2"}),
-    ));
-    r.server.push(Reply::text("done"));
-    submit(&mut r.luxe, "say hello twice");
-    let frames = until(&mut r.luxe, "permission_requested");
-    let prompt = &frames.last().unwrap()["content"];
-    assert_eq!(prompt["tool"], "bash");
-    assert_eq!(prompt["always_rule"], "bash(echo hello; echo oops >&2)");
-    r.luxe.send(
-        &json!({"kind":"respond_permission","content":{"id": prompt["id"], "reply": "always"}})
-            .to_string(),
-    );
-    let frames = until_turn_ended(&mut r.luxe);
-    let resolved = of_kind(&frames, "permission_resolved");
-    assert_eq!(resolved[0]["by"], "client");
-    assert_eq!(
-        of_kind(&frames, "permission_requested").len(),
-        0,
-        "always covers the second call"
-    );
-    let out: String = of_kind(&frames, "tool_output_delta")
-        .iter()
-        .map(|d| d["chunk"].as_str().unwrap())
-        .collect();
-    assert!(out.contains("hello") && out.contains("oops"), "{out}");
-    let finished = of_kind(&frames, "tool_finished");
-    assert_eq!(finished.len(), 2);
-    assert!(finished.iter().all(|f| f["status"] == "ok"));
-    assert_eq!(ended(&frames)["reason"], "end_turn");
+    for provider in BOTH {
+        let mut r = rig(provider, &[], &[]);
+        r.server.push(tool_script(
+            "t1",
+            "bash",
+            json!({"command": "echo hello; echo oops >&2"}),
+        ));
+        r.server.push(tool_script(
+            "t2",
+            "bash",
+            json!({"command": "echo hello; echo oops >&2"}),
+        ));
+        r.server.push(Reply::text("done"));
+        submit(&mut r.luxe, "say hello twice");
+        let frames = until(&mut r.luxe, "permission_requested");
+        let prompt = &frames.last().unwrap()["content"];
+        assert_eq!(prompt["tool"], "bash");
+        assert_eq!(prompt["always_rule"], "bash(echo hello; echo oops >&2)");
+        r.luxe.send(
+            &json!({"kind":"respond_permission","content":{"id": prompt["id"], "reply": "always"}})
+                .to_string(),
+        );
+        let frames = until_turn_ended(&mut r.luxe);
+        let resolved = of_kind(&frames, "permission_resolved");
+        assert_eq!(resolved[0]["by"], "client");
+        assert_eq!(
+            of_kind(&frames, "permission_requested").len(),
+            0,
+            "always covers the second call"
+        );
+        let out: String = of_kind(&frames, "tool_output_delta")
+            .iter()
+            .map(|d| d["chunk"].as_str().unwrap())
+            .collect();
+        assert!(out.contains("hello") && out.contains("oops"), "{out}");
+        let finished = of_kind(&frames, "tool_finished");
+        assert_eq!(finished.len(), 2);
+        assert!(finished.iter().all(|f| f["status"] == "ok"));
+        assert_eq!(ended(&frames)["reason"], "end_turn");
+    }
 }
 
 #[test]
 fn a_rejected_call_is_denied_and_the_model_is_told_why() {
-    let mut r = rig(Provider::OpenAi, &[], &[]);
-    r.server.push(tool_script(
-        "t1",
-        "write",
-        json!({"path": "x.txt", "content": "hi"}),
-    ));
-    r.server.push(Reply::text("ok, I won't"));
-    submit(&mut r.luxe, "write x");
-    let frames = until(&mut r.luxe, "permission_requested");
-    let id = frames.last().unwrap()["content"]["id"].clone();
-    r.luxe.send(&json!({"kind":"respond_permission","content":{"id": id, "reply": "reject", "message": "not now"}}).to_string());
-    let frames = until_turn_ended(&mut r.luxe);
-    let finished = of_kind(&frames, "tool_finished");
-    assert_eq!(finished[0]["status"], "denied");
-    assert!(!r.ws.path().join("x.txt").exists());
-    let second = request_text(&r.server.requests()[1].body);
-    assert!(second.contains("not now"), "{second}");
-    // A reply to a settled prompt is rejected.
-    r.luxe.send(
-        &json!({"kind":"respond_permission","content":{"id": id, "reply": "once"}}).to_string(),
-    );
-    assert_eq!(
-        r.luxe.expect("action_rejected")["kind"],
-        "respond_permission"
-    );
+    for provider in BOTH {
+        let mut r = rig(provider, &[], &[]);
+        r.server.push(tool_script(
+            "t1",
+            "write",
+            json!({"path": "x.txt", "content": "hi"}),
+        ));
+        r.server.push(Reply::text("ok, I won't"));
+        submit(&mut r.luxe, "write x");
+        let frames = until(&mut r.luxe, "permission_requested");
+        let id = frames.last().unwrap()["content"]["id"].clone();
+        r.luxe.send(&json!({"kind":"respond_permission","content":{"id": id, "reply": "reject", "message": "not now"}}).to_string());
+        let frames = until_turn_ended(&mut r.luxe);
+        let finished = of_kind(&frames, "tool_finished");
+        assert_eq!(finished[0]["status"], "denied");
+        assert!(!r.ws.path().join("x.txt").exists());
+        let second = request_text(&r.server.requests()[1].body);
+        assert!(second.contains("not now"), "{second}");
+        // A reply to a settled prompt is rejected.
+        r.luxe.send(
+            &json!({"kind":"respond_permission","content":{"id": id, "reply": "once"}}).to_string(),
+        );
+        assert_eq!(
+            r.luxe.expect("action_rejected")["kind"],
+            "respond_permission"
+        );
+    }
 }
 
 #[test]
 fn auto_approve_edits_files_and_reports_changes() {
-    let mut r = rig(Provider::Anthropic, &["--auto-approve"], &[]);
-    std::fs::write(r.ws.path().join("lib.rs"), "fn a() {}\nfn b() {}\n").unwrap();
-    r.server.push(tool_script(
-        "e1",
-        "edit",
-        json!({"path": "lib.rs", "old_text": "fn b() {}", "new_text": "fn b() -> u8 { 1 }"}),
-    ));
-    r.server.push(tool_script(
-        "w1",
-        "write",
-        json!({"path": "new/dir/file.txt", "content": "fresh"}),
-    ));
-    r.server.push(Reply::text("edited"));
-    submit(&mut r.luxe, "change b");
-    let frames = until_turn_ended(&mut r.luxe);
-    let resolved = of_kind(&frames, "permission_resolved");
-    assert_eq!(resolved.len(), 2);
-    assert!(
-        resolved
-            .iter()
-            .all(|p| p["by"] == "auto_approve" && p["reply"] == "once")
-    );
-    let changed = of_kind(&frames, "files_changed");
-    assert_eq!(changed[0]["paths"], json!(["lib.rs"]));
-    assert_eq!(changed[1]["paths"], json!(["new/dir/file.txt"]));
-    let finished = of_kind(&frames, "tool_finished");
-    assert!(
-        finished[0]["diff"]
-            .as_str()
-            .unwrap()
-            .contains("+fn b() -> u8 { 1 }")
-    );
-    assert_eq!(
-        std::fs::read_to_string(r.ws.path().join("lib.rs")).unwrap(),
-        "fn a() {}\nfn b() -> u8 { 1 }\n"
-    );
-    assert_eq!(
-        std::fs::read_to_string(r.ws.path().join("new/dir/file.txt")).unwrap(),
-        "fresh"
-    );
+    for provider in BOTH {
+        let mut r = rig(provider, &["--auto-approve"], &[]);
+        std::fs::write(r.ws.path().join("lib.rs"), "fn a() {}\nfn b() {}\n").unwrap();
+        r.server.push(tool_script(
+            "e1",
+            "edit",
+            json!({"path": "lib.rs", "old_text": "fn b() {}", "new_text": "fn b() -> u8 { 1 }"}),
+        ));
+        r.server.push(tool_script(
+            "w1",
+            "write",
+            json!({"path": "new/dir/file.txt", "content": "fresh"}),
+        ));
+        r.server.push(Reply::text("edited"));
+        submit(&mut r.luxe, "change b");
+        let frames = until_turn_ended(&mut r.luxe);
+        let resolved = of_kind(&frames, "permission_resolved");
+        assert_eq!(resolved.len(), 2);
+        assert!(
+            resolved
+                .iter()
+                .all(|p| p["by"] == "auto_approve" && p["reply"] == "once")
+        );
+        let changed = of_kind(&frames, "files_changed");
+        assert_eq!(changed[0]["paths"], json!(["lib.rs"]));
+        assert_eq!(changed[1]["paths"], json!(["new/dir/file.txt"]));
+        let finished = of_kind(&frames, "tool_finished");
+        assert!(
+            finished[0]["diff"]
+                .as_str()
+                .unwrap()
+                .contains("+fn b() -> u8 { 1 }")
+        );
+        assert_eq!(
+            std::fs::read_to_string(r.ws.path().join("lib.rs")).unwrap(),
+            "fn a() {}\nfn b() -> u8 { 1 }\n"
+        );
+        assert_eq!(
+            std::fs::read_to_string(r.ws.path().join("new/dir/file.txt")).unwrap(),
+            "fresh"
+        );
+    }
 }
 
 #[test]
@@ -386,34 +392,36 @@ fn an_edit_that_does_not_match_is_an_error_the_model_sees() {
 
 #[test]
 fn ask_user_and_update_plan() {
-    let mut r = rig(Provider::OpenAi, &[], &[]);
-    r.server.push(tool_script(
-        "q1",
-        "ask_user",
-        json!({"question": "Which?", "options": [{"label": "red"}, {"label": "blue", "description": "calm"}]}),
-    ));
-    r.server.push(tool_script(
-        "p1",
-        "update_plan",
-        json!({"entries": [{"content": "paint", "status": "in_progress"}]}),
-    ));
-    r.server.push(Reply::text("blue it is"));
-    submit(&mut r.luxe, "pick a colour");
-    let frames = until(&mut r.luxe, "question_asked");
-    let question = &frames.last().unwrap()["content"];
-    assert_eq!(question["options"][1]["description"], "calm");
-    r.luxe.send(&json!({"kind":"answer_question","content":{"id": question["id"], "reply": {"answered": ["blue"]}}}).to_string());
-    let frames = until_turn_ended(&mut r.luxe);
-    assert_eq!(
-        of_kind(&frames, "question_resolved")[0]["reply"],
-        json!({"answered": ["blue"]})
-    );
-    assert_eq!(
-        of_kind(&frames, "plan_updated")[0]["entries"][0]["status"],
-        "in_progress"
-    );
-    let second = request_text(&r.server.requests()[1].body);
-    assert!(second.contains("The user chose: blue"));
+    for provider in BOTH {
+        let mut r = rig(provider, &[], &[]);
+        r.server.push(tool_script(
+            "q1",
+            "ask_user",
+            json!({"question": "Which?", "options": [{"label": "red"}, {"label": "blue", "description": "calm"}]}),
+        ));
+        r.server.push(tool_script(
+            "p1",
+            "update_plan",
+            json!({"entries": [{"content": "paint", "status": "in_progress"}]}),
+        ));
+        r.server.push(Reply::text("blue it is"));
+        submit(&mut r.luxe, "pick a colour");
+        let frames = until(&mut r.luxe, "question_asked");
+        let question = &frames.last().unwrap()["content"];
+        assert_eq!(question["options"][1]["description"], "calm");
+        r.luxe.send(&json!({"kind":"answer_question","content":{"id": question["id"], "reply": {"answered": ["blue"]}}}).to_string());
+        let frames = until_turn_ended(&mut r.luxe);
+        assert_eq!(
+            of_kind(&frames, "question_resolved")[0]["reply"],
+            json!({"answered": ["blue"]})
+        );
+        assert_eq!(
+            of_kind(&frames, "plan_updated")[0]["entries"][0]["status"],
+            "in_progress"
+        );
+        let second = request_text(&r.server.requests()[1].body);
+        assert!(second.contains("The user chose: blue"));
+    }
 }
 
 #[test]
@@ -498,108 +506,130 @@ fn gives_up_after_five_attempts_and_does_not_retry_a_bad_request() {
 
 #[test]
 fn interrupt_during_a_stream_and_during_a_command() {
-    let mut r = rig(Provider::OpenAi, &["--yolo"], &[]);
-    r.server.push(Reply::Stream(
-        Script::new(vec![Part::Text(vec!["slow ".into(); 50])], Stop::EndTurn)
-            .with_delay(Duration::from_millis(100)),
-    ));
-    submit(&mut r.luxe, "go slowly");
-    until(&mut r.luxe, "token_delta");
-    let start = Instant::now();
-    r.luxe.send(r#"{"kind":"interrupt_turn"}"#);
-    let frames = until_turn_ended(&mut r.luxe);
-    assert!(start.elapsed() < Duration::from_millis(1000));
-    assert_eq!(ended(&frames)["reason"], "interrupted");
+    for provider in BOTH {
+        let mut r = rig(provider, &["--yolo"], &[]);
+        r.server.push(Reply::Stream(
+            Script::new(vec![Part::Text(vec!["slow ".into(); 50])], Stop::EndTurn)
+                .with_delay(Duration::from_millis(100)),
+        ));
+        submit(&mut r.luxe, "go slowly");
+        until(&mut r.luxe, "token_delta");
+        let start = Instant::now();
+        r.luxe.send(r#"{"kind":"interrupt_turn"}"#);
+        let frames = until_turn_ended(&mut r.luxe);
+        assert!(start.elapsed() < Duration::from_millis(1000));
+        assert_eq!(ended(&frames)["reason"], "interrupted");
 
-    let marker = r.ws.path().join("grandchild-alive");
-    let command = format!("(sleep 2; touch {}) & sleep 30", marker.display());
-    r.server
-        .push(tool_script("b1", "bash", json!({"command": command})));
-    r.server.push(Reply::text("after interrupt"));
-    submit(&mut r.luxe, "run something long");
-    until(&mut r.luxe, "tool_started");
-    std::thread::sleep(Duration::from_millis(200));
-    let start = Instant::now();
-    r.luxe.send(r#"{"kind":"interrupt_turn"}"#);
-    let frames = until_turn_ended(&mut r.luxe);
-    assert!(start.elapsed() < Duration::from_millis(1000));
-    assert_eq!(
-        of_kind(&frames, "tool_finished")[0]["status"],
-        "interrupted"
-    );
-    assert_eq!(ended(&frames)["reason"], "interrupted");
-    std::thread::sleep(Duration::from_millis(2500));
-    assert!(!marker.exists(), "the whole process group was killed");
-    // No tool runs after the interrupt, and the next turn carries a well-formed history.
-    submit(&mut r.luxe, "next");
-    let frames = until_turn_ended(&mut r.luxe);
-    assert_eq!(text_of(&frames), "after interrupt");
+        let marker = r.ws.path().join("grandchild-alive");
+        let command = format!("(sleep 2; touch {}) & sleep 30", marker.display());
+        r.server
+            .push(tool_script("b1", "bash", json!({"command": command})));
+        r.server.push(Reply::text("after interrupt"));
+        submit(&mut r.luxe, "run something long");
+        until(&mut r.luxe, "tool_started");
+        std::thread::sleep(Duration::from_millis(200));
+        let start = Instant::now();
+        r.luxe.send(r#"{"kind":"interrupt_turn"}"#);
+        let frames = until_turn_ended(&mut r.luxe);
+        assert!(start.elapsed() < Duration::from_millis(1000));
+        assert_eq!(
+            of_kind(&frames, "tool_finished")[0]["status"],
+            "interrupted"
+        );
+        assert_eq!(ended(&frames)["reason"], "interrupted");
+        std::thread::sleep(Duration::from_millis(2500));
+        assert!(!marker.exists(), "the whole process group was killed");
+        // No tool runs after the interrupt, and the next turn carries a well-formed history.
+        submit(&mut r.luxe, "next");
+        let frames = until_turn_ended(&mut r.luxe);
+        assert_eq!(text_of(&frames), "after interrupt");
+    }
 }
 
 #[test]
 fn steer_joins_the_next_request_and_messages_queue_behind_the_turn() {
-    let mut r = rig(Provider::Anthropic, &[], &[]);
-    r.server
-        .push(tool_script("b1", "bash", json!({"command": "true"})));
-    r.server.push(Reply::text("steered answer"));
-    r.server.push(Reply::text("queued answer"));
-    submit(&mut r.luxe, "first");
-    let frames = until(&mut r.luxe, "permission_requested");
-    let id = frames.last().unwrap()["content"]["id"].clone();
-    r.luxe
-        .send(r#"{"kind":"steer_turn","content":{"text":"also mention steering"}}"#);
-    assert_eq!(
-        r.luxe.expect("turn_steered")["text"],
-        "also mention steering"
-    );
-    submit(&mut r.luxe, "second message");
-    assert_eq!(r.luxe.expect("user_message_queued")["position"], 1);
-    r.luxe.send(
-        &json!({"kind":"respond_permission","content":{"id": id, "reply": "once"}}).to_string(),
-    );
-    let frames = until_turn_ended(&mut r.luxe);
-    assert_eq!(text_of(&frames), "steered answer");
-    let frames = until_turn_ended(&mut r.luxe);
-    let started = of_kind(&frames, "turn_started");
-    assert_eq!(started[0]["source"], "queue");
-    assert_eq!(text_of(&frames), "queued answer");
-    let requests = r.server.requests();
-    assert!(request_text(&requests[1].body).contains("also mention steering"));
-    assert!(request_text(&requests[2].body).contains("second message"));
+    for provider in BOTH {
+        let mut r = rig(provider, &[], &[]);
+        r.server
+            .push(tool_script("b1", "bash", json!({"command": "true"})));
+        r.server.push(Reply::text("steered answer"));
+        r.server.push(Reply::text("queued answer"));
+        submit(&mut r.luxe, "first");
+        let frames = until(&mut r.luxe, "permission_requested");
+        let id = frames.last().unwrap()["content"]["id"].clone();
+        r.luxe
+            .send(r#"{"kind":"steer_turn","content":{"text":"also mention steering"}}"#);
+        assert_eq!(
+            r.luxe.expect("turn_steered")["text"],
+            "also mention steering"
+        );
+        submit(&mut r.luxe, "second message");
+        assert_eq!(r.luxe.expect("user_message_queued")["position"], 1);
+        r.luxe.send(
+            &json!({"kind":"respond_permission","content":{"id": id, "reply": "once"}}).to_string(),
+        );
+        let frames = until_turn_ended(&mut r.luxe);
+        assert_eq!(text_of(&frames), "steered answer");
+        let frames = until_turn_ended(&mut r.luxe);
+        let started = of_kind(&frames, "turn_started");
+        assert_eq!(started[0]["source"], "queue");
+        assert_eq!(text_of(&frames), "queued answer");
+        let requests = r.server.requests();
+        assert!(request_text(&requests[1].body).contains("also mention steering"));
+        assert!(request_text(&requests[2].body).contains("second message"));
+    }
 }
 
 #[test]
 fn plan_mode_and_thinking_shape_the_request() {
-    let mut r = rig(Provider::Anthropic, &[], &[]);
-    r.luxe
-        .send(r#"{"kind":"set_mode","content":{"mode":"plan"}}"#);
-    r.luxe.expect("state_changed");
-    r.luxe
-        .send(r#"{"kind":"set_thinking","content":{"thinking":"high"}}"#);
-    r.luxe.expect("state_changed");
-    r.server.push(Reply::Stream(Script::new(
-        vec![
-            Part::Thinking {
-                deltas: vec!["hmm".into()],
-                signature: "sig".into(),
-            },
-            Part::Text(vec!["planned".into()]),
-        ],
-        Stop::EndTurn,
-    )));
-    submit(&mut r.luxe, "plan it");
-    let frames = until_turn_ended(&mut r.luxe);
-    assert_eq!(of_kind(&frames, "thinking_delta")[0]["block"], 0);
-    assert_eq!(of_kind(&frames, "token_delta")[0]["block"], 1);
-    let body = &r.server.requests()[0].body;
-    let tools: Vec<&str> = body["tools"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| t["name"].as_str().unwrap())
-        .collect();
-    assert_eq!(tools, ["read", "grep", "glob", "ask_user", "update_plan"]);
-    assert_eq!(body["thinking"]["type"], "enabled");
+    for provider in BOTH {
+        let mut r = rig(provider, &[], &[]);
+        r.luxe
+            .send(r#"{"kind":"set_mode","content":{"mode":"plan"}}"#);
+        r.luxe.expect("state_changed");
+        r.luxe
+            .send(r#"{"kind":"set_thinking","content":{"thinking":"high"}}"#);
+        r.luxe.expect("state_changed");
+        r.server.push(Reply::Stream(Script::new(
+            vec![
+                Part::Thinking {
+                    deltas: vec!["hmm".into()],
+                    signature: "sig".into(),
+                },
+                Part::Text(vec!["planned".into()]),
+            ],
+            Stop::EndTurn,
+        )));
+        submit(&mut r.luxe, "plan it");
+        let frames = until_turn_ended(&mut r.luxe);
+        assert_eq!(
+            of_kind(&frames, "thinking_delta")[0]["block"],
+            0,
+            "{provider:?}"
+        );
+        assert_eq!(
+            of_kind(&frames, "token_delta")[0]["block"],
+            1,
+            "{provider:?}"
+        );
+        let body = &r.server.requests()[0].body;
+        let tools: Vec<&str> = body["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| {
+                t["name"]
+                    .as_str()
+                    .or(t["function"]["name"].as_str())
+                    .unwrap()
+            })
+            .collect();
+        assert_eq!(tools, ["read", "grep", "glob", "ask_user", "update_plan"]);
+        match provider {
+            Provider::Anthropic => assert_eq!(body["thinking"]["type"], "enabled"),
+            Provider::OpenAi => assert_eq!(body["reasoning_effort"], "high"),
+        }
+    }
 }
 
 #[test]
