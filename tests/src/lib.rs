@@ -1,6 +1,8 @@
-//! Test support for Luxe: a [`sim::Sim`] that drives `luxe-core` on a virtual clock, and a
-//! [`process::LuxeProcess`] that spawns the real `luxe` binary and speaks frames to it.
+//! Test support for Luxe: a [`sim::Sim`] that drives `luxe-core` on a virtual clock, a
+//! [`process::LuxeProcess`] that spawns the real `luxe` binary and speaks frames to it, and a
+//! [`model_server::ModelServer`] that plays scripted model replies over HTTP.
 
+pub mod model_server;
 pub mod process;
 pub mod sim;
 pub mod sockets;
