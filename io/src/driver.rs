@@ -17,6 +17,9 @@ use crate::frame_writer::FrameWriter;
 /// The exit status when the client stops reading stdout: quiet, but not success.
 const BROKEN_PIPE_STATUS: i32 = 1;
 
+/// Most results taken in one go before frames are written.
+const COMPLETION_BATCH: usize = 64;
+
 /// How much of stdin one read takes.
 const READ_CHUNK: usize = 64 * 1024;
 
@@ -50,7 +53,13 @@ async fn drive(mut luxe: Luxe) -> i32 {
         }
     };
     loop {
-        if let Some(code) = drain(&mut luxe, &mut effects, &mut writer).await {
+        let exit = perform(&mut luxe, &mut effects, &mut writer);
+        if let Err(err) = writer.flush() {
+            tracing::debug!("stdout closed: {err}");
+            effects.shutdown();
+            return BROKEN_PIPE_STATUS;
+        }
+        if let Some(code) = exit {
             return code;
         }
         let deadline = luxe.poll_timeout();
@@ -97,7 +106,21 @@ async fn drive(mut luxe: Luxe) -> i32 {
                 tracing::debug!("terminated by signal");
                 luxe.handle_input(now, Input::Terminate);
             }
-            Wake::Completed(completion) => luxe.handle_input(now, completion.as_input()),
+            Wake::Completed(completion) => {
+                luxe.handle_input(now, completion.as_input());
+                // Results that are already waiting go in before the next write, so a fast
+                // stream costs one write per batch rather than one per chunk.
+                for _ in 0..COMPLETION_BATCH {
+                    let Ok(next) = completions.try_recv() else {
+                        break;
+                    };
+                    if let Some(code) = perform(&mut luxe, &mut effects, &mut writer) {
+                        let _ = writer.flush();
+                        return code;
+                    }
+                    luxe.handle_input(now, next.as_input());
+                }
+            }
             Wake::Deadline => {}
         }
         if due {
@@ -106,8 +129,9 @@ async fn drive(mut luxe: Luxe) -> i32 {
     }
 }
 
-/// Performs every queued output; returns the exit status once the core asks to exit.
-async fn drain(luxe: &mut Luxe, effects: &mut Effects, writer: &mut FrameWriter) -> Option<i32> {
+/// Performs every queued output (frames are buffered for the next flush); returns the exit
+/// status once the core asks to exit.
+fn perform(luxe: &mut Luxe, effects: &mut Effects, writer: &mut FrameWriter) -> Option<i32> {
     let mut exit = None;
     while let Some(output) = luxe.poll_output() {
         match output {
@@ -118,10 +142,6 @@ async fn drain(luxe: &mut Luxe, effects: &mut Effects, writer: &mut FrameWriter)
     }
     if exit.is_some() {
         effects.shutdown();
-    }
-    if let Err(err) = writer.flush().await {
-        tracing::debug!("stdout closed: {err}");
-        return Some(BROKEN_PIPE_STATUS);
     }
     exit
 }

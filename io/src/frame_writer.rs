@@ -4,20 +4,22 @@ use std::io::{self, Write};
 
 use luxe_core::protocol::codec::encode;
 use luxe_core::protocol::events::Event;
-use smol::Unblock;
-use smol::io::AsyncWriteExt;
 
 /// Collects the frames of one drain and writes them to stdout in one go.
+///
+/// The write blocks the event loop while the client is not reading: that is the backpressure a
+/// client should get (luxe stops taking in model bytes it could not deliver), and it costs no
+/// thread hop or extra copy per drain, which matters at 100,000 frames a second.
 pub(crate) struct FrameWriter {
     pending: Vec<u8>,
-    stdout: Unblock<io::Stdout>,
+    stdout: io::Stdout,
 }
 
 impl FrameWriter {
     pub(crate) fn new() -> Self {
         Self {
             pending: Vec::with_capacity(64 * 1024),
-            stdout: Unblock::with_capacity(256 * 1024, io::stdout()),
+            stdout: io::stdout(),
         }
     }
 
@@ -26,14 +28,15 @@ impl FrameWriter {
     }
 
     /// Writes and flushes what the drain produced. An error (the client closed stdout) is final.
-    pub(crate) async fn flush(&mut self) -> io::Result<()> {
+    pub(crate) fn flush(&mut self) -> io::Result<()> {
         if self.pending.is_empty() {
             return Ok(());
         }
-        self.stdout.write_all(&self.pending).await?;
+        let mut stdout = self.stdout.lock();
+        let written = stdout
+            .write_all(&self.pending)
+            .and_then(|()| stdout.flush());
         self.pending.clear();
-        self.stdout.flush().await?;
-        // Unblock flushes its pipe, not the std LineWriter behind it: flush that too.
-        self.stdout.with_mut(|stdout| stdout.flush()).await
+        written
     }
 }

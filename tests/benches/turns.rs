@@ -7,6 +7,7 @@
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use luxe_tests::model_server::{ModelServer, Part, Reply, Script, Stop};
@@ -16,10 +17,23 @@ use serde_json::json;
 const DELTAS: usize = 100_000;
 
 fn main() {
+    // `cargo bench --bench turns -- stream` runs only the sections whose names contain `stream`.
+    let filters: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with("--"))
+        .collect();
+    let wanted =
+        |name: &str| filters.is_empty() || filters.iter().any(|f| name.contains(f.as_str()));
     let ws = Workspace::new();
-    streaming_overhead(&ws);
-    interrupt_latency(&ws);
-    memory_over_turns(&ws);
+    if wanted("stream") {
+        streaming_overhead(&ws);
+    }
+    if wanted("interrupt") {
+        interrupt_latency(&ws);
+    }
+    if wanted("memory") {
+        memory_over_turns(&ws);
+    }
 }
 
 fn big_stream() -> Reply {
@@ -66,29 +80,55 @@ fn read_directly(server: &ModelServer) -> Duration {
     elapsed
 }
 
+/// Both sides read bytes and split lines without parsing, so the difference is luxe's work:
+/// HTTP, SSE and JSON decoding, frame encoding, and the pipe.
 fn streaming_overhead(ws: &Workspace) {
     let server = ModelServer::start();
+    let mut cmd = ws.luxe();
+    cmd.env("ANTHROPIC_API_KEY", "k")
+        .env("ANTHROPIC_BASE_URL", server.anthropic_base_url())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped());
+    let mut child = cmd.spawn().expect("luxe spawns");
+    let mut stdin = child.stdin.take().expect("piped");
+    let mut stdout = BufReader::with_capacity(1 << 16, child.stdout.take().expect("piped"));
+    let mut line = Vec::new();
+    for _ in 0..2 {
+        line.clear();
+        stdout
+            .read_until(b'\n', &mut line)
+            .expect("start-up frames");
+    }
     let mut direct = Vec::new();
     let mut through = Vec::new();
-    let mut luxe = start(ws, &server, &[]);
+    let pid = child.id();
+    let cpu_before = cpu_ms(pid);
     for _ in 0..5 {
         server.push(big_stream());
         direct.push(read_directly(&server));
         server.push(big_stream());
         let t = Instant::now();
-        submit(&mut luxe, "stream");
+        writeln!(
+            stdin,
+            r#"{{"kind":"submit_user_message","content":{{"text":"stream"}}}}"#
+        )
+        .expect("luxe reads");
         let mut deltas = 0;
         loop {
-            let frame = luxe.recv();
-            match frame["kind"].as_str() {
-                Some("token_delta") => deltas += 1,
-                Some("turn_ended") => break,
-                _ => {}
+            line.clear();
+            stdout.read_until(b'\n', &mut line).expect("a frame");
+            if line.starts_with(br#"{"kind":"token_delta""#) {
+                deltas += 1;
+            } else if line.starts_with(br#"{"kind":"turn_ended""#) {
+                break;
             }
         }
         through.push(t.elapsed());
         assert_eq!(deltas, DELTAS);
     }
+    let cpu_per_stream = (cpu_ms(pid) - cpu_before) / 5.0;
+    drop(stdin);
+    child.wait().expect("luxe exits");
     direct.sort();
     through.sort();
     let (d, l) = (direct[2], through[2]);
@@ -98,6 +138,21 @@ fn streaming_overhead(ws: &Workspace) {
         ms(d),
         (l.as_secs_f64() / d.as_secs_f64() - 1.0) * 100.0
     );
+    println!(
+        "                        luxe's own CPU time per stream {cpu_per_stream:.1} ms (user + system, all threads)"
+    );
+}
+
+/// User and system CPU time a process has used, in milliseconds (Linux `/proc`).
+fn cpu_ms(pid: u32) -> f64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).expect("stat");
+    // Fields after the command name, which is in parentheses and may hold spaces.
+    let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let ticks: f64 =
+        fields[11].parse::<f64>().unwrap_or(0.0) + fields[12].parse::<f64>().unwrap_or(0.0);
+    // USER_HZ is 100 on Linux.
+    ticks * 10.0
 }
 
 fn interrupt_latency(ws: &Workspace) {

@@ -100,10 +100,13 @@ impl SseParser {
         };
         match field {
             b"data" => {
-                self.data.push_str(&String::from_utf8_lossy(value));
+                push_lossy(&mut self.data, value);
                 self.data.push('\n');
             }
-            b"event" => self.event = String::from_utf8_lossy(value).into_owned(),
+            b"event" => {
+                self.event.clear();
+                push_lossy(&mut self.event, value);
+            }
             _ => {}
         }
     }
@@ -113,12 +116,22 @@ impl SseParser {
         if self.data.is_empty() {
             return;
         }
-        let mut data = std::mem::take(&mut self.data);
+        // Events of a stream are alike in size: start the next buffer at this one's size.
+        let capacity = self.data.len();
+        let mut data = std::mem::replace(&mut self.data, String::with_capacity(capacity));
         data.pop(); // the LF after the last data line
         out.push(SseEvent {
             event: (!event.is_empty()).then_some(event),
             data,
         });
+    }
+}
+
+/// Appends `bytes` as text: valid UTF-8 (the norm) is copied as it is, anything else lossily.
+fn push_lossy(buffer: &mut String, bytes: &[u8]) {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => buffer.push_str(text),
+        Err(_) => buffer.push_str(&String::from_utf8_lossy(bytes)),
     }
 }
 
