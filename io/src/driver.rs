@@ -53,14 +53,17 @@ async fn drive(mut luxe: Luxe) -> i32 {
         }
     };
     loop {
-        let exit = perform(&mut luxe, &mut effects, &mut writer);
-        if let Err(err) = writer.flush() {
-            tracing::debug!("stdout closed: {err}");
-            effects.shutdown();
-            return BROKEN_PIPE_STATUS;
-        }
-        if let Some(code) = exit {
-            return code;
+        match perform(&mut luxe, &mut effects, &mut writer).and_then(|exit| {
+            writer.flush()?;
+            Ok(exit)
+        }) {
+            Ok(Some(code)) => return code,
+            Ok(None) => {}
+            Err(err) => {
+                tracing::debug!("stdout closed: {err}");
+                effects.shutdown();
+                return BROKEN_PIPE_STATUS;
+            }
         }
         let deadline = luxe.poll_timeout();
         let read = async { Wake::Read(stdin.read(&mut buf).await) };
@@ -114,11 +117,21 @@ async fn drive(mut luxe: Luxe) -> i32 {
                     let Ok(next) = completions.try_recv() else {
                         break;
                     };
-                    if let Some(code) = perform(&mut luxe, &mut effects, &mut writer) {
-                        let _ = writer.flush();
-                        return code;
+                    match perform(&mut luxe, &mut effects, &mut writer) {
+                        Ok(None) => luxe.handle_input(now, next.as_input()),
+                        Ok(Some(code)) => {
+                            return if writer.flush().is_ok() {
+                                code
+                            } else {
+                                BROKEN_PIPE_STATUS
+                            };
+                        }
+                        Err(err) => {
+                            tracing::debug!("stdout closed: {err}");
+                            effects.shutdown();
+                            return BROKEN_PIPE_STATUS;
+                        }
                     }
-                    luxe.handle_input(now, next.as_input());
                 }
             }
             Wake::Deadline => {}
@@ -129,19 +142,32 @@ async fn drive(mut luxe: Luxe) -> i32 {
     }
 }
 
-/// Performs every queued output (frames are buffered for the next flush); returns the exit
-/// status once the core asks to exit.
-fn perform(luxe: &mut Luxe, effects: &mut Effects, writer: &mut FrameWriter) -> Option<i32> {
+/// Performs every queued output (frames are buffered for the next flush, unless effects start:
+/// then they are written first); returns the exit status once the core asks to exit.
+fn perform(
+    luxe: &mut Luxe,
+    effects: &mut Effects,
+    writer: &mut FrameWriter,
+) -> io::Result<Option<i32>> {
     let mut exit = None;
+    let mut starting = Vec::new();
     while let Some(output) = luxe.poll_output() {
         match output {
             Output::Frame(event) => writer.push(&event),
             Output::Exit { code } => exit = Some(code),
-            effect => effects.start(effect),
+            effect => starting.push(effect),
+        }
+    }
+    if !starting.is_empty() {
+        // The client hears of a call before it starts, and `ready` does not wait for the
+        // start-up probes to be spawned.
+        writer.flush()?;
+        for effect in starting {
+            effects.start(effect);
         }
     }
     if exit.is_some() {
         effects.shutdown();
     }
-    exit
+    Ok(exit)
 }
