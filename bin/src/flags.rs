@@ -2,6 +2,7 @@
 
 use clap::Parser;
 use luxe_core::Config;
+use luxe_core::config::Providers;
 use luxe_core::protocol::values::PermissionMode;
 use luxe_io::environment;
 
@@ -100,7 +101,7 @@ impl Flags {
             &cwd,
         );
         config.model = self.model;
-        config.providers = environment::providers();
+        config.providers = Providers::from_vars(&environment::provider_vars());
         config.settings = settings;
         config.timings = environment::timings();
         config.rng_seed = environment::random_seed();

@@ -18,7 +18,61 @@ pub struct Providers {
     pub openai: Option<Endpoint>,
 }
 
+/// The standard provider variables, as io read them (empty values count as unset).
+#[derive(Clone, Default, PartialEq, Eq)]
+pub struct ProviderVars {
+    /// `ANTHROPIC_API_KEY`.
+    pub anthropic_api_key: Option<String>,
+    /// `ANTHROPIC_BASE_URL`.
+    pub anthropic_base_url: Option<String>,
+    /// `OPENAI_API_KEY`.
+    pub openai_api_key: Option<String>,
+    /// `OPENAI_BASE_URL`.
+    pub openai_base_url: Option<String>,
+}
+
+impl std::fmt::Debug for ProviderVars {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // Keys never reach logs.
+        f.debug_struct("ProviderVars")
+            .field(
+                "anthropic_api_key",
+                &self.anthropic_api_key.as_ref().map(|_| "<set>"),
+            )
+            .field("anthropic_base_url", &self.anthropic_base_url)
+            .field(
+                "openai_api_key",
+                &self.openai_api_key.as_ref().map(|_| "<set>"),
+            )
+            .field("openai_base_url", &self.openai_base_url)
+            .finish()
+    }
+}
+
 impl Providers {
+    /// The providers the variables configure: Anthropic needs its key; an OpenAI-compatible
+    /// server needs a key or a base URL (local servers such as Ollama have no key).
+    pub fn from_vars(vars: &ProviderVars) -> Self {
+        let base = |url: &Option<String>, default: &str| {
+            url.as_deref()
+                .unwrap_or(default)
+                .trim_end_matches('/')
+                .to_owned()
+        };
+        Self {
+            anthropic: vars.anthropic_api_key.as_ref().map(|key| Endpoint {
+                base_url: base(&vars.anthropic_base_url, "https://api.anthropic.com"),
+                api_key: Some(key.clone()),
+            }),
+            openai: (vars.openai_api_key.is_some() || vars.openai_base_url.is_some()).then(|| {
+                Endpoint {
+                    base_url: base(&vars.openai_base_url, "https://api.openai.com/v1"),
+                    api_key: vars.openai_api_key.clone(),
+                }
+            }),
+        }
+    }
+
     /// Which providers can be called.
     pub fn access(&self) -> ProviderAccess {
         ProviderAccess {
@@ -155,6 +209,31 @@ impl std::error::Error for StartError {}
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn providers_from_variables() {
+        let none = Providers::from_vars(&ProviderVars::default());
+        assert_eq!(none, Providers::default());
+        let vars = ProviderVars {
+            anthropic_base_url: Some("http://proxy/".into()),
+            openai_base_url: Some("http://127.0.0.1:11434/v1/".into()),
+            ..ProviderVars::default()
+        };
+        let p = Providers::from_vars(&vars);
+        assert!(
+            p.anthropic.is_none(),
+            "a base URL without a key is not enough for Anthropic"
+        );
+        let openai = p.openai.unwrap();
+        assert_eq!(openai.base_url, "http://127.0.0.1:11434/v1");
+        assert_eq!(openai.api_key, None);
+        let vars = ProviderVars {
+            anthropic_api_key: Some("k".into()),
+            ..ProviderVars::default()
+        };
+        let anthropic = Providers::from_vars(&vars).anthropic.unwrap();
+        assert_eq!(anthropic.base_url, "https://api.anthropic.com");
+    }
 
     #[test]
     fn read_only_wins_over_yolo_and_modes() {

@@ -7,8 +7,7 @@ use std::hash::{BuildHasher, Hasher};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use luxe_core::config::{Providers, Timings};
-use luxe_core::model::wire::Endpoint;
+use luxe_core::config::{ProviderVars, Timings};
 use luxe_core::settings::SettingsSource;
 
 /// The process's working directory, as a string (lossy for non-UTF-8 paths).
@@ -16,21 +15,13 @@ pub fn cwd() -> std::io::Result<String> {
     Ok(env::current_dir()?.to_string_lossy().into_owned())
 }
 
-/// The providers the standard variables configure: Anthropic needs `ANTHROPIC_API_KEY`;
-/// OpenAI-compatible servers need `OPENAI_API_KEY` or `OPENAI_BASE_URL` (local ones have no key).
-pub fn providers() -> Providers {
-    let anthropic_key = var("ANTHROPIC_API_KEY");
-    let openai_key = var("OPENAI_API_KEY");
-    let openai_base = var("OPENAI_BASE_URL");
-    Providers {
-        anthropic: anthropic_key.map(|key| Endpoint {
-            base_url: base_url(var("ANTHROPIC_BASE_URL"), "https://api.anthropic.com"),
-            api_key: Some(key),
-        }),
-        openai: (openai_key.is_some() || openai_base.is_some()).then(|| Endpoint {
-            base_url: base_url(openai_base, "https://api.openai.com/v1"),
-            api_key: openai_key,
-        }),
+/// The standard provider variables.
+pub fn provider_vars() -> ProviderVars {
+    ProviderVars {
+        anthropic_api_key: var("ANTHROPIC_API_KEY"),
+        anthropic_base_url: var("ANTHROPIC_BASE_URL"),
+        openai_api_key: var("OPENAI_API_KEY"),
+        openai_base_url: var("OPENAI_BASE_URL"),
     }
 }
 
@@ -111,13 +102,6 @@ fn civil_from_days(days: i64) -> (i64, u32, u32) {
     let m = u32::try_from(if mp < 10 { mp + 3 } else { mp - 9 }).unwrap_or(1);
     let y = yoe + era * 400 + i64::from(m <= 2);
     (y, m, d)
-}
-
-fn base_url(value: Option<String>, default: &str) -> String {
-    value
-        .unwrap_or_else(|| default.to_owned())
-        .trim_end_matches('/')
-        .to_owned()
 }
 
 fn var(name: &str) -> Option<String> {
