@@ -181,15 +181,17 @@ impl Config {
         }
     }
 
-    /// The mode in force: read-only wins over everything, then `--yolo`, then
-    /// `--permission-mode`, else `default`.
-    pub fn effective_permission_mode(&self) -> PermissionMode {
-        if self.read_only || self.permission_mode == Some(PermissionMode::ReadOnly) {
-            PermissionMode::ReadOnly
+    /// The mode in force: read-only (from a flag or a settings file) wins over everything, then
+    /// `--yolo`, then `--permission-mode`, then the settings files' mode, else `default`.
+    pub fn effective_permission_mode(&self, settings: Option<PermissionMode>) -> PermissionMode {
+        let read_only = PermissionMode::ReadOnly;
+        if self.read_only || self.permission_mode == Some(read_only) || settings == Some(read_only)
+        {
+            read_only
         } else if self.yolo {
             PermissionMode::Bypass
         } else {
-            self.permission_mode.unwrap_or_default()
+            self.permission_mode.or(settings).unwrap_or_default()
         }
     }
 }
@@ -238,15 +240,39 @@ mod tests {
     #[test]
     fn read_only_wins_over_yolo_and_modes() {
         let mut config = Config::new("0", "s", "/");
+        assert_eq!(
+            config.effective_permission_mode(Some(PermissionMode::AcceptEdits)),
+            PermissionMode::AcceptEdits
+        );
         config.yolo = true;
-        assert_eq!(config.effective_permission_mode(), PermissionMode::Bypass);
+        assert_eq!(
+            config.effective_permission_mode(None),
+            PermissionMode::Bypass
+        );
+        assert_eq!(
+            config.effective_permission_mode(Some(PermissionMode::ReadOnly)),
+            PermissionMode::ReadOnly
+        );
         config.permission_mode = Some(PermissionMode::AcceptEdits);
-        assert_eq!(config.effective_permission_mode(), PermissionMode::Bypass);
+        assert_eq!(
+            config.effective_permission_mode(None),
+            PermissionMode::Bypass
+        );
         config.read_only = true;
-        assert_eq!(config.effective_permission_mode(), PermissionMode::ReadOnly);
+        assert_eq!(
+            config.effective_permission_mode(None),
+            PermissionMode::ReadOnly
+        );
         config.read_only = false;
         config.yolo = false;
+        assert_eq!(
+            config.effective_permission_mode(Some(PermissionMode::Bypass)),
+            PermissionMode::AcceptEdits
+        );
         config.permission_mode = Some(PermissionMode::ReadOnly);
-        assert_eq!(config.effective_permission_mode(), PermissionMode::ReadOnly);
+        assert_eq!(
+            config.effective_permission_mode(None),
+            PermissionMode::ReadOnly
+        );
     }
 }

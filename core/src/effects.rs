@@ -106,6 +106,13 @@ pub enum Input<'a> {
         /// The exit code; `None` when killed by a signal; `Err` when it could not start.
         status: Result<Option<i32>, String>,
     },
+    /// A path was resolved.
+    PathResolved {
+        /// The resolution.
+        id: EffectId,
+        /// The absolute path with symlinks and `..` resolved, or why not.
+        result: Result<String, String>,
+    },
     /// A search finished.
     SearchDone {
         /// The search.
@@ -180,6 +187,15 @@ pub enum Output {
     Kill {
         /// The process.
         id: EffectId,
+    },
+    /// Resolve a path as the filesystem sees it: symlinks and `..` followed; for a path that
+    /// does not exist yet, its deepest existing ancestor is resolved and the rest appended →
+    /// `PathResolved`.
+    ResolvePath {
+        /// Echoed by the result.
+        id: EffectId,
+        /// Absolute path.
+        path: String,
     },
     /// Search files under `root` for a regex, honouring .gitignore → `SearchDone`.
     Search {

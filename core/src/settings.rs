@@ -1,7 +1,21 @@
-//! Settings files (`$LUXE_HOME/settings.json`, `.luxe/settings.json`), parsed strictly: a file
-//! that does not parse stops start-up with `file:line:column: what is wrong`.
+//! Settings files (`$LUXE_HOME/settings.json` for the user, `.luxe/settings.json` for the
+//! project), parsed strictly: a file that does not parse, or names an unknown tool or mode,
+//! stops start-up with `file:line:column: what is wrong`.
 
 use serde::Deserialize;
+
+use crate::permissions::RuleSet;
+use crate::permissions::rules::Rule;
+use crate::protocol::values::PermissionMode;
+
+/// Whose file it is: a project's own `allow` rules and mode count only with `--trust-project`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scope {
+    /// `$LUXE_HOME/settings.json`.
+    User,
+    /// `<cwd>/.luxe/settings.json`.
+    Project,
+}
 
 /// A settings file as io read it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -10,14 +24,49 @@ pub struct SettingsSource {
     pub path: String,
     /// Its text.
     pub text: String,
+    /// Whose it is.
+    pub scope: Scope,
 }
 
-/// What a settings file says (the Permissions capability adds `permissions`).
+/// What one settings file says. Unknown top-level keys are ignored (newer versions add some);
+/// inside `permissions` every key must be known, since a typo there would drop rules silently.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
 pub struct Settings {
     /// The default model, `provider/model`.
     #[serde(default)]
     pub model: Option<String>,
+    /// Permission rules and the default mode.
+    #[serde(default)]
+    pub permissions: PermissionSettings,
+}
+
+/// The `permissions` object of a settings file.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PermissionSettings {
+    /// `tool(pattern)` rules that run without asking.
+    #[serde(default)]
+    pub allow: Vec<Rule>,
+    /// Rules that always prompt.
+    #[serde(default)]
+    pub ask: Vec<Rule>,
+    /// Rules that are refused.
+    #[serde(default)]
+    pub deny: Vec<Rule>,
+    /// The default mode.
+    #[serde(default)]
+    pub mode: Option<PermissionMode>,
+}
+
+/// Everything the files say, merged.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Loaded {
+    /// The model the files name (the project's over the user's).
+    pub model: Option<String>,
+    /// The rules that count.
+    pub rules: RuleSet,
+    /// The mode the files set and that counts (see [`load`]).
+    pub mode: Option<PermissionMode>,
 }
 
 /// Parses one file; the error is `path:line:column: message`.
@@ -32,47 +81,111 @@ pub fn parse(source: &SettingsSource) -> Result<Settings, String> {
     })
 }
 
-/// The model the files name: the last file that names one wins (project after user).
-pub fn model(sources: &[SettingsSource]) -> Result<Option<String>, String> {
-    let mut model = None;
+/// Reads every file, user first. Deny and ask rules always count; a project's allow rules and
+/// mode count only when `trust_project` (a repository must not loosen what the user set) — but a
+/// project's `read-only` mode always counts, since it only tightens.
+pub fn load(sources: &[SettingsSource], trust_project: bool) -> Result<Loaded, String> {
+    let mut loaded = Loaded::default();
     for source in sources {
-        if let Some(m) = parse(source)?.model {
-            model = Some(m);
+        let settings = parse(source)?;
+        let trusted = source.scope == Scope::User || trust_project;
+        if settings.model.is_some() {
+            loaded.model = settings.model;
+        }
+        let p = settings.permissions;
+        loaded.rules.deny.extend(p.deny);
+        loaded.rules.ask.extend(p.ask);
+        if trusted {
+            loaded.rules.allow.extend(p.allow);
+        }
+        match p.mode {
+            Some(PermissionMode::ReadOnly) => loaded.mode = Some(PermissionMode::ReadOnly),
+            Some(mode) if trusted && loaded.mode != Some(PermissionMode::ReadOnly) => {
+                loaded.mode = Some(mode);
+            }
+            _ => {}
         }
     }
-    Ok(model)
+    Ok(loaded)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn src(text: &str) -> SettingsSource {
+    fn src(text: &str, scope: Scope) -> SettingsSource {
         SettingsSource {
             path: "/home/u/.luxe/settings.json".into(),
             text: text.into(),
+            scope,
         }
+    }
+
+    fn user(text: &str) -> SettingsSource {
+        src(text, Scope::User)
     }
 
     #[test]
     fn broken_file_names_file_line_and_column() {
-        let err = parse(&src("{\n  \"model\": \"openai/x\",\n}")).unwrap_err();
+        let err = parse(&user("{\n  \"model\": \"openai/x\",\n}")).unwrap_err();
         assert_eq!(err, "/home/u/.luxe/settings.json:3:1: trailing comma");
-        let err = parse(&src("{\"model\": 5}")).unwrap_err();
+        let err = parse(&user("{\"model\": 5}")).unwrap_err();
         assert!(err.starts_with("/home/u/.luxe/settings.json:1:"), "{err}");
     }
 
     #[test]
-    fn later_files_win() {
-        let user = src(r#"{"model":"anthropic/claude-haiku-4-5"}"#);
-        let project = src(r#"{"model":"openai/gpt-5"}"#);
-        assert_eq!(
-            model(&[user.clone(), project]).unwrap().as_deref(),
-            Some("openai/gpt-5")
+    fn unknown_tools_modes_and_keys_are_errors_with_positions() {
+        let err = parse(&user(
+            "{\n \"permissions\": {\n  \"allow\": [\"fly(**)\"]\n }\n}",
+        ))
+        .unwrap_err();
+        assert!(err.starts_with("/home/u/.luxe/settings.json:3:"), "{err}");
+        assert!(err.contains("unknown tool \"fly\""), "{err}");
+        let err = parse(&user(r#"{"permissions": {"mode": "yolo"}}"#)).unwrap_err();
+        assert!(err.contains("unknown variant `yolo`"), "{err}");
+        let err = parse(&user(r#"{"permissions": {"alow": []}}"#)).unwrap_err();
+        assert!(err.contains("unknown field `alow`"), "{err}");
+        assert!(
+            parse(&user(r#"{"theme": "dark"}"#)).is_ok(),
+            "unknown top-level keys are fine"
         );
+    }
+
+    #[test]
+    fn project_allow_rules_and_modes_need_trust() {
+        let project = src(
+            r#"{"model":"openai/gpt-5","permissions":{"allow":["read(.env)"],"deny":["bash(rm *)"],"ask":["edit(**)"],"mode":"bypass"}}"#,
+            Scope::Project,
+        );
+        let files = [user(r#"{"model":"anthropic/claude-haiku-4-5"}"#), project];
+        let untrusted = load(&files, false).unwrap();
+        assert_eq!(untrusted.model.as_deref(), Some("openai/gpt-5"));
+        assert!(untrusted.rules.allow.is_empty());
+        assert_eq!(untrusted.rules.deny.len(), 1);
+        assert_eq!(untrusted.rules.ask.len(), 1);
+        assert_eq!(untrusted.mode, None);
+        let trusted = load(&files, true).unwrap();
+        assert_eq!(trusted.rules.allow.len(), 1);
+        assert_eq!(trusted.mode, Some(PermissionMode::Bypass));
+    }
+
+    #[test]
+    fn read_only_from_any_file_wins() {
+        let files = [
+            user(r#"{"permissions":{"mode":"read-only"}}"#),
+            src(r#"{"permissions":{"mode":"bypass"}}"#, Scope::Project),
+        ];
         assert_eq!(
-            model(&[user, src("{}")]).unwrap().as_deref(),
-            Some("anthropic/claude-haiku-4-5")
+            load(&files, true).unwrap().mode,
+            Some(PermissionMode::ReadOnly)
+        );
+        let files = [src(
+            r#"{"permissions":{"mode":"read-only"}}"#,
+            Scope::Project,
+        )];
+        assert_eq!(
+            load(&files, false).unwrap().mode,
+            Some(PermissionMode::ReadOnly)
         );
     }
 }

@@ -72,6 +72,13 @@ pub enum Completion {
         /// The exit code; `None` when killed by a signal; `Err` when it could not start.
         status: Result<Option<i32>, String>,
     },
+    /// See [`Input::PathResolved`].
+    PathResolved {
+        /// The resolution.
+        id: EffectId,
+        /// The resolved path, or why not.
+        result: Result<String, String>,
+    },
     /// See [`Input::SearchDone`].
     SearchDone {
         /// The search.
@@ -124,6 +131,10 @@ impl Completion {
             Self::ProcessExited { id, status } => Input::ProcessExited {
                 id: *id,
                 status: status.clone(),
+            },
+            Self::PathResolved { id, result } => Input::PathResolved {
+                id: *id,
+                result: result.clone(),
             },
             Self::SearchDone { id, result } => Input::SearchDone {
                 id: *id,
@@ -216,6 +227,12 @@ impl Effects {
                     max_results,
                 ),
             }),
+            Output::ResolvePath { id, path } => {
+                self.run_blocking(move || Completion::PathResolved {
+                    id,
+                    result: files::resolve(&path),
+                })
+            }
             Output::ListFiles {
                 id,
                 root,

@@ -8,11 +8,14 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use luxe_core::config::{ProviderVars, Timings};
-use luxe_core::settings::SettingsSource;
+use luxe_core::settings::{Scope, SettingsSource};
 
 /// The process's working directory, as a string (lossy for non-UTF-8 paths).
 pub fn cwd() -> std::io::Result<String> {
-    Ok(env::current_dir()?.to_string_lossy().into_owned())
+    // Resolved, so that tool paths (resolved the same way) compare against it.
+    let dir = env::current_dir()?;
+    let dir = std::fs::canonicalize(&dir).unwrap_or(dir);
+    Ok(dir.to_string_lossy().into_owned())
 }
 
 /// The standard provider variables.
@@ -52,15 +55,16 @@ pub fn timings() -> Timings {
 /// cannot be read is an error.
 pub fn settings_files(home: Option<&Path>, cwd: &Path) -> Result<Vec<SettingsSource>, String> {
     let candidates = home
-        .map(|h| h.join("settings.json"))
+        .map(|h| (h.join("settings.json"), Scope::User))
         .into_iter()
-        .chain([cwd.join(".luxe").join("settings.json")]);
+        .chain([(cwd.join(".luxe").join("settings.json"), Scope::Project)]);
     let mut found = Vec::new();
-    for path in candidates {
+    for (path, scope) in candidates {
         match std::fs::read_to_string(&path) {
             Ok(text) => found.push(SettingsSource {
                 path: path.to_string_lossy().into_owned(),
                 text,
+                scope,
             }),
             Err(err) if err.kind() == std::io::ErrorKind::NotFound => {}
             Err(err) => return Err(format!("{}: {err}", path.display())),

@@ -8,6 +8,29 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use luxe_core::effects::FileContent;
 
+/// `path` with symlinks and `..` resolved; for a path that does not exist yet (a new file), its
+/// deepest existing ancestor is resolved and the rest appended.
+pub(crate) fn resolve(path: &str) -> Result<String, String> {
+    let path = Path::new(path);
+    let mut existing = path;
+    let mut rest = Vec::new();
+    loop {
+        match std::fs::canonicalize(existing) {
+            Ok(real) => {
+                let full = rest.iter().rev().fold(real, |acc, part| acc.join(part));
+                return Ok(full.to_string_lossy().into_owned());
+            }
+            Err(err) => match (existing.parent(), existing.file_name()) {
+                (Some(parent), Some(name)) => {
+                    rest.push(name.to_owned());
+                    existing = parent;
+                }
+                _ => return Err(format!("{}: {err}", path.display())),
+            },
+        }
+    }
+}
+
 /// Reads at most `max_bytes` of the file at `path`, and its whole length.
 pub(crate) fn read(path: &str, max_bytes: u64) -> Result<FileContent, String> {
     let read = || -> io::Result<FileContent> {

@@ -261,6 +261,14 @@ impl World {
                     });
                 }
             }
+            Output::ResolvePath { id, path } => self.input(Input::PathResolved {
+                id,
+                result: if ok {
+                    Ok(path)
+                } else {
+                    Err("no such directory".into())
+                },
+            }),
             Output::Search { id, .. } => self.input(Input::SearchDone {
                 id,
                 result: Ok(Vec::new()),
@@ -280,6 +288,7 @@ fn effect_id(output: &Output) -> Option<EffectId> {
         | Output::WriteFile { id, .. }
         | Output::Spawn { id, .. }
         | Output::Search { id, .. }
+        | Output::ResolvePath { id, .. }
         | Output::ListFiles { id, .. } => Some(*id),
         _ => None,
     }
@@ -427,7 +436,12 @@ fn a_tool_call_round_trip_in_simulation() {
     world.effect(true);
     world.step(&Op::Submit);
     world.step(&Op::Model(ModelOp::Tool(0, vec![7, 99])));
-    // read inside cwd runs without a prompt: the file read is pending.
+    // The path is resolved first; then read inside cwd runs without a prompt.
+    assert!(matches!(
+        world.effects.front(),
+        Some(Output::ResolvePath { .. })
+    ));
+    world.step(&Op::Effect(true));
     assert!(matches!(
         world.effects.front(),
         Some(Output::ReadFile { .. })

@@ -1,4 +1,5 @@
-//! A small glob matcher for permission patterns: `*`, `**` and `?`.
+//! A small glob matcher for permission patterns: `*`, `**`, `?`, and `\` to take the next
+//! character literally.
 
 /// How `*` treats `/`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -38,6 +39,10 @@ fn matches(p: &[char], t: &[char], mode: GlobMode) -> bool {
             }
             false
         }
+        Some('\\') => match p.get(1) {
+            Some(c) => t.first() == Some(c) && matches(&p[2..], &t[1..], mode),
+            None => t.first() == Some(&'\\') && t.len() == 1,
+        },
         Some('?') => {
             !t.is_empty()
                 && (t[0] != '/' || mode == GlobMode::Text)
@@ -72,5 +77,7 @@ mod tests {
         assert!(m("cargo test*", "cargo test"));
         assert!(!m("cargo test*", "cargo build"));
         assert!(m("git *", "git log --oneline /tmp"));
+        assert!(m("ls \\*.rs", "ls *.rs"));
+        assert!(!m("ls \\*.rs", "ls a.rs"));
     }
 }

@@ -2,8 +2,21 @@
 
 use super::glob::{GlobMode, glob_match};
 
+/// The tools rules may name.
+pub const TOOL_NAMES: &[&str] = &[
+    "read",
+    "write",
+    "edit",
+    "bash",
+    "grep",
+    "glob",
+    "ask_user",
+    "update_plan",
+];
+
 /// One rule: a tool name and a pattern over what the call touches (a path, or a command).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Deserialize)]
+#[serde(try_from = "String")]
 pub struct Rule {
     /// The tool the rule is about.
     pub tool: String,
@@ -41,6 +54,24 @@ impl Rule {
             GlobMode::Path
         };
         self.tool == tool && (self.pattern == "*" || glob_match(&self.pattern, subject, mode))
+    }
+}
+
+/// Rules in settings files must name a tool luxe has: a typo must not silently drop a rule.
+impl TryFrom<String> for Rule {
+    type Error = String;
+
+    fn try_from(text: String) -> Result<Self, String> {
+        let rule = Self::parse(&text)?;
+        if TOOL_NAMES.contains(&rule.tool.as_str()) {
+            Ok(rule)
+        } else {
+            Err(format!(
+                "rule {text:?} names an unknown tool {:?} (known: {})",
+                rule.tool,
+                TOOL_NAMES.join(", ")
+            ))
+        }
     }
 }
 

@@ -72,11 +72,10 @@ pub struct Session {
 impl Session {
     /// Starts a session from `config`: queues `ready`, `state_changed` and the start-up probes.
     pub fn start(config: &Config) -> Result<Self, StartError> {
+        let loaded = settings::load(&config.settings, config.trust_project).map_err(StartError)?;
         let configured = match &config.model {
             Some(spec) => Some(("--model", spec.clone())),
-            None => settings::model(&config.settings)
-                .map_err(StartError)?
-                .map(|m| ("settings", m)),
+            None => loaded.model.map(|m| ("settings", m)),
         };
         let model = match configured {
             Some((origin, spec)) => Some(
@@ -85,7 +84,7 @@ impl Session {
             ),
             None => ModelRef::default_for(config.providers.access()),
         };
-        let permission_mode = config.effective_permission_mode();
+        let permission_mode = config.effective_permission_mode(loaded.mode);
         let read_only = permission_mode == PermissionMode::ReadOnly;
         let mut session = Self {
             cwd: config.cwd.clone(),
@@ -96,7 +95,7 @@ impl Session {
             model,
             mode: Mode::default(),
             thinking: Thinking::default(),
-            permissions: Permissions::new(permission_mode),
+            permissions: Permissions::new(permission_mode, loaded.rules),
             auto_approve: config.auto_approve,
             trust_project: config.trust_project,
             github_writes: config.github_writes && !read_only,

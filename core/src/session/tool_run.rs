@@ -56,6 +56,13 @@ struct Running {
 enum Wait {
     /// Started; its permission is being decided.
     Deciding,
+    /// Waiting for io to resolve the path (symlinks) before deciding.
+    Resolving {
+        effect: EffectId,
+        tool: String,
+        requested: String,
+        args: ToolArgs,
+    },
     Permission {
         prompt_id: String,
         args: ToolArgs,
@@ -183,33 +190,68 @@ impl Session {
                 }
                 Ok(args) => args,
             };
-            let target = self.target(&args);
-            match self.permissions.decide(&name, &target) {
-                Decision::Deny { reason } => self.finish_tool(ToolStatus::Denied, reason, None),
-                Decision::Allow => self.execute(now, args),
-                Decision::Ask { always_rule } => self.ask_permission(now, &name, args, always_rule),
+            match args.path().map(|p| resolve(&self.cwd, p).absolute) {
+                Some(path) => {
+                    let effect = self.effect_id();
+                    if let Some(running) = self.tool_step().and_then(|s| s.running.as_mut()) {
+                        running.wait = Wait::Resolving {
+                            effect,
+                            tool: name,
+                            requested: path.clone(),
+                            args,
+                        };
+                    }
+                    self.outputs
+                        .push_back(Output::ResolvePath { id: effect, path });
+                }
+                None => self.decide(now, &name, args, None),
             }
         }
     }
 
-    fn target(&self, args: &ToolArgs) -> Target {
-        let path = |p: &str| {
-            let r = resolve(&self.cwd, p);
-            Target::Path {
-                shown: r.shown,
-                inside_cwd: r.inside_cwd,
+    /// Decides a call (its path, if any, already resolved) and runs, asks or refuses it.
+    fn decide(&mut self, now: Instant, tool: &str, args: ToolArgs, requested: Option<String>) {
+        let target = match (&args, args.path()) {
+            (_, Some(path)) => {
+                let resolved = resolve(&self.cwd, path);
+                Target::Path {
+                    shown: resolved.shown,
+                    requested: requested.unwrap_or_default(),
+                    inside_cwd: resolved.inside_cwd,
+                }
             }
+            (ToolArgs::Bash { command, .. }, None) => Target::Command(command.clone()),
+            _ => Target::Nothing,
         };
-        match args {
-            ToolArgs::Read { path: p, .. }
-            | ToolArgs::Write { path: p, .. }
-            | ToolArgs::Edit { path: p, .. } => path(p),
-            ToolArgs::Grep { path: p, .. } | ToolArgs::Glob { path: p, .. } => {
-                path(p.as_deref().unwrap_or("."))
-            }
-            ToolArgs::Bash { command, .. } => Target::Command(command.clone()),
-            ToolArgs::AskUser { .. } | ToolArgs::UpdatePlan { .. } => Target::Nothing,
+        match self.permissions.decide(tool, &target) {
+            Decision::Deny { reason } => self.finish_tool(ToolStatus::Denied, reason, None),
+            Decision::Allow => self.execute(now, args),
+            Decision::Ask { always_rule } => self.ask_permission(now, tool, args, always_rule),
         }
+    }
+
+    /// io resolved the path of the running call: decide it now.
+    fn path_resolved(&mut self, now: Instant, result: Result<String, String>) {
+        let Some(running) = self.tool_step().and_then(|s| s.running.as_mut()) else {
+            return;
+        };
+        let Wait::Resolving {
+            tool,
+            requested,
+            mut args,
+            ..
+        } = std::mem::replace(&mut running.wait, Wait::Deciding)
+        else {
+            return;
+        };
+        match result {
+            Ok(resolved) => {
+                args.set_path(resolved);
+                self.decide(now, &tool, args, Some(requested));
+            }
+            Err(error) => self.finish_tool(ToolStatus::Error, error, None),
+        }
+        self.run_next_tool(now);
     }
 
     fn ask_permission(&mut self, now: Instant, tool: &str, args: ToolArgs, rule: Rule) {
@@ -502,6 +544,14 @@ impl Session {
         let Some(running) = self.tool_step().and_then(|s| s.running.as_mut()) else {
             return;
         };
+        if let (Wait::Resolving { effect, .. }, Input::PathResolved { id, result }) =
+            (&running.wait, &input)
+        {
+            if effect == id {
+                let result = result.clone();
+                return self.path_resolved(now, result);
+            }
+        }
         let Wait::Effect { effect, work } = &mut running.wait else {
             return;
         };

@@ -133,6 +133,31 @@ struct PlanArgs {
 }
 
 impl ToolArgs {
+    /// The path the call works on, if it works on one (`grep` and `glob` default to cwd).
+    pub fn path(&self) -> Option<&str> {
+        match self {
+            Self::Read { path, .. } | Self::Write { path, .. } | Self::Edit { path, .. } => {
+                Some(path)
+            }
+            Self::Grep { path, .. } | Self::Glob { path, .. } => {
+                Some(path.as_deref().unwrap_or("."))
+            }
+            Self::Bash { .. } | Self::AskUser { .. } | Self::UpdatePlan { .. } => None,
+        }
+    }
+
+    /// Replaces the path with the one io resolved (symlinks followed), so the call works on
+    /// exactly the file the permission decision was about.
+    pub fn set_path(&mut self, resolved: String) {
+        match self {
+            Self::Read { path, .. } | Self::Write { path, .. } | Self::Edit { path, .. } => {
+                *path = resolved;
+            }
+            Self::Grep { path, .. } | Self::Glob { path, .. } => *path = Some(resolved),
+            Self::Bash { .. } | Self::AskUser { .. } | Self::UpdatePlan { .. } => {}
+        }
+    }
+
     /// Parses the arguments of tool `name`; the error is what the model is told.
     pub fn parse(name: &str, input: &Value) -> Result<Self, String> {
         fn de<T: serde::de::DeserializeOwned>(name: &str, input: &Value) -> Result<T, String> {

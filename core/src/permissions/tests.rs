@@ -1,0 +1,221 @@
+//! Table tests of the decision: every row of the precedence, in every mode.
+
+use super::*;
+
+fn path(shown: &str, inside_cwd: bool) -> Target {
+    Target::Path {
+        shown: shown.into(),
+        requested: shown.into(),
+        inside_cwd,
+    }
+}
+
+fn cmd(command: &str) -> Target {
+    Target::Command(command.into())
+}
+
+fn kind(d: &Decision) -> &'static str {
+    match d {
+        Decision::Allow => "allow",
+        Decision::Ask { .. } => "ask",
+        Decision::Deny { .. } => "deny",
+    }
+}
+
+fn rules(deny: &[&str], ask: &[&str], allow: &[&str]) -> RuleSet {
+    let parse = |list: &[&str]| list.iter().map(|r| Rule::parse(r).unwrap()).collect();
+    RuleSet {
+        deny: parse(deny),
+        ask: parse(ask),
+        allow: parse(allow),
+    }
+}
+
+use PermissionMode::*;
+const MODES: [PermissionMode; 4] = [Default, AcceptEdits, Bypass, ReadOnly];
+
+#[test]
+fn mode_defaults() {
+    let rows = [
+        (Default, "read", path("a.rs", true), "allow"),
+        (Default, "read", path("/etc/hosts", false), "ask"),
+        (Default, "edit", path("a.rs", true), "ask"),
+        (Default, "bash", cmd("ls"), "ask"),
+        (AcceptEdits, "edit", path("a.rs", true), "allow"),
+        (AcceptEdits, "write", path("/tmp/x", false), "ask"),
+        (AcceptEdits, "bash", cmd("ls"), "ask"),
+        (Bypass, "bash", cmd("ls"), "allow"),
+        (Bypass, "write", path("/tmp/x", false), "allow"),
+        (ReadOnly, "read", path("a.rs", true), "allow"),
+        (ReadOnly, "edit", path("a.rs", true), "deny"),
+        (ReadOnly, "write", path("/tmp/x", false), "deny"),
+        (ReadOnly, "bash", cmd("ls"), "deny"),
+        (Default, "ask_user", Target::Nothing, "allow"),
+    ];
+    for (mode, tool, target, want) in rows {
+        let got = Permissions::new(mode, RuleSet::default()).decide(tool, &target);
+        assert_eq!(kind(&got), want, "{mode:?} {tool} {target:?}");
+    }
+}
+
+#[test]
+fn precedence_deny_then_ask_then_allow_then_mode() {
+    let rows = [
+        // (rules, tool, target, expected in Default, expected in Bypass)
+        (
+            rules(&["bash(rm *)"], &[], &["bash(rm *)"]),
+            "bash",
+            cmd("rm -rf x"),
+            "deny",
+            "deny",
+        ),
+        (
+            rules(&[], &["bash(cargo *)"], &["bash(cargo *)"]),
+            "bash",
+            cmd("cargo test"),
+            "ask",
+            "ask",
+        ),
+        (
+            rules(&[], &[], &["bash(cargo test*)"]),
+            "bash",
+            cmd("cargo test -q"),
+            "allow",
+            "allow",
+        ),
+        (
+            rules(&[], &[], &["edit(src/**)"]),
+            "edit",
+            path("src/a.rs", true),
+            "allow",
+            "allow",
+        ),
+        (
+            rules(&[], &[], &["edit(src/**)"]),
+            "edit",
+            path("docs/a.md", true),
+            "ask",
+            "allow",
+        ),
+        (rules(&[], &[], &[]), "bash", cmd("ls"), "ask", "allow"),
+        (
+            rules(&["read(secrets/**)"], &[], &[]),
+            "read",
+            path("secrets/k", true),
+            "deny",
+            "deny",
+        ),
+    ];
+    for (set, tool, target, want_default, want_bypass) in rows {
+        for (mode, want) in [(Default, want_default), (Bypass, want_bypass)] {
+            let got = Permissions::new(mode, set.clone()).decide(tool, &target);
+            assert_eq!(kind(&got), want, "{mode:?} {set:?} {tool} {target:?}");
+        }
+    }
+}
+
+#[test]
+fn prefix_rules_match_simple_commands_only() {
+    let p = Permissions::new(Default, rules(&[], &[], &["bash(cargo test*)"]));
+    assert_eq!(kind(&p.decide("bash", &cmd("cargo test -p core"))), "allow");
+    for compound in [
+        "cargo test; cat x",
+        "cargo test && rm -rf y",
+        "cargo test | sh",
+        "cargo test $(cat z)",
+        "cargo test `cat z`",
+    ] {
+        assert_eq!(kind(&p.decide("bash", &cmd(compound))), "ask", "{compound}");
+    }
+}
+
+#[test]
+fn a_deny_rule_covers_each_part_of_a_compound_command() {
+    let p = Permissions::new(Bypass, rules(&["bash(rm *)"], &[], &[]));
+    assert_eq!(kind(&p.decide("bash", &cmd("ls && rm -rf /"))), "deny");
+    assert_eq!(kind(&p.decide("bash", &cmd("ls"))), "allow");
+}
+
+#[test]
+fn github_writes_ask_whatever_allow_rules_say_except_in_bypass() {
+    for mode in MODES {
+        let p = Permissions::new(mode, rules(&[], &[], &["bash(*)", "bash(git push*)"]));
+        let want = match mode {
+            Bypass => "allow",
+            ReadOnly => "deny",
+            _ => "ask",
+        };
+        assert_eq!(
+            kind(&p.decide("bash", &cmd("git push origin main"))),
+            want,
+            "{mode:?}"
+        );
+    }
+}
+
+#[test]
+fn env_files_are_denied_in_every_mode_and_under_every_rule() {
+    for mode in MODES {
+        let mut p = Permissions::new(mode, rules(&[], &[], &["read(**)", "bash(*)"]));
+        p.grant(Rule::parse("read(.env)").unwrap());
+        for target in [
+            path(".env", true),
+            path("sub/.env.local", true),
+            path(".ENV", true),
+            Target::Path {
+                shown: "link-to-secrets".into(),
+                requested: "link-to-secrets".into(),
+                inside_cwd: true,
+            },
+        ] {
+            let is_env =
+                !matches!(&target, Target::Path { shown, .. } if shown == "link-to-secrets");
+            assert_eq!(
+                kind(&p.decide("read", &target)) == "deny",
+                is_env,
+                "{mode:?} {target:?}"
+            );
+        }
+        let link = Target::Path {
+            shown: ".env".into(),
+            requested: "innocent-link".into(),
+            inside_cwd: true,
+        };
+        assert_eq!(
+            kind(&p.decide("read", &link)),
+            "deny",
+            "a link is judged by its target"
+        );
+        assert_eq!(
+            kind(&p.decide("read", &path(".env.example", true))),
+            "allow"
+        );
+        assert_eq!(
+            kind(&p.decide("bash", &cmd("cat .env"))),
+            "deny",
+            "{mode:?}"
+        );
+    }
+}
+
+#[test]
+fn always_grants_cover_later_calls_but_never_a_deny() {
+    let mut p = Permissions::new(Default, RuleSet::default());
+    let Decision::Ask { always_rule } = p.decide("bash", &cmd("cargo test")) else {
+        panic!()
+    };
+    assert_eq!(always_rule.to_string(), "bash(cargo test)");
+    p.grant(always_rule);
+    assert_eq!(kind(&p.decide("bash", &cmd("cargo test"))), "allow");
+    assert_eq!(kind(&p.decide("bash", &cmd("cargo build"))), "ask");
+    let Decision::Ask { always_rule } = p.decide("bash", &cmd("ls *.rs")) else {
+        panic!()
+    };
+    p.grant(always_rule);
+    assert_eq!(kind(&p.decide("bash", &cmd("ls *.rs"))), "allow");
+    assert_eq!(
+        kind(&p.decide("bash", &cmd("ls a.rs"))),
+        "ask",
+        "the grant is literal"
+    );
+}
