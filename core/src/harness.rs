@@ -80,7 +80,9 @@ impl Checked {
             start: Vec::new(),
             ledger: Ledger::default(),
         };
+        checked.ledger.starting = true;
         checked.start = checked.drain();
+        checked.ledger.starting = false;
         match checked.start.first() {
             Some(Output::Frame(Event::Ready(_))) => {}
             other => panic!("ready must come first, got {other:?}"),
@@ -234,7 +236,7 @@ struct Ledger {
     open_prompts: BTreeSet<String>,
     settled_prompts: BTreeSet<String>,
     open_calls: BTreeSet<String>,
-    started_effects: u64,
+    starting: bool,
 }
 
 impl Ledger {
@@ -306,9 +308,8 @@ impl Ledger {
                 | Output::Spawn { .. }
                 | Output::ReadFile { .. }
         );
-        self.started_effects += 1;
-        // The two start-up probes (git status, AGENTS.md) run before any turn.
-        if is_tool_work && self.started_effects > 2 {
+        // The start-up probes (git status, AGENTS.md, .env files) run before any turn.
+        if is_tool_work && !self.starting {
             assert!(self.open_turn.is_some(), "{effect:?} outside a turn");
         }
     }

@@ -12,7 +12,11 @@ use luxe_core::config::Providers;
 use luxe_core::effects::{EffectId, FileContent, Stream};
 use luxe_core::harness::{Checked, test_config};
 use luxe_core::model::wire::Endpoint;
+use luxe_core::permissions::is_env_file;
+use luxe_core::permissions::rules::Rule;
 use luxe_core::protocol::events::Event;
+use luxe_core::protocol::values::PermissionMode;
+use luxe_core::settings::{Scope, SettingsSource};
 use luxe_core::{Config, Input, Output};
 use quickcheck::{Arbitrary, Gen, QuickCheck};
 use serde_json::{Value, json};
@@ -64,6 +68,60 @@ impl Arbitrary for Op {
     }
 }
 
+/// The secret in the project's `.env`.
+const SECRET: &str = "supersecretvalue123";
+
+/// Flags and settings for one simulated session.
+#[derive(Clone, Debug, Default)]
+struct Setup {
+    mode: u8,
+    auto_approve: bool,
+    deny: u8,
+}
+
+const DENY_POOL: &[&str] = &["bash(rm *)", "write(**)", "read(a.txt)", "bash(echo *)"];
+
+impl Arbitrary for Setup {
+    fn arbitrary(g: &mut Gen) -> Self {
+        Self {
+            mode: u8::arbitrary(g),
+            auto_approve: bool::arbitrary(g),
+            deny: u8::arbitrary(g),
+        }
+    }
+}
+
+impl Setup {
+    fn deny_rules(&self) -> Vec<Rule> {
+        DENY_POOL
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| self.deny & (1 << i) != 0)
+            .map(|(_, r)| Rule::parse(r).expect("a valid rule"))
+            .collect()
+    }
+
+    fn config(&self) -> Config {
+        let mut config = config();
+        config.auto_approve = self.auto_approve;
+        config.permission_mode = Some(
+            [
+                PermissionMode::Default,
+                PermissionMode::AcceptEdits,
+                PermissionMode::Bypass,
+                PermissionMode::ReadOnly,
+            ][usize::from(self.mode % 4)],
+        );
+        let deny: Vec<String> = self.deny_rules().iter().map(ToString::to_string).collect();
+        config.settings = vec![SettingsSource {
+            path: "/home/u/.luxe/settings.json".into(),
+            text: json!({"permissions": {"deny": deny}}).to_string(),
+            scope: Scope::User,
+        }];
+        config
+    }
+}
+
 fn config() -> Config {
     let mut config = test_config();
     config.model = Some("anthropic/claude-sonnet-4-5".into());
@@ -84,6 +142,8 @@ fn config() -> Config {
 /// Plays model, tools and client against the core.
 struct World {
     checked: Checked,
+    denied: Vec<Rule>,
+    started: bool,
     http: VecDeque<EffectId>,
     effects: VecDeque<Output>,
     prompt: Option<(String, String)>,
@@ -92,8 +152,15 @@ struct World {
 
 impl World {
     fn new() -> Self {
+        Self::with(&Setup::default())
+    }
+
+    fn with(setup: &Setup) -> Self {
+        let config = setup.config();
         let mut world = Self {
-            checked: Checked::new(config(), Instant::now()),
+            denied: setup.deny_rules(),
+            started: false,
+            checked: Checked::new(config, Instant::now()),
             http: VecDeque::new(),
             effects: VecDeque::new(),
             prompt: None,
@@ -101,14 +168,25 @@ impl World {
         };
         let start = world.checked.take_start();
         world.absorb(start);
+        // The start-up probes answer first, as they do within milliseconds in real life.
+        while !world.effects.is_empty() {
+            world.effect(true);
+        }
+        world.started = true;
         world
     }
 
     fn absorb(&mut self, outputs: Vec<Output>) {
         for output in outputs {
+            if let Output::Frame(event) = &output {
+                let text = serde_json::to_string(event).expect("frames serialize");
+                assert!(!text.contains(SECRET), "a frame carries the secret: {text}");
+            }
             match output {
                 Output::HttpRequest { id, request } => {
                     check_request(&request.body);
+                    let body = String::from_utf8_lossy(&request.body);
+                    assert!(!body.contains(SECRET), "a model request carries the secret");
                     self.http.push_back(id);
                 }
                 Output::CancelHttp { id } => self.http.retain(|h| *h != id),
@@ -228,27 +306,56 @@ impl World {
         };
         let fail = || Err::<(), String>("simulated failure".into());
         match effect {
-            Output::ReadFile { id, .. } => self.input(Input::FileRead {
-                id,
-                result: if ok {
-                    Ok(FileContent {
-                        bytes: b"hello world\n".to_vec(),
-                        total_len: 12,
-                    })
+            Output::ReadFile { id, path, .. } => {
+                if self.started {
+                    assert!(!is_env_file(&path), "a tool read {path}");
+                }
+                // Every file holds the secret, as a shell trick could print it from anywhere.
+                let bytes = if is_env_file(&path) {
+                    format!("TOKEN={SECRET}\n").into_bytes()
                 } else {
-                    Err("no such file".into())
-                },
-            }),
-            Output::WriteFile { id, .. } => self.input(Input::FileWritten {
-                id,
-                result: if ok { Ok(()) } else { fail() },
-            }),
-            Output::Spawn { id, .. } => {
+                    format!("hello world {SECRET}\n").into_bytes()
+                };
+                let total_len = bytes.len() as u64;
+                self.input(Input::FileRead {
+                    id,
+                    result: if ok {
+                        Ok(FileContent { bytes, total_len })
+                    } else {
+                        Err("no such file".into())
+                    },
+                })
+            }
+            Output::WriteFile { id, path, .. } => {
+                assert!(!is_env_file(&path), "a tool wrote {path}");
+                self.input(Input::FileWritten {
+                    id,
+                    result: if ok { Ok(()) } else { fail() },
+                })
+            }
+            Output::Spawn { id, args, .. } => {
+                if self.started {
+                    let command = args.last().cloned().unwrap_or_default();
+                    for rule in &self.denied {
+                        let parts = command.split([';', '&', '|']).map(str::trim);
+                        for part in std::iter::once(command.as_str()).chain(parts) {
+                            assert!(!rule.covers("bash", part), "{command:?} ran despite {rule}");
+                        }
+                    }
+                    assert!(!command.contains(".env"), "{command:?} ran");
+                }
                 if ok {
+                    // The secret split across two chunks.
+                    let (head, tail) = SECRET.split_at(5);
                     self.input(Input::ProcessOutput {
                         id,
                         stream: Stream::Stdout,
-                        bytes: b"out\n",
+                        bytes: format!("out {head}").as_bytes(),
+                    });
+                    self.input(Input::ProcessOutput {
+                        id,
+                        stream: Stream::Stdout,
+                        bytes: format!("{tail} more\n").as_bytes(),
                     });
                     self.input(Input::ProcessExited {
                         id,
@@ -329,7 +436,7 @@ fn text_stream() -> Vec<u8> {
 }
 
 fn tool_stream(which: u8, n: u32) -> Vec<u8> {
-    let (name, input) = match which % 8 {
+    let (name, input) = match which % 14 {
         0 => ("read", json!({"path": "a.txt"})),
         1 => ("write", json!({"path": "b.txt", "content": "x"})),
         2 => (
@@ -343,10 +450,16 @@ fn tool_stream(which: u8, n: u32) -> Vec<u8> {
             "ask_user",
             json!({"question": "?", "options": [{"label": "a"}]}),
         ),
-        _ => (
+        7 => (
             "update_plan",
             json!({"entries": [{"content": "s", "status": "pending"}]}),
         ),
+        8 => ("read", json!({"path": ".env"})),
+        9 => ("read", json!({"path": "sub/../.env"})),
+        10 => ("bash", json!({"command": "rm -rf build"})),
+        11 => ("bash", json!({"command": "ls; rm -rf build"})),
+        12 => ("bash", json!({"command": "cat .env"})),
+        _ => ("write", json!({"path": "../outside.txt", "content": "x"})),
     };
     let id = format!("toolu_{n}");
     envelope(
@@ -408,11 +521,8 @@ fn runs() -> u64 {
         .unwrap_or(300)
 }
 
-fn random_interleavings_keep_every_promise(ops: Vec<Op>) -> bool {
-    let mut world = World::new();
-    // The start-up probes answer first, as they do within milliseconds in real life.
-    world.effect(true);
-    world.effect(true);
+fn random_interleavings_keep_every_promise(setup: Setup, ops: Vec<Op>) -> bool {
+    let mut world = World::with(&setup);
     for op in &ops {
         world.step(op);
     }
@@ -426,14 +536,12 @@ fn random_interleavings_keep_every_promise(ops: Vec<Op>) -> bool {
 fn property_random_interleavings_keep_every_promise() {
     QuickCheck::new()
         .tests(runs())
-        .quickcheck(random_interleavings_keep_every_promise as fn(Vec<Op>) -> bool);
+        .quickcheck(random_interleavings_keep_every_promise as fn(Setup, Vec<Op>) -> bool);
 }
 
 #[test]
 fn a_tool_call_round_trip_in_simulation() {
     let mut world = World::new();
-    world.effect(true);
-    world.effect(true);
     world.step(&Op::Submit);
     world.step(&Op::Model(ModelOp::Tool(0, vec![7, 99])));
     // The path is resolved first; then read inside cwd runs without a prompt.
@@ -455,8 +563,6 @@ fn a_tool_call_round_trip_in_simulation() {
 #[test]
 fn retries_back_off_on_the_virtual_clock() {
     let mut world = World::new();
-    world.effect(true);
-    world.effect(true);
     world.step(&Op::Submit);
     world.step(&Op::Model(ModelOp::Status(529)));
     assert!(world.http.is_empty(), "waiting before the retry");

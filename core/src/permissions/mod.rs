@@ -7,6 +7,7 @@
 
 pub mod bash;
 pub mod glob;
+pub mod redact;
 pub mod rules;
 
 use crate::protocol::values::PermissionMode;

@@ -16,6 +16,7 @@ use crate::effects::{EffectId, Input, Output};
 use crate::model::catalogue::{ModelRef, Provider};
 use crate::model::conversation::Message;
 use crate::permissions::Permissions;
+use crate::permissions::redact::Redactor;
 use crate::protocol::PROTOCOL_VERSION;
 use crate::protocol::actions::{Action, Image};
 use crate::protocol::codec::{Body, Incoming, Rejection};
@@ -52,6 +53,7 @@ pub struct Session {
     mode: Mode,
     thinking: Thinking,
     permissions: Permissions,
+    redactor: Redactor,
     auto_approve: bool,
     trust_project: bool,
     github_writes: bool,
@@ -96,6 +98,7 @@ impl Session {
             mode: Mode::default(),
             thinking: Thinking::default(),
             permissions: Permissions::new(permission_mode, loaded.rules),
+            redactor: Redactor::default(),
             auto_approve: config.auto_approve,
             trust_project: config.trust_project,
             github_writes: config.github_writes && !read_only,
@@ -156,6 +159,7 @@ impl Session {
         }
         if self.context.handle(&input) {
             if self.context.is_ready() {
+                self.redactor = Redactor::new(self.context.secrets().iter().cloned());
                 self.context_ready(now);
             }
             return;

@@ -7,8 +7,9 @@ use serde_json::Value;
 
 use crate::effects::{EffectId, FileContent, Input, Output, Stream};
 use crate::model::conversation::{Block, Message, Role};
+use crate::permissions::redact::StreamRedactor;
 use crate::permissions::rules::Rule;
-use crate::permissions::{Decision, Target};
+use crate::permissions::{Decision, Target, is_env_file};
 use crate::protocol::actions::{AnswerQuestion, RespondPermission};
 use crate::protocol::events::{
     Event, FilesChanged, OutputStream, PermissionRequested, PermissionResolved, PlanUpdated,
@@ -95,6 +96,7 @@ enum Work {
         diff: Option<String>,
     },
     Bash {
+        redact: StreamRedactor,
         model: CappedOutput,
         client_sent: usize,
         deadline: Instant,
@@ -467,6 +469,7 @@ impl Session {
                         cwd,
                     },
                     Work::Bash {
+                        redact: self.redactor.stream(),
                         model: CappedOutput::new(MODEL_OUTPUT_MAX),
                         client_sent: 0,
                         deadline: now + timeout,
@@ -561,35 +564,43 @@ impl Session {
             (
                 Input::ProcessOutput { id, stream, bytes },
                 Work::Bash {
-                    model, client_sent, ..
+                    redact,
+                    model,
+                    client_sent,
+                    ..
                 },
             ) if id == effect => {
-                model.push(bytes);
-                let room = CLIENT_OUTPUT_MAX.saturating_sub(*client_sent);
-                if room > 0 {
-                    let shown = &bytes[..room.min(bytes.len())];
-                    *client_sent += shown.len();
-                    self.emit(Event::ToolOutputDelta(ToolOutputDelta {
-                        call_id,
-                        stream: match stream {
-                            Stream::Stdout => OutputStream::Stdout,
-                            Stream::Stderr => OutputStream::Stderr,
-                        },
-                        chunk: String::from_utf8_lossy(shown).into_owned(),
-                    }));
+                let safe = redact.push(&String::from_utf8_lossy(bytes));
+                model.push(safe.as_bytes());
+                let stream = match stream {
+                    Stream::Stdout => OutputStream::Stdout,
+                    Stream::Stderr => OutputStream::Stderr,
+                };
+                if let Some(delta) = client_delta(call_id, stream, &safe, client_sent) {
+                    self.emit(delta);
                 }
             }
             (
                 Input::ProcessExited { id, status },
                 Work::Bash {
+                    redact,
                     model,
+                    client_sent,
                     timed_out,
                     limit,
                     ..
                 },
             ) if id == effect => {
+                let rest = redact.finish();
+                model.push(rest.as_bytes());
+                // Held back in case it began a secret; the stream is over, so it goes out now.
+                let delta = client_delta(call_id, OutputStream::Stdout, &rest, client_sent);
                 let mut text = model.text();
-                let tool_status = match (status, *timed_out) {
+                let (timed_out, limit) = (*timed_out, *limit);
+                if let Some(delta) = delta {
+                    self.emit(delta);
+                }
+                let tool_status = match (status, timed_out) {
                     (_, true) => {
                         text.push_str(&format!(
                             "\n[timed out after {} ms; killed]",
@@ -639,6 +650,11 @@ impl Session {
                 self.run_next_tool(now);
             }
             (Input::SearchDone { id, result }, Work::Grep) if id == effect => {
+                // A secrets file is no search result, whatever the pattern.
+                let result = result.map(|mut hits| {
+                    hits.retain(|h| !is_env_file(&h.path));
+                    hits
+                });
                 let (status, text) = match result {
                     Err(error) => (ToolStatus::Error, error),
                     Ok(hits) if hits.is_empty() => (ToolStatus::Ok, "No matches.".to_owned()),
@@ -657,6 +673,10 @@ impl Session {
                 self.run_next_tool(now);
             }
             (Input::FilesListed { id, result }, Work::Glob) if id == effect => {
+                let result = result.map(|mut paths| {
+                    paths.retain(|p| !is_env_file(p));
+                    paths
+                });
                 let (status, text) = match result {
                     Err(error) => (ToolStatus::Error, error),
                     Ok(paths) if paths.is_empty() => (ToolStatus::Ok, "No files match.".to_owned()),
@@ -762,15 +782,21 @@ impl Session {
             return;
         };
         step.next += 1;
+        // Every tool output passes here on its way to the model and the client.
+        let output = cap_text(self.redactor.redact(&output).into_owned(), MODEL_OUTPUT_MAX);
+        let diff = diff.map(|d| self.redactor.redact(&d).into_owned());
+        let Some(step) = self.tool_step() else {
+            return;
+        };
         step.results.push(Block::ToolResult {
             tool_use_id: running.provider_id,
-            content: cap_text(output.clone(), MODEL_OUTPUT_MAX),
+            content: output.clone(),
             is_error: status != ToolStatus::Ok,
         });
         self.emit(Event::ToolFinished(ToolFinished {
             call_id: running.call_id,
             status,
-            output: cap_text(output, MODEL_OUTPUT_MAX),
+            output,
             diff,
         }));
     }
@@ -821,6 +847,29 @@ impl Session {
             content: step.results,
         });
     }
+}
+
+/// A `tool_output_delta` for `text`, within what the client may still be sent of this call.
+fn client_delta(
+    call_id: String,
+    stream: OutputStream,
+    text: &str,
+    sent: &mut usize,
+) -> Option<Event> {
+    let room = CLIENT_OUTPUT_MAX.saturating_sub(*sent);
+    let mut end = room.min(text.len());
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    if end == 0 {
+        return None;
+    }
+    *sent += end;
+    Some(Event::ToolOutputDelta(ToolOutputDelta {
+        call_id,
+        stream,
+        chunk: text[..end].to_owned(),
+    }))
 }
 
 /// What `read` shows of a file.

@@ -207,6 +207,8 @@ impl Session {
             self.context.git(),
             self.context.agents_md(),
         );
+        // AGENTS.md is the project's text like any file a tool reads: the same redaction.
+        let system = self.redactor.redact(&system).into_owned();
         let tools = tools_for(self.mode);
         let call = ModelCall {
             model: &model.id,

@@ -1,0 +1,267 @@
+//! Permissions end to end: the `.env` deny and redaction under every mode, writes outside
+//! cwd, the agent's GitHub writes, prefix rules against compound commands, and broken settings.
+
+use luxe_tests::model_server::{ModelServer, Part, Reply, Script, Stop};
+use luxe_tests::process::{LuxeProcess, Workspace};
+use serde_json::{Value, json};
+
+const SECRET: &str = "sk-live-9f8e7d6c5b4a";
+const OTHER_SECRET: &str = "hunter2-correct-horse";
+
+fn call(id: &str, name: &str, input: Value) -> Reply {
+    Reply::Stream(Script::new(
+        vec![Part::ToolCall {
+            id: id.into(),
+            name: name.into(),
+            input,
+            chunks: 2,
+        }],
+        Stop::ToolUse,
+    ))
+}
+
+/// A project with secrets in `.env` files, a link to one, and a file that mentions nothing.
+fn project() -> Workspace {
+    let ws = Workspace::new();
+    let root = ws.path();
+    std::fs::write(root.join(".env"), format!("API_KEY={SECRET}\nDEBUG=true\n")).unwrap();
+    std::fs::create_dir_all(root.join("sub")).unwrap();
+    std::fs::write(
+        root.join("sub/.env.local"),
+        format!("export PASSWORD=\"{OTHER_SECRET}\"\n"),
+    )
+    .unwrap();
+    std::fs::write(root.join(".env.example"), "API_KEY=your-key-here\n").unwrap();
+    std::os::unix::fs::symlink(root.join(".env"), root.join("innocent.txt")).unwrap();
+    std::fs::write(root.join("notes.md"), "nothing secret here\n").unwrap();
+    ws
+}
+
+fn start(ws: &Workspace, server: &ModelServer, flags: &[&str]) -> LuxeProcess {
+    let mut cmd = ws.luxe();
+    cmd.env("ANTHROPIC_API_KEY", "k")
+        .env("ANTHROPIC_BASE_URL", server.anthropic_base_url())
+        .args(flags);
+    let mut luxe = LuxeProcess::spawn(cmd);
+    luxe.expect("ready");
+    luxe.expect("state_changed");
+    luxe
+}
+
+/// Runs one turn, answering every permission prompt with `reply`; returns every frame.
+fn turn(luxe: &mut LuxeProcess, text: &str, reply: &str) -> Vec<Value> {
+    luxe.send(&json!({"kind":"submit_user_message","content":{"text":text}}).to_string());
+    let mut frames = Vec::new();
+    loop {
+        let frame = luxe.recv();
+        let kind = frame["kind"].as_str().unwrap_or_default().to_owned();
+        if kind == "permission_requested" {
+            let id = frame["content"]["id"].clone();
+            luxe.send(
+                &json!({"kind":"respond_permission","content":{"id":id,"reply":reply}}).to_string(),
+            );
+        }
+        frames.push(frame);
+        if kind == "turn_ended" {
+            return frames;
+        }
+    }
+}
+
+fn finished(frames: &[Value]) -> Vec<&Value> {
+    frames
+        .iter()
+        .filter(|f| f["kind"] == "tool_finished")
+        .map(|f| &f["content"])
+        .collect()
+}
+
+fn prompts(frames: &[Value]) -> usize {
+    frames
+        .iter()
+        .filter(|f| f["kind"] == "permission_requested")
+        .count()
+}
+
+#[test]
+fn env_secrets_never_reach_the_model_or_the_client_in_any_mode() {
+    let attempts = || {
+        vec![
+            call("t1", "read", json!({"path": ".env"})),
+            call("t2", "read", json!({"path": "sub/../.env"})),
+            call("t3", "read", json!({"path": "innocent.txt"})),
+            call("t4", "read", json!({"path": "sub/.ENV.LOCAL"})),
+            call("t5", "bash", json!({"command": "cat .env"})),
+            call("t6", "bash", json!({"command": "cat .en?"})),
+            call("t7", "grep", json!({"pattern": "API_KEY|PASSWORD"})),
+            call("t8", "glob", json!({"pattern": "**/.env*"})),
+            call(
+                "t9",
+                "bash",
+                json!({"command": "python3 -c \"print(open('.e'+'nv').read())\""}),
+            ),
+            call(
+                "t10",
+                "bash",
+                json!({"command": "cat sub/.e\"\"nv.local | base64"}),
+            ),
+            Reply::text("I could not see any secrets."),
+        ]
+    };
+    for flags in [
+        &[][..],
+        &["--yolo"],
+        &["--auto-approve"],
+        &["--read-only"],
+        &["--trust-project"],
+    ] {
+        let ws = project();
+        std::fs::create_dir_all(ws.path().join(".luxe")).unwrap();
+        std::fs::write(
+            ws.path().join(".luxe/settings.json"),
+            r#"{"permissions":{"allow":["read(.env)","read(**)","bash(*)","grep(**)"]}}"#,
+        )
+        .unwrap();
+        let server = ModelServer::start();
+        let mut luxe = start(&ws, &server, flags);
+        for reply in attempts() {
+            server.push(reply);
+        }
+        // The worst client: it approves everything.
+        let frames = turn(&mut luxe, "show me the secrets", "once");
+        let ended = &frames.last().unwrap()["content"];
+        assert_eq!(ended["reason"], "end_turn", "{flags:?}: {ended}");
+        let results = finished(&frames);
+        assert_eq!(results.len(), 10, "{flags:?}");
+        for (i, result) in results.iter().take(5).enumerate() {
+            assert_eq!(
+                result["status"],
+                "denied",
+                "{flags:?} call {}: {result}",
+                i + 1
+            );
+        }
+        let everything = frames.iter().map(Value::to_string).collect::<String>()
+            + &server
+                .requests()
+                .iter()
+                .map(|r| r.body.to_string())
+                .collect::<String>();
+        for secret in [SECRET, OTHER_SECRET] {
+            assert!(!everything.contains(secret), "{flags:?}: {secret} leaked");
+        }
+    }
+}
+
+#[test]
+fn writes_outside_cwd_ask_run_or_are_denied_by_mode() {
+    for (flags, reply, want_prompts, want_status) in [
+        (&[][..], "reject", 1, "denied"),
+        (&["--auto-approve"], "reject", 1, "ok"),
+        (&["--yolo"], "reject", 0, "ok"),
+        (&["--read-only"], "once", 0, "denied"),
+    ] {
+        let ws = Workspace::new();
+        let outside = tempfile::tempdir().unwrap();
+        let target = outside.path().join("out.txt");
+        let server = ModelServer::start();
+        let mut luxe = start(&ws, &server, flags);
+        server.push(call(
+            "w",
+            "write",
+            json!({"path": target.to_string_lossy(), "content": "x"}),
+        ));
+        server.push(Reply::text("done"));
+        let frames = turn(&mut luxe, "write outside", reply);
+        assert_eq!(prompts(&frames), want_prompts, "{flags:?}");
+        assert_eq!(finished(&frames)[0]["status"], want_status, "{flags:?}");
+        assert_eq!(target.exists(), want_status == "ok", "{flags:?}");
+    }
+}
+
+#[test]
+fn git_push_prompts_even_when_every_command_is_allowed() {
+    let ws = Workspace::new();
+    std::fs::write(
+        ws.path().join("home/settings.json"),
+        r#"{"permissions":{"allow":["bash(*)"]}}"#,
+    )
+    .unwrap();
+    let server = ModelServer::start();
+    let mut luxe = start(&ws, &server, &[]);
+    server.push(call("a", "bash", json!({"command": "echo fine"})));
+    server.push(call(
+        "b",
+        "bash",
+        json!({"command": "git push origin main"}),
+    ));
+    server.push(call(
+        "c",
+        "bash",
+        json!({"command": "gh pr merge 3 --squash"}),
+    ));
+    server.push(Reply::text("ok"));
+    let frames = turn(&mut luxe, "ship it", "reject");
+    assert_eq!(prompts(&frames), 2, "only the GitHub writes asked");
+    let results = finished(&frames);
+    assert_eq!(results[0]["status"], "ok");
+    assert_eq!(results[1]["status"], "denied");
+    assert_eq!(results[2]["status"], "denied");
+}
+
+#[test]
+fn prefix_rules_never_cover_compound_commands() {
+    let ws = Workspace::new();
+    std::fs::write(
+        ws.path().join("home/settings.json"),
+        r#"{"permissions":{"allow":["bash(echo *)"]}}"#,
+    )
+    .unwrap();
+    let server = ModelServer::start();
+    let mut luxe = start(&ws, &server, &[]);
+    let compound = [
+        "echo hi; touch pwned",
+        "echo hi && touch pwned",
+        "echo hi | sh",
+        "echo $(touch pwned)",
+        "echo `touch pwned`",
+    ];
+    server.push(call("ok", "bash", json!({"command": "echo hi"})));
+    for (i, command) in compound.iter().enumerate() {
+        server.push(call(&format!("c{i}"), "bash", json!({"command": command})));
+    }
+    server.push(Reply::text("ok"));
+    let frames = turn(&mut luxe, "echo", "reject");
+    assert_eq!(
+        prompts(&frames),
+        compound.len(),
+        "every compound command asked"
+    );
+    assert_eq!(finished(&frames)[0]["status"], "ok");
+    assert!(!ws.path().join("pwned").exists());
+}
+
+#[test]
+fn broken_settings_stop_start_up_with_file_line_and_column() {
+    for (text, want) in [
+        (
+            "{\n  \"model\": \"openai/gpt-5\",\n}",
+            ":3:1: trailing comma",
+        ),
+        ("{\"permissions\": {\n  \"deny\": [\"fly(**)\"]}}", ":2:"),
+        ("{\"permissions\": {\"mode\": \"yolo\"}}", ":1:"),
+        ("{\"permissions\": {\"alow\": []}}", ":1:"),
+    ] {
+        let ws = Workspace::new();
+        std::fs::write(ws.path().join("home/settings.json"), text).unwrap();
+        let out = ws.luxe().output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{text}");
+        assert!(out.stdout.is_empty());
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+        assert!(
+            stderr.contains("home/settings.json") && stderr.contains(want),
+            "{text}: {stderr}"
+        );
+    }
+}
