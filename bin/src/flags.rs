@@ -2,7 +2,7 @@
 
 use clap::Parser;
 use luxe_core::Config;
-use luxe_core::config::Providers;
+use luxe_core::config::{Providers, Requested};
 use luxe_core::protocol::values::PermissionMode;
 use luxe_io::environment;
 
@@ -60,33 +60,6 @@ impl Flags {
         if !self.rpc {
             return Err("this build has no interactive interface: run `luxe --rpc`".into());
         }
-        if self.on_ask.is_some() {
-            return Err(
-                "--on-ask cannot be used with --rpc: your client answers prompts itself".into(),
-            );
-        }
-        let not_built = [
-            (self.continue_session, "-c", "sessions are not stored yet"),
-            (
-                self.resume.is_some(),
-                "--resume",
-                "sessions are not stored yet",
-            ),
-            (self.issue.is_some(), "--issue", "GitHub is not built yet"),
-            (
-                self.from_pr.is_some(),
-                "--from-pr",
-                "GitHub is not built yet",
-            ),
-            (
-                self.worktree.is_some(),
-                "--worktree",
-                "worktrees are not built yet",
-            ),
-        ];
-        if let Some((_, flag, why)) = not_built.iter().find(|(given, ..)| *given) {
-            return Err(format!("{flag} is not supported by this build yet ({why})"));
-        }
         let cwd = environment::cwd()
             .map_err(|err| format!("cannot read the working directory: {err}"))?;
         let home = environment::luxe_home();
@@ -101,6 +74,14 @@ impl Flags {
             &cwd,
         );
         config.model = self.model;
+        config.requested = Requested {
+            continue_session: self.continue_session,
+            resume: self.resume,
+            issue: self.issue,
+            from_pr: self.from_pr,
+            worktree: self.worktree,
+            on_ask: self.on_ask.is_some(),
+        };
         config.providers = Providers::from_vars(&environment::provider_vars());
         config.settings = settings;
         config.timings = environment::timings();

@@ -117,6 +117,58 @@ impl Default for Timings {
     }
 }
 
+/// Flags that ask for a kind of session before the first frame (design §3).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Requested {
+    /// `-c`: continue this directory's latest session.
+    pub continue_session: bool,
+    /// `--resume ID`.
+    pub resume: Option<String>,
+    /// `--issue N`.
+    pub issue: Option<u64>,
+    /// `--from-pr N`.
+    pub from_pr: Option<u64>,
+    /// `--worktree [NAME]`.
+    pub worktree: Option<Option<String>>,
+    /// `--on-ask` was given.
+    pub on_ask: bool,
+}
+
+impl Requested {
+    /// Why this build cannot start the requested session, if it cannot. `--on-ask` is refused
+    /// by design: the client answers prompts itself.
+    pub fn refusal(&self) -> Option<String> {
+        if self.on_ask {
+            return Some(
+                "--on-ask cannot be used with --rpc: your client answers prompts itself".into(),
+            );
+        }
+        let not_built = [
+            (self.continue_session, "-c", "sessions are not stored yet"),
+            (
+                self.resume.is_some(),
+                "--resume",
+                "sessions are not stored yet",
+            ),
+            (self.issue.is_some(), "--issue", "GitHub is not built yet"),
+            (
+                self.from_pr.is_some(),
+                "--from-pr",
+                "GitHub is not built yet",
+            ),
+            (
+                self.worktree.is_some(),
+                "--worktree",
+                "worktrees are not built yet",
+            ),
+        ];
+        not_built
+            .iter()
+            .find(|(given, ..)| *given)
+            .map(|(_, flag, why)| format!("{flag} is not supported by this build yet ({why})"))
+    }
+}
+
 /// Everything a session starts from.
 #[derive(Debug, Clone)]
 pub struct Config {
@@ -128,6 +180,8 @@ pub struct Config {
     pub cwd: String,
     /// `--model`, as given.
     pub model: Option<String>,
+    /// What kind of session the flags ask for.
+    pub requested: Requested,
     /// Which providers the environment configures, and where they are.
     pub providers: Providers,
     /// Settings files in order of precedence, lowest first (user, then project).
@@ -165,6 +219,7 @@ impl Config {
             session_id: session_id.to_owned(),
             cwd: cwd.to_owned(),
             model: None,
+            requested: Requested::default(),
             providers: Providers::default(),
             settings: Vec::new(),
             timings: Timings::default(),

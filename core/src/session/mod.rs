@@ -74,6 +74,9 @@ pub struct Session {
 impl Session {
     /// Starts a session from `config`: queues `ready`, `state_changed` and the start-up probes.
     pub fn start(config: &Config) -> Result<Self, StartError> {
+        if let Some(refusal) = config.requested.refusal() {
+            return Err(StartError(refusal));
+        }
         let loaded = settings::load(&config.settings, config.trust_project).map_err(StartError)?;
         let configured = match &config.model {
             Some(spec) => Some(("--model", spec.clone())),
