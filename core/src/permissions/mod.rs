@@ -1,5 +1,6 @@
 //! Permissions: rules, modes and the decision for one tool call (design §8). Deny always wins.
 
+pub mod bash;
 pub mod glob;
 pub mod rules;
 
