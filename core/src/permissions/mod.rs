@@ -1,6 +1,7 @@
 //! Permissions: rules, modes and the decision for one tool call (design §8). Deny always wins.
 
 pub mod glob;
+pub mod redact;
 pub mod rules;
 
 use crate::protocol::values::PermissionMode;
