@@ -265,3 +265,58 @@ fn broken_settings_stop_start_up_with_file_line_and_column() {
         );
     }
 }
+
+#[test]
+fn enabling_auto_approve_approves_the_open_prompt() {
+    let ws = Workspace::new();
+    let server = ModelServer::start();
+    let mut luxe = start(&ws, &server, &[]);
+    server.push(call("a", "bash", json!({"command": "echo approved"})));
+    server.push(Reply::text("ok"));
+    luxe.send(r#"{"kind":"submit_user_message","content":{"text":"go"}}"#);
+    while luxe.recv()["kind"] != "permission_requested" {}
+    luxe.send(r#"{"kind":"set_permission_auto_approve","content":{"enabled":true}}"#);
+    assert_eq!(luxe.expect("state_changed")["auto_approve"], true);
+    let resolved = luxe.expect("permission_resolved");
+    assert_eq!(resolved["by"], "auto_approve");
+    assert_eq!(resolved["reply"], "once");
+    let mut frames = Vec::new();
+    loop {
+        let frame = luxe.recv();
+        let done = frame["kind"] == "turn_ended";
+        frames.push(frame);
+        if done {
+            break;
+        }
+    }
+    assert_eq!(finished(&frames)[0]["status"], "ok");
+}
+
+#[test]
+fn a_read_only_mode_in_settings_wins_over_flags() {
+    let ws = Workspace::new();
+    std::fs::write(
+        ws.path().join("home/settings.json"),
+        r#"{"permissions":{"mode":"read-only"}}"#,
+    )
+    .unwrap();
+    let server = ModelServer::start();
+    let mut cmd = ws.luxe();
+    cmd.env("ANTHROPIC_API_KEY", "k")
+        .env("ANTHROPIC_BASE_URL", server.anthropic_base_url())
+        .args(["--yolo", "--github-writes", "--auto-approve"]);
+    let mut luxe = LuxeProcess::spawn(cmd);
+    let ready = luxe.expect("ready");
+    assert_eq!(
+        (ready["read_only"].clone(), ready["github_writes"].clone()),
+        (json!(true), json!(false))
+    );
+    assert_eq!(luxe.expect("state_changed")["permission_mode"], "read-only");
+    server.push(call("a", "bash", json!({"command": "touch made"})));
+    server.push(Reply::text("ok"));
+    let frames = turn(&mut luxe, "make a file", "once");
+    let result = finished(&frames)[0];
+    assert_eq!(result["status"], "denied");
+    assert!(result["output"].as_str().unwrap().contains("read-only"));
+    assert!(!ws.path().join("made").exists());
+}
