@@ -5,6 +5,9 @@ use std::io::{self, Write};
 use luxe_core::protocol::codec::encode;
 use luxe_core::protocol::events::Event;
 
+/// The pipe size asked for stdout (Linux allows up to 1 MiB without privileges).
+const STDOUT_PIPE_BYTES: usize = 1024 * 1024;
+
 /// Collects the frames of one drain and writes them to stdout in one go.
 ///
 /// The write blocks the event loop while the client is not reading: that is the backpressure a
@@ -17,9 +20,15 @@ pub(crate) struct FrameWriter {
 
 impl FrameWriter {
     pub(crate) fn new() -> Self {
+        let stdout = io::stdout();
+        // When stdout is a pipe, a larger pipe lets a burst of frames (a fast model stream)
+        // go out in fewer blocking writes and wake-ups; on anything else this fails harmlessly.
+        if let Err(err) = rustix::pipe::fcntl_setpipe_size(&stdout, STDOUT_PIPE_BYTES) {
+            tracing::debug!("stdout pipe size unchanged: {err}");
+        }
         Self {
             pending: Vec::with_capacity(64 * 1024),
-            stdout: io::stdout(),
+            stdout,
         }
     }
 

@@ -26,7 +26,8 @@ fn main() {
         |name: &str| filters.is_empty() || filters.iter().any(|f| name.contains(f.as_str()));
     let ws = Workspace::new();
     if wanted("stream") {
-        streaming_overhead(&ws);
+        streaming_overhead(&ws, Provider::Anthropic);
+        streaming_overhead(&ws, Provider::OpenAi);
     }
     if wanted("interrupt") {
         interrupt_latency(&ws);
@@ -58,15 +59,19 @@ fn submit(luxe: &mut LuxeProcess, text: &str) {
 
 /// Reads the server's response to one request straight off the socket, as a client with no
 /// processing at all would; returns the time to the end of the body.
-fn read_directly(server: &ModelServer) -> Duration {
+fn read_directly(server: &ModelServer, provider: Provider) -> Duration {
     let url = server.anthropic_base_url();
     let addr = url.trim_start_matches("http://");
-    let body = json!({"model":"m","max_tokens":10,"messages":[{"role":"user","content":"x"}],"stream":true}).to_string();
+    let body = json!({"model":"m","max_tokens":10,"messages":[{"role":"user","content":"x"}],"stream":true,"stream_options":{"include_usage":true}}).to_string();
+    let (path, last) = match provider {
+        Provider::Anthropic => ("/v1/messages", &b"message_stop"[..]),
+        Provider::OpenAi => ("/v1/chat/completions", &b"[DONE]"[..]),
+    };
     let start = Instant::now();
     let mut stream = TcpStream::connect(addr).expect("the model server accepts");
     write!(
         stream,
-        "POST /v1/messages HTTP/1.1\r\nhost: {addr}\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n{body}",
+        "POST {path} HTTP/1.1\r\nhost: {addr}\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n{body}",
         body.len()
     )
     .expect("request written");
@@ -74,7 +79,7 @@ fn read_directly(server: &ModelServer) -> Duration {
     stream.read_to_end(&mut sink).expect("response read");
     let elapsed = start.elapsed();
     assert!(
-        sink.windows(12).any(|w| w == b"message_stop"),
+        sink.windows(last.len()).any(|w| w == last),
         "the whole stream arrived"
     );
     elapsed
@@ -82,13 +87,24 @@ fn read_directly(server: &ModelServer) -> Duration {
 
 /// Both sides read bytes and split lines without parsing, so the difference is luxe's work:
 /// HTTP, SSE and JSON decoding, frame encoding, and the pipe.
-fn streaming_overhead(ws: &Workspace) {
+#[derive(Clone, Copy, Debug)]
+enum Provider {
+    Anthropic,
+    OpenAi,
+}
+
+fn streaming_overhead(ws: &Workspace, provider: Provider) {
     let server = ModelServer::start();
     let mut cmd = ws.luxe();
-    cmd.env("ANTHROPIC_API_KEY", "k")
-        .env("ANTHROPIC_BASE_URL", server.anthropic_base_url())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped());
+    match provider {
+        Provider::Anthropic => cmd
+            .env("ANTHROPIC_API_KEY", "k")
+            .env("ANTHROPIC_BASE_URL", server.anthropic_base_url()),
+        Provider::OpenAi => cmd
+            .env("OPENAI_BASE_URL", server.openai_base_url())
+            .args(["--model", "openai/gpt-5"]),
+    };
+    cmd.stdin(Stdio::piped()).stdout(Stdio::piped());
     let mut child = cmd.spawn().expect("luxe spawns");
     let mut stdin = child.stdin.take().expect("piped");
     let mut stdout = BufReader::with_capacity(1 << 16, child.stdout.take().expect("piped"));
@@ -105,7 +121,7 @@ fn streaming_overhead(ws: &Workspace) {
     let cpu_before = cpu_ms(pid);
     for _ in 0..5 {
         server.push(big_stream());
-        direct.push(read_directly(&server));
+        direct.push(read_directly(&server, provider));
         server.push(big_stream());
         let t = Instant::now();
         writeln!(
@@ -126,33 +142,34 @@ fn streaming_overhead(ws: &Workspace) {
         through.push(t.elapsed());
         assert_eq!(deltas, DELTAS);
     }
-    let cpu_per_stream = (cpu_ms(pid) - cpu_before) / 5.0;
+    let cpu_after = cpu_ms(pid);
+    let cpu_per_stream = (cpu_after.0 - cpu_before.0 + cpu_after.1 - cpu_before.1) / 5.0;
+    let sys_per_stream = (cpu_after.1 - cpu_before.1) / 5.0;
     drop(stdin);
     child.wait().expect("luxe exits");
     direct.sort();
     through.sort();
     let (d, l) = (direct[2], through[2]);
     println!(
-        "stream 100,000 deltas   through luxe {:>8.1} ms   directly from the server {:>8.1} ms   overhead {:+.1}%  (median of 5)",
+        "stream 100,000 deltas ({provider:?})  through luxe {:>8.1} ms   directly from the server {:>8.1} ms   overhead {:+.1}%  (median of 5)",
         ms(l),
         ms(d),
         (l.as_secs_f64() / d.as_secs_f64() - 1.0) * 100.0
     );
     println!(
-        "                        luxe's own CPU time per stream {cpu_per_stream:.1} ms (user + system, all threads)"
+        "                        luxe's own CPU time per stream {cpu_per_stream:.1} ms ({sys_per_stream:.1} ms of it in the kernel), all threads"
     );
 }
 
 /// User and system CPU time a process has used, in milliseconds (Linux `/proc`).
-fn cpu_ms(pid: u32) -> f64 {
+fn cpu_ms(pid: u32) -> (f64, f64) {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).expect("stat");
     // Fields after the command name, which is in parentheses and may hold spaces.
     let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
     let fields: Vec<&str> = rest.split_whitespace().collect();
-    let ticks: f64 =
-        fields[11].parse::<f64>().unwrap_or(0.0) + fields[12].parse::<f64>().unwrap_or(0.0);
+    let ticks = |i: usize| fields[i].parse::<f64>().unwrap_or(0.0);
     // USER_HZ is 100 on Linux.
-    ticks * 10.0
+    (ticks(11) * 10.0, ticks(12) * 10.0)
 }
 
 fn interrupt_latency(ws: &Workspace) {

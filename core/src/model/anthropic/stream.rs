@@ -145,6 +145,10 @@ impl AnthropicStream {
 fn fast_delta(data: &str) -> Option<ModelEvent> {
     use std::borrow::Cow;
 
+    if let Some(event) = plain_text_delta(data) {
+        return Some(event);
+    }
+
     #[derive(Deserialize)]
     struct Flat<'a> {
         #[serde(rename = "type", borrow)]
@@ -188,6 +192,25 @@ fn fast_delta(data: &str) -> Option<ModelEvent> {
             _ => return None,
         },
     )
+}
+
+/// The commonest event of all, a text delta with no escapes, exactly as the API writes it:
+/// matched as bytes, without a JSON parser. Anything else — other key order, escapes, control
+/// characters — returns `None` for the parsers to handle.
+fn plain_text_delta(data: &str) -> Option<ModelEvent> {
+    let rest = data.strip_prefix(r#"{"type":"content_block_delta","index":"#)?;
+    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+    let block: u32 = rest.get(..digits)?.parse().ok()?;
+    let text = rest[digits..]
+        .strip_prefix(r#","delta":{"type":"text_delta","text":""#)?
+        .strip_suffix(r#""}}"#)?;
+    if text.bytes().any(|b| b == b'"' || b == b'\\' || b < 0x20) {
+        return None;
+    }
+    Some(ModelEvent::TextDelta {
+        block,
+        text: text.to_owned(),
+    })
 }
 
 /// Reads an event's JSON. The `type` inside the data decides what it is; the SSE `event:` name

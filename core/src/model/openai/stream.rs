@@ -94,6 +94,16 @@ impl OpenAiStream {
         if data.is_empty() {
             return;
         }
+        if let Some(text) = plain_content(data) {
+            if !text.is_empty() {
+                let block = block_for(&mut self.text_block, &mut self.next_block);
+                out.push(ModelEvent::TextDelta {
+                    block,
+                    text: text.to_owned(),
+                });
+            }
+            return;
+        }
         let chunk: Chunk = match serde_json::from_str(data) {
             Ok(chunk) => chunk,
             // Some servers send a plain-text `event: error`; its data is the message.
@@ -240,6 +250,28 @@ fn stop_reason(reason: String) -> StopReason {
         "content_filter" => StopReason::Refusal,
         _ => StopReason::Other(reason),
     }
+}
+
+/// The commonest chunk of all — text only, no escapes, nothing else set — exactly as OpenAI's
+/// API and the servers copying it write it: found as bytes, without a JSON parser. Anything else
+/// returns `None` for the parser to handle, so this only ever saves time.
+fn plain_content(data: &str) -> Option<&str> {
+    const CHOICE: &str = r#","choices":[{"index":0,"delta":{"content":""#;
+    const AFTER: &str = r#""},"logprobs":null,"finish_reason":null}]"#;
+    let at = data.find(CHOICE)?;
+    let head = &data[..at];
+    // The fields before `choices` are ids and names; a usage or error there needs the parser.
+    if !head.starts_with('{') || head.contains("\"usage\"") || head.contains("\"error\"") {
+        return None;
+    }
+    let rest = &data[at + CHOICE.len()..];
+    let end = rest.find('"')?;
+    let (text, tail) = rest.split_at(end);
+    if text.bytes().any(|b| b == b'\\' || b < 0x20) {
+        return None;
+    }
+    let tail = tail.strip_prefix(AFTER)?;
+    matches!(tail, "}" | r#","usage":null}"#).then_some(text)
 }
 
 #[derive(Deserialize)]

@@ -331,3 +331,19 @@ quickcheck! {
         decode_chunks(&split_at(&stream, &cuts)) == decode_chunks(&[&stream])
     }
 }
+
+quickcheck::quickcheck! {
+    /// The byte-level path for plain text deltas agrees with the JSON parser, or steps aside.
+    fn plain_text_deltas_agree_with_the_parser(block: u32, text: String) -> bool {
+        // In the API's own key order, as the fast path expects.
+        let data = format!(
+            r#"{{"type":"content_block_delta","index":{block},"delta":{{"type":"text_delta","text":{}}}}}"#,
+            serde_json::to_string(&text).unwrap()
+        );
+        let parsed = ModelEvent::TextDelta { block, text };
+        match super::plain_text_delta(&data) {
+            Some(fast) => fast == parsed,
+            None => data.contains('\\'),
+        }
+    }
+}

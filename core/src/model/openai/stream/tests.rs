@@ -363,3 +363,25 @@ quickcheck! {
         decode_chunks(&split_at(&stream, &cuts)) == decode_chunks(&[&stream])
     }
 }
+
+quickcheck::quickcheck! {
+    /// The byte-level path for plain content chunks agrees with the JSON parser, or steps aside.
+    fn plain_content_agrees_with_the_parser(text: String, usage_null: bool) -> bool {
+        let data = format!(
+            r#"{{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{{"index":0,"delta":{{"content":{}}},"logprobs":null,"finish_reason":null}}]{}}}"#,
+            serde_json::to_string(&text).unwrap(),
+            if usage_null { r#","usage":null"# } else { "" }
+        );
+        let chunk = format!("data: {data}\n\n");
+        let mut fast = OpenAiStream::default();
+        let mut out = Vec::new();
+        fast.push(chunk.as_bytes(), &mut out);
+        let slow: Chunk = serde_json::from_str(&data).unwrap();
+        let want = slow.choices.unwrap()[0].delta.as_ref().unwrap().content.clone().unwrap();
+        let taken = super::plain_content(&data);
+        taken.is_none_or(|t| t == want)
+            && (want.is_empty() && out.is_empty()
+                || out == vec![ModelEvent::TextDelta { block: 0, text: want.clone() }])
+            && (taken.is_some() || want.contains(['"', '\\']) || want.chars().any(|c| c < ' '))
+    }
+}
