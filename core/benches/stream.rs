@@ -6,7 +6,7 @@ use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use luxe_core::model::anthropic::AnthropicStream;
 use luxe_core::model::assembler::MessageAssembler;
 use luxe_core::model::openai::OpenAiStream;
-use luxe_core::model::wire::ModelEvent;
+use luxe_core::model::wire::{ModelEvent, StreamDecoder};
 use luxe_core::protocol::codec::encode;
 use luxe_core::protocol::events::{Event, TokenDelta};
 use std::hint::black_box;
@@ -58,48 +58,39 @@ fn fold(events: &[ModelEvent], out: &mut Vec<u8>) {
     black_box(assembler.finish().expect("a whole answer"));
 }
 
+/// Decodes a transcript in 16 KiB reads, as io hands it over.
+fn decode<D: StreamDecoder + Default>(transcript: &[u8]) -> Vec<ModelEvent> {
+    let mut events = Vec::with_capacity(DELTAS + 8);
+    let mut decoder = D::default();
+    for chunk in transcript.chunks(16 * 1024) {
+        decoder.push(chunk, &mut events);
+    }
+    decoder.finish(&mut events);
+    events
+}
+
+/// Decodes, folds into the answer and encodes the frames.
+fn whole<D: StreamDecoder + Default>(transcript: &[u8]) -> Vec<u8> {
+    let events = decode::<D>(transcript);
+    let mut out = Vec::with_capacity(1 << 20);
+    fold(&events, &mut out);
+    out
+}
+
 fn stream(c: &mut Criterion) {
     let mut group = c.benchmark_group("stream");
     group.throughput(Throughput::Elements(DELTAS as u64));
     group.sample_size(20);
     let anthropic = anthropic_transcript();
     group.bench_function("anthropic 10k deltas: decode", |b| {
-        b.iter(|| {
-            let mut events = Vec::with_capacity(DELTAS + 8);
-            let mut decoder = AnthropicStream::default();
-            for chunk in anthropic.chunks(16 * 1024) {
-                decoder.push(chunk, &mut events);
-            }
-            decoder.finish(&mut events);
-            events
-        })
+        b.iter(|| decode::<AnthropicStream>(&anthropic))
     });
     group.bench_function("anthropic 10k deltas: decode, fold, encode", |b| {
-        b.iter(|| {
-            let mut events = Vec::with_capacity(DELTAS + 8);
-            let mut decoder = AnthropicStream::default();
-            for chunk in anthropic.chunks(16 * 1024) {
-                decoder.push(chunk, &mut events);
-            }
-            decoder.finish(&mut events);
-            let mut out = Vec::with_capacity(1 << 20);
-            fold(&events, &mut out);
-            out
-        })
+        b.iter(|| whole::<AnthropicStream>(&anthropic))
     });
     let openai = openai_transcript();
     group.bench_function("openai 10k deltas: decode, fold, encode", |b| {
-        b.iter(|| {
-            let mut events = Vec::with_capacity(DELTAS + 8);
-            let mut decoder = OpenAiStream::default();
-            for chunk in openai.chunks(16 * 1024) {
-                decoder.push(chunk, &mut events);
-            }
-            decoder.finish(&mut events);
-            let mut out = Vec::with_capacity(1 << 20);
-            fold(&events, &mut out);
-            out
-        })
+        b.iter(|| whole::<OpenAiStream>(&openai))
     });
     group.finish();
 }

@@ -6,7 +6,7 @@
 //! number of spawns, default 50).
 
 use std::io::{BufRead, BufReader, Read, Write};
-use std::process::{Command, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -60,8 +60,8 @@ fn median(runs: usize, mut sample: impl FnMut() -> Duration) -> Duration {
     times[times.len() / 2]
 }
 
-fn time_to_ready(ws: &Workspace) -> Duration {
-    let start = Instant::now();
+/// Spawns luxe and reads its first line.
+fn spawn_to_first_line(ws: &Workspace) -> (Child, String) {
     let mut child = ws
         .luxe()
         .stdin(Stdio::piped())
@@ -72,6 +72,12 @@ fn time_to_ready(ws: &Workspace) -> Duration {
     BufReader::new(child.stdout.as_mut().expect("piped"))
         .read_line(&mut first)
         .expect("a first line");
+    (child, first)
+}
+
+fn time_to_ready(ws: &Workspace) -> Duration {
+    let start = Instant::now();
+    let (mut child, first) = spawn_to_first_line(ws);
     let elapsed = start.elapsed();
     assert!(first.starts_with(r#"{"kind":"ready""#), "{first}");
     drop(child.stdin.take());
@@ -142,16 +148,7 @@ fn pipe_through(mut cmd: Command, input: &[u8], expect: usize) -> (Duration, usi
 }
 
 fn idle_memory(ws: &Workspace) -> (u64, u64) {
-    let mut child = ws
-        .luxe()
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("luxe spawns");
-    let mut first = String::new();
-    BufReader::new(child.stdout.as_mut().expect("piped"))
-        .read_line(&mut first)
-        .expect("ready");
+    let (mut child, _ready) = spawn_to_first_line(ws);
     thread::sleep(Duration::from_millis(200));
     let status = std::fs::read_to_string(format!("/proc/{}/status", child.id())).expect("status");
     let field = |name: &str| -> u64 {

@@ -8,4 +8,6 @@ pub mod conversation;
 mod http_error;
 pub mod openai;
 pub mod sse;
+#[cfg(test)]
+mod stream_properties;
 pub mod wire;

@@ -158,3 +158,12 @@ pub enum ModelEvent {
         message: String,
     },
 }
+
+/// A provider's streamed-response decoder: bytes in any chunking, [`ModelEvent`]s out; after
+/// `Finished` or `Error`, nothing more.
+pub trait StreamDecoder: std::fmt::Debug {
+    /// Feeds response bytes, appending what they complete to `out`.
+    fn push(&mut self, bytes: &[u8], out: &mut Vec<ModelEvent>);
+    /// Ends the response; a stream cut short ends in an `Error`.
+    fn finish(&mut self, out: &mut Vec<ModelEvent>);
+}

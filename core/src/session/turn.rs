@@ -9,7 +9,7 @@ use crate::model::assembler::MessageAssembler;
 use crate::model::catalogue::Provider;
 use crate::model::conversation::{Block, Message, Role};
 use crate::model::openai::{self, OpenAiStream};
-use crate::model::wire::{ModelCall, ModelEvent, StopReason, Usage};
+use crate::model::wire::{ModelCall, ModelEvent, StopReason, StreamDecoder, Usage};
 use crate::protocol::events::{
     Event, ModelRetrying, TokenDelta, TurnEnded, TurnStarted, TurnSteered, TurnUsage,
 };
@@ -52,28 +52,6 @@ pub(super) enum Step {
     Tools(Box<ToolStep>),
 }
 
-#[derive(Debug)]
-enum Decoder {
-    Anthropic(AnthropicStream),
-    OpenAi(OpenAiStream),
-}
-
-impl Decoder {
-    fn push(&mut self, bytes: &[u8], out: &mut Vec<ModelEvent>) {
-        match self {
-            Self::Anthropic(d) => d.push(bytes, out),
-            Self::OpenAi(d) => d.push(bytes, out),
-        }
-    }
-
-    fn finish(&mut self, out: &mut Vec<ModelEvent>) {
-        match self {
-            Self::Anthropic(d) => d.finish(out),
-            Self::OpenAi(d) => d.finish(out),
-        }
-    }
-}
-
 /// One model request in flight.
 #[derive(Debug)]
 pub(super) struct ModelStep {
@@ -83,7 +61,7 @@ pub(super) struct ModelStep {
     status: Option<u16>,
     retry_after: Option<String>,
     error_body: Vec<u8>,
-    decoder: Decoder,
+    decoder: Box<dyn StreamDecoder>,
     assembler: MessageAssembler,
     idle_deadline: Instant,
     shown: bool,
@@ -218,14 +196,14 @@ impl Session {
             max_tokens: model.max_output_tokens(),
             thinking: self.thinking,
         };
-        let (request, decoder) = match model.provider {
+        let (request, decoder): (_, Box<dyn StreamDecoder>) = match model.provider {
             Provider::Anthropic => (
                 anthropic::build_request(endpoint, &call),
-                Decoder::Anthropic(AnthropicStream::default()),
+                Box::new(AnthropicStream::default()),
             ),
             Provider::OpenAi => (
                 openai::build_request(endpoint, &call),
-                Decoder::OpenAi(OpenAiStream::default()),
+                Box::new(OpenAiStream::default()),
             ),
         };
         let http = self.effect_id();

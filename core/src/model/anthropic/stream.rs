@@ -5,7 +5,7 @@ use serde_json::Value;
 
 use super::ErrorBody;
 use crate::model::sse::{SseEvent, SseParser};
-use crate::model::wire::{ModelEvent, StopReason, Usage};
+use crate::model::wire::{ModelEvent, StopReason, StreamDecoder, Usage};
 
 /// Decodes one streamed Messages API response; feed it the body's bytes as they arrive.
 ///
@@ -18,6 +18,16 @@ pub struct AnthropicStream {
     usage: Usage,
     stop_reason: Option<StopReason>,
     done: bool,
+}
+
+impl StreamDecoder for AnthropicStream {
+    fn push(&mut self, bytes: &[u8], out: &mut Vec<ModelEvent>) {
+        AnthropicStream::push(self, bytes, out);
+    }
+
+    fn finish(&mut self, out: &mut Vec<ModelEvent>) {
+        AnthropicStream::finish(self, out);
+    }
 }
 
 impl AnthropicStream {

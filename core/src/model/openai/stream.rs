@@ -7,7 +7,7 @@ use serde::Deserialize;
 
 use super::ErrorBody;
 use crate::model::sse::{SseEvent, SseParser};
-use crate::model::wire::{ModelEvent, StopReason, Usage};
+use crate::model::wire::{ModelEvent, StopReason, StreamDecoder, Usage};
 
 /// Decodes one streamed Chat Completions response; feed it the body's bytes as they arrive.
 ///
@@ -39,6 +39,16 @@ enum ToolCall {
         id: Option<String>,
         arguments: String,
     },
+}
+
+impl StreamDecoder for OpenAiStream {
+    fn push(&mut self, bytes: &[u8], out: &mut Vec<ModelEvent>) {
+        OpenAiStream::push(self, bytes, out);
+    }
+
+    fn finish(&mut self, out: &mut Vec<ModelEvent>) {
+        OpenAiStream::finish(self, out);
+    }
 }
 
 impl OpenAiStream {

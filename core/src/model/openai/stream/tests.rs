@@ -1,15 +1,9 @@
 use super::*;
-use crate::model::sse::split_at;
+use crate::model::stream_properties as properties;
 use quickcheck::quickcheck;
 
 fn decode_chunks(chunks: &[&[u8]]) -> Vec<ModelEvent> {
-    let mut stream = OpenAiStream::new();
-    let mut out = Vec::new();
-    for chunk in chunks {
-        stream.push(chunk, &mut out);
-    }
-    stream.finish(&mut out);
-    out
+    properties::decode_chunks::<OpenAiStream>(chunks)
 }
 
 fn decode(transcript: &str) -> Vec<ModelEvent> {
@@ -340,27 +334,19 @@ fn every_transcript() -> String {
 quickcheck! {
     fn any_chunking_gives_the_same_events(pick: u8, cuts: Vec<usize>) -> bool {
         let stream = [TEXT, TOOLS, REASONING, SERVER_ERROR][usize::from(pick % 4)].as_bytes();
-        decode_chunks(&split_at(stream, &cuts)) == decode_chunks(&[stream])
+        properties::chunking_is_invisible::<OpenAiStream>(stream, &cuts)
     }
 
     fn a_stream_cut_anywhere_ends_in_one_terminal_event(cut: usize) -> bool {
-        let stream = TOOLS.as_bytes();
-        let out = decode_chunks(&[&stream[..cut % (stream.len() + 1)]]);
-        let terminal = |e: &ModelEvent| matches!(e, ModelEvent::Finished(_) | ModelEvent::Error { .. });
-        out.iter().filter(|e| terminal(e)).count() == 1 && out.last().is_some_and(terminal)
+        properties::cut_anywhere_ends_once::<OpenAiStream>(TOOLS.as_bytes(), cut)
     }
 
     fn corrupted_streams_never_panic(flips: Vec<(usize, u8)>, cuts: Vec<usize>) -> bool {
-        let mut stream = every_transcript().into_bytes();
-        let len = stream.len();
-        for (at, byte) in flips {
-            stream[at % len] = byte;
-        }
-        decode_chunks(&split_at(&stream, &cuts)) == decode_chunks(&[&stream])
+        properties::corruption_is_harmless::<OpenAiStream>(every_transcript().into_bytes(), &flips, &cuts)
     }
 
     fn arbitrary_bytes_never_panic(stream: Vec<u8>, cuts: Vec<usize>) -> bool {
-        decode_chunks(&split_at(&stream, &cuts)) == decode_chunks(&[&stream])
+        properties::chunking_is_invisible::<OpenAiStream>(&stream, &cuts)
     }
 }
 
