@@ -25,8 +25,10 @@ fn main() {
     let wanted =
         |name: &str| filters.is_empty() || filters.iter().any(|f| name.contains(f.as_str()));
     let ws = Workspace::new();
-    if wanted("stream") {
+    if wanted("stream") || wanted("anthropic") {
         streaming_overhead(&ws, Provider::Anthropic);
+    }
+    if wanted("stream") || wanted("openai") {
         streaming_overhead(&ws, Provider::OpenAi);
     }
     if wanted("interrupt") {

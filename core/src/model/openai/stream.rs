@@ -268,10 +268,21 @@ fn stop_reason(reason: String) -> StopReason {
 fn plain_content(data: &str) -> Option<&str> {
     const CHOICE: &str = r#","choices":[{"index":0,"delta":{"content":""#;
     const AFTER: &str = r#""},"logprobs":null,"finish_reason":null}]"#;
-    let at = data.find(CHOICE)?;
-    let head = &data[..at];
+    use memchr::memmem::Finder;
+    use std::sync::OnceLock;
+    // Built once: setting a searcher up costs more than running it on one chunk.
+    static FINDERS: OnceLock<[Finder<'static>; 3]> = OnceLock::new();
+    let [choice, usage, error] = FINDERS.get_or_init(|| {
+        [
+            Finder::new(CHOICE.as_bytes()),
+            Finder::new(br#""usage""#),
+            Finder::new(br#""error""#),
+        ]
+    });
+    let at = choice.find(data.as_bytes())?;
+    let head = &data.as_bytes()[..at];
     // The fields before `choices` are ids and names; a usage or error there needs the parser.
-    if !head.starts_with('{') || head.contains("\"usage\"") || head.contains("\"error\"") {
+    if !head.starts_with(b"{") || usage.find(head).is_some() || error.find(head).is_some() {
         return None;
     }
     let rest = &data[at + CHOICE.len()..];
