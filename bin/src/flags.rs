@@ -2,8 +2,9 @@
 
 use clap::Parser;
 use luxe_core::Config;
-use luxe_core::config::{Providers, Requested};
+use luxe_core::config::{Providers, Requested, SessionFile};
 use luxe_core::protocol::values::PermissionMode;
+use luxe_core::store;
 use luxe_io::environment;
 
 /// Luxe, a coding agent. `luxe --rpc` speaks JSON frames over stdin and stdout, one per line.
@@ -68,15 +69,17 @@ impl Flags {
             None => tracing::warn!("no LUXE_HOME and no home directory"),
         }
         let settings = environment::settings_files(home.as_deref(), std::path::Path::new(&cwd))?;
+        let sessions = home.as_ref().map(|h| h.join("sessions"));
+        let resume = self.session_to_resume(sessions.as_deref(), &cwd)?;
         let mut config = Config::new(
             env!("CARGO_PKG_VERSION"),
             &environment::new_session_id(),
             &cwd,
         );
+        config.sessions_dir = sessions.map(|s| s.to_string_lossy().into_owned());
+        config.resume = resume;
         config.model = self.model;
         config.requested = Requested {
-            continue_session: self.continue_session,
-            resume: self.resume,
             issue: self.issue,
             from_pr: self.from_pr,
             worktree: self.worktree,
@@ -95,6 +98,40 @@ impl Flags {
         config.github_writes = self.github_writes;
         config.trust_project = self.trust_project;
         Ok(config)
+    }
+}
+
+impl Flags {
+    /// The stored session `-c` or `--resume` names, read whole; an error is the line luxe exits
+    /// with.
+    fn session_to_resume(
+        &self,
+        dir: Option<&std::path::Path>,
+        cwd: &str,
+    ) -> Result<Option<SessionFile>, String> {
+        if self.resume.is_none() && !self.continue_session {
+            return Ok(None);
+        }
+        let dir = dir.ok_or("no LUXE_HOME and no home directory: no sessions are kept")?;
+        let path = match &self.resume {
+            Some(id) => dir.join(store::file_name(id)?),
+            None => {
+                let candidates = environment::session_candidates(dir);
+                let latest = store::latest_for(&candidates, cwd)
+                    .ok_or_else(|| format!("-c: no session to continue in {cwd}"))?;
+                std::path::PathBuf::from(latest)
+            }
+        };
+        let bytes = std::fs::read(&path).map_err(|err| match &self.resume {
+            Some(id) if err.kind() == std::io::ErrorKind::NotFound => {
+                format!("--resume: no session {id} in {}", dir.display())
+            }
+            _ => format!("{}: {err}", path.display()),
+        })?;
+        Ok(Some(SessionFile {
+            path: path.to_string_lossy().into_owned(),
+            bytes,
+        }))
     }
 }
 

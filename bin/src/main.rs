@@ -20,6 +20,9 @@ fn main() -> ExitCode {
         Ok(luxe) => luxe,
         Err(err) => return refuse(&err.to_string()),
     };
+    for warning in luxe.warnings() {
+        eprintln!("luxe: warning: {warning}");
+    }
     ExitCode::from(u8::try_from(luxe_io::run(luxe)).unwrap_or(1))
 }
 

@@ -120,10 +120,6 @@ impl Default for Timings {
 /// Flags that ask for a kind of session before the first frame (design §3).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Requested {
-    /// `-c`: continue this directory's latest session.
-    pub continue_session: bool,
-    /// `--resume ID`.
-    pub resume: Option<String>,
     /// `--issue N`.
     pub issue: Option<u64>,
     /// `--from-pr N`.
@@ -144,12 +140,6 @@ impl Requested {
             );
         }
         let not_built = [
-            (self.continue_session, "-c", "sessions are not stored yet"),
-            (
-                self.resume.is_some(),
-                "--resume",
-                "sessions are not stored yet",
-            ),
             (self.issue.is_some(), "--issue", "GitHub is not built yet"),
             (
                 self.from_pr.is_some(),
@@ -169,6 +159,15 @@ impl Requested {
     }
 }
 
+/// A stored session to resume, as io read it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SessionFile {
+    /// Where it is; later records are appended here.
+    pub path: String,
+    /// Its whole content.
+    pub bytes: Vec<u8>,
+}
+
 /// Everything a session starts from.
 #[derive(Debug, Clone)]
 pub struct Config {
@@ -182,6 +181,10 @@ pub struct Config {
     pub model: Option<String>,
     /// What kind of session the flags ask for.
     pub requested: Requested,
+    /// Where session files live (`$LUXE_HOME/sessions`); `None` keeps nothing.
+    pub sessions_dir: Option<String>,
+    /// The session `-c` or `--resume` chose.
+    pub resume: Option<SessionFile>,
     /// Which providers the environment configures, and where they are.
     pub providers: Providers,
     /// Settings files in order of precedence, lowest first (user, then project).
@@ -220,6 +223,8 @@ impl Config {
             cwd: cwd.to_owned(),
             model: None,
             requested: Requested::default(),
+            sessions_dir: None,
+            resume: None,
             providers: Providers::default(),
             settings: Vec::new(),
             timings: Timings::default(),

@@ -106,6 +106,13 @@ pub enum Input<'a> {
         /// The exit code; `None` when killed by a signal; `Err` when it could not start.
         status: Result<Option<i32>, String>,
     },
+    /// A line was appended to a file (or could not be).
+    FileAppended {
+        /// The append.
+        id: EffectId,
+        /// Success, or why not.
+        result: Result<(), String>,
+    },
     /// A path was resolved.
     PathResolved {
         /// The resolution.
@@ -187,6 +194,21 @@ pub enum Output {
     Kill {
         /// The process.
         id: EffectId,
+    },
+    /// Append bytes to a file, creating it and its directories; flushed before it answers →
+    /// `FileAppended`.
+    AppendFile {
+        /// Echoed by the result.
+        id: EffectId,
+        /// Absolute path.
+        path: String,
+        /// What to append.
+        bytes: Vec<u8>,
+    },
+    /// Make what was appended to a file durable (fsync); reports only through the log.
+    SyncFile {
+        /// Absolute path.
+        path: String,
     },
     /// Resolve a path as the filesystem sees it: symlinks and `..` followed; for a path that
     /// does not exist yet, its deepest existing ancestor is resolved and the rest appended →

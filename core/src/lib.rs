@@ -32,6 +32,7 @@ pub mod protocol;
 pub mod rng;
 pub mod session;
 pub mod settings;
+pub mod store;
 
 pub use config::{Config, StartError};
 pub use effects::{Input, Output};

@@ -21,7 +21,7 @@ use crate::session::Session;
 ///    `None`, performing each [`Output`] (write a frame, start a request, spawn, exit). Results
 ///    of effects come back later as inputs. Then ask [`Luxe::poll_timeout`] for the next deadline
 ///    and wait for it or for the next input, whichever comes first.
-/// 4. **Getters**: [`Luxe::is_closed`] and [`Luxe::max_frame_bytes`].
+/// 4. **Getters**: [`Luxe::is_closed`], [`Luxe::warnings`] and [`Luxe::max_frame_bytes`].
 ///
 /// A driver flushes stdout once per drain. Calling `handle_timeout` early or twice is harmless.
 /// Nothing here panics on any input: bad lines become `action_rejected`.
@@ -82,6 +82,12 @@ impl Luxe {
     /// Whether the session has ended; io exits once the outputs are drained.
     pub fn is_closed(&self) -> bool {
         self.session.is_closed()
+    }
+
+    /// Warnings for stderr from start-up, such as lines of a resumed session file that were
+    /// skipped.
+    pub fn warnings(&self) -> &[String] {
+        self.session.warnings()
     }
 
     /// The longest client line accepted, so io can size its reads.

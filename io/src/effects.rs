@@ -72,6 +72,13 @@ pub enum Completion {
         /// The exit code; `None` when killed by a signal; `Err` when it could not start.
         status: Result<Option<i32>, String>,
     },
+    /// See [`Input::FileAppended`].
+    FileAppended {
+        /// The append.
+        id: EffectId,
+        /// Success, or why not.
+        result: Result<(), String>,
+    },
     /// See [`Input::PathResolved`].
     PathResolved {
         /// The resolution.
@@ -131,6 +138,10 @@ impl Completion {
             Self::ProcessExited { id, status } => Input::ProcessExited {
                 id: *id,
                 status: status.clone(),
+            },
+            Self::FileAppended { id, result } => Input::FileAppended {
+                id: *id,
+                result: result.clone(),
             },
             Self::PathResolved { id, result } => Input::PathResolved {
                 id: *id,
@@ -227,6 +238,20 @@ impl Effects {
                     max_results,
                 ),
             }),
+            Output::AppendFile { id, path, bytes } => {
+                self.run_blocking(move || Completion::FileAppended {
+                    id,
+                    result: files::append(&path, &bytes),
+                })
+            }
+            Output::SyncFile { path } => {
+                smol::spawn(smol::unblock(move || {
+                    if let Err(err) = files::sync(&path) {
+                        tracing::warn!("fsync {path}: {err}");
+                    }
+                }))
+                .detach();
+            }
             Output::ResolvePath { id, path } => {
                 self.run_blocking(move || Completion::PathResolved {
                     id,

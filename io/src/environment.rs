@@ -73,6 +73,32 @@ pub fn settings_files(home: Option<&Path>, cwd: &Path) -> Result<Vec<SettingsSou
     Ok(found)
 }
 
+/// Every session file in `dir`: its path, its first line, and when it was last written
+/// (seconds since the epoch). Unreadable entries are left out.
+pub fn session_candidates(dir: &Path) -> Vec<(String, Vec<u8>, u64)> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    entries
+        .filter_map(Result::ok)
+        .filter(|e| e.path().extension().is_some_and(|x| x == "jsonl"))
+        .filter_map(|e| {
+            let updated = e
+                .metadata()
+                .and_then(|m| m.modified())
+                .ok()?
+                .duration_since(UNIX_EPOCH)
+                .ok()?
+                .as_secs();
+            let mut first = Vec::new();
+            let file = std::fs::File::open(e.path()).ok()?;
+            std::io::BufRead::read_until(&mut std::io::BufReader::new(file), b'\n', &mut first)
+                .ok()?;
+            Some((e.path().to_string_lossy().into_owned(), first, updated))
+        })
+        .collect()
+}
+
 /// `os arch`, for the system prompt.
 pub fn platform() -> String {
     format!("{} {}", env::consts::OS, env::consts::ARCH)

@@ -31,6 +31,26 @@ pub(crate) fn resolve(path: &str) -> Result<String, String> {
     }
 }
 
+/// Appends `bytes` to the file at `path`, creating it and its directories. One `write` call per
+/// record, so a crash leaves at most a torn last line.
+pub(crate) fn append(path: &str, bytes: &[u8]) -> Result<(), String> {
+    let path = Path::new(path);
+    if let Some(dir) = path.parent() {
+        fs::create_dir_all(dir).map_err(|err| format!("{}: {err}", dir.display()))?;
+    }
+    OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .and_then(|mut file| file.write_all(bytes))
+        .map_err(|err| format!("{}: {err}", path.display()))
+}
+
+/// Makes what was written to `path` durable.
+pub(crate) fn sync(path: &str) -> io::Result<()> {
+    File::open(path)?.sync_all()
+}
+
 /// Reads at most `max_bytes` of the file at `path`, and its whole length.
 pub(crate) fn read(path: &str, max_bytes: u64) -> Result<FileContent, String> {
     let read = || -> io::Result<FileContent> {

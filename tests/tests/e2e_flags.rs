@@ -47,9 +47,7 @@ fn continue_with_resume_is_a_usage_error() {
 fn flags_for_unbuilt_features_exit_2_saying_so() {
     let ws = Workspace::new();
     for args in [
-        &["-c"][..],
-        &["--resume", "abc"],
-        &["--issue", "12"],
+        &["--issue", "12"][..],
         &["--from-pr", "7"],
         &["--worktree"],
         &["--worktree", "feature"],

@@ -55,6 +55,8 @@ frame_enum! {
         TurnUsage(TurnUsage) = "turn_usage",
         /// The model catalogue, answering `list_models`.
         ModelsListed(ModelsListed) = "models_listed",
+        /// A resumed session's conversation, after `state_changed`.
+        SessionRestored(SessionRestored) = "session_restored",
     }
 }
 
@@ -427,4 +429,54 @@ pub struct ProviderStatus {
     /// What to set when it is not.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hint: Option<String>,
+}
+
+/// `session_restored`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct SessionRestored {
+    /// The session's id (also in `ready`).
+    pub session_id: String,
+    /// The conversation so far, oldest first.
+    pub messages: Vec<RestoredMessage>,
+    /// Turns so far.
+    pub turns: u32,
+    /// Cost so far (turns with unknown prices count as 0).
+    pub cost_usd: f64,
+}
+
+/// One message of a restored conversation, as a front end draws it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct RestoredMessage {
+    /// `user` or `assistant`.
+    pub role: String,
+    /// Its text blocks, joined by newlines.
+    pub text: String,
+    /// Tool calls the assistant made.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tool_calls: Vec<RestoredToolCall>,
+    /// Tool results the user message carried back.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tool_results: Vec<RestoredToolResult>,
+}
+
+/// A tool call in a restored conversation.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct RestoredToolCall {
+    /// The provider's call id.
+    pub id: String,
+    /// The tool.
+    pub name: String,
+    /// Its arguments.
+    pub input: serde_json::Value,
+}
+
+/// A tool result in a restored conversation.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct RestoredToolResult {
+    /// The call it answers.
+    pub tool_use_id: String,
+    /// What the model was told.
+    pub content: String,
+    /// Whether the call failed.
+    pub is_error: bool,
 }

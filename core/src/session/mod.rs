@@ -3,6 +3,7 @@
 //! start-up probes in `context.rs`.
 
 mod context;
+mod store;
 pub mod system_prompt;
 mod tool_run;
 pub mod tools;
@@ -44,6 +45,9 @@ struct Queued {
 /// Session state and the queue of outputs it produced.
 #[derive(Debug)]
 pub struct Session {
+    session_id: String,
+    store: store::Store,
+    warnings: Vec<String>,
     cwd: String,
     providers: Providers,
     timings: Timings,
@@ -89,9 +93,34 @@ impl Session {
             ),
             None => ModelRef::default_for(config.providers.access()),
         };
+        let restored = match &config.resume {
+            Some(file) => Some(
+                crate::store::restore(&file.bytes)
+                    .map_err(|err| StartError(format!("{}: {err}", file.path)))?,
+            ),
+            None => None,
+        };
         let permission_mode = config.effective_permission_mode(loaded.mode);
         let read_only = permission_mode == PermissionMode::ReadOnly;
+        let session_id = restored
+            .as_ref()
+            .map_or_else(|| config.session_id.clone(), |r| r.id.clone());
+        let store = match &config.resume {
+            Some(file) => store::Store::resumed(file.path.clone()),
+            None => store::Store::new(config.sessions_dir.as_deref(), &session_id),
+        };
         let mut session = Self {
+            session_id,
+            store,
+            warnings: restored
+                .as_ref()
+                .map(|r| {
+                    r.skipped
+                        .iter()
+                        .map(|s| format!("session file: skipped {s}"))
+                        .collect()
+                })
+                .unwrap_or_default(),
             cwd: config.cwd.clone(),
             providers: config.providers.clone(),
             timings: config.timings,
@@ -118,18 +147,36 @@ impl Session {
             closed: false,
             outputs: VecDeque::new(),
         };
+        if let Some((model, mode, thinking)) = restored.as_ref().and_then(|r| r.settings.clone()) {
+            // The flag wins over what the session used; otherwise it comes back as it was.
+            if config.model.is_none() {
+                if let Some(model) = model.and_then(|m| ModelRef::parse(&m).ok()) {
+                    session.model = Some(model);
+                }
+            }
+            session.mode = mode;
+            session.thinking = thinking;
+        }
         session.emit(Event::Ready(Ready {
             protocol_version: PROTOCOL_VERSION,
             luxe_version: config.luxe_version.clone(),
-            session_id: config.session_id.clone(),
+            session_id: session.session_id.clone(),
             cwd: config.cwd.clone(),
             github_writes: session.github_writes,
             read_only,
-            resumed: false,
+            resumed: restored.is_some(),
         }));
         session.emit_state();
+        if let Some(restored) = restored {
+            session.restore(restored);
+        }
         session.start_probes();
         Ok(session)
+    }
+
+    /// Warnings for stderr from start-up (lines of a session file that were skipped).
+    pub fn warnings(&self) -> &[String] {
+        &self.warnings
     }
 
     /// Whether the session has ended (`close`, EOF or a signal); later input is dropped.
@@ -158,6 +205,9 @@ impl Session {
     /// (a cancelled request's late bytes, a killed process's exit) are dropped.
     pub fn handle_effect(&mut self, now: Instant, input: Input<'_>) {
         if self.closed {
+            return;
+        }
+        if self.store_result(&input) {
             return;
         }
         if self.context.handle(&input) {
@@ -237,16 +287,19 @@ impl Session {
                 Action::SetModel(set) => match ModelRef::parse(&set.model) {
                     Ok(model) => {
                         self.model = Some(model);
+                        self.record_settings();
                         self.emit_state();
                     }
                     Err(reason) => self.reject(refuse("set_model", &reason)),
                 },
                 Action::SetMode(set) => {
                     self.mode = set.mode;
+                    self.record_settings();
                     self.emit_state();
                 }
                 Action::SetThinking(set) => {
                     self.thinking = set.thinking;
+                    self.record_settings();
                     self.emit_state();
                 }
                 Action::SetPermissionAutoApprove(set) => {

@@ -157,7 +157,7 @@ impl Session {
             }
             let Some((provider_id, name, input)) = step.calls.get(step.next).cloned() else {
                 let results = std::mem::take(&mut step.results);
-                self.history.push(Message {
+                self.remember(Message {
                     role: Role::User,
                     content: results,
                 });
@@ -842,7 +842,7 @@ impl Session {
                 is_error: true,
             });
         }
-        self.history.push(Message {
+        self.remember(Message {
             role: Role::User,
             content: step.results,
         });

@@ -18,6 +18,7 @@ use crate::protocol::values::{TurnEndReason, TurnSource};
 use super::tool_run::ToolStep;
 use super::tools::definitions::tools_for;
 use super::{Queued, Session};
+use crate::store::Record;
 
 /// The most of an error response body kept for its message.
 const ERROR_BODY_MAX: usize = 64 * 1024;
@@ -112,7 +113,7 @@ impl Session {
             media_type: i.media_type,
             data: i.data,
         }));
-        self.history.push(Message {
+        self.remember(Message {
             role: Role::User,
             content,
         });
@@ -167,11 +168,15 @@ impl Session {
         let steering = std::mem::take(&mut turn.steering);
         if !steering.is_empty() {
             let blocks = steering.into_iter().map(|text| Block::Text { text });
+            let blocks: Vec<Block> = blocks.collect();
             match self.history.last_mut() {
-                Some(last) if last.role == Role::User => last.content.extend(blocks),
-                _ => self.history.push(Message {
+                Some(last) if last.role == Role::User => {
+                    last.content.extend(blocks.iter().cloned());
+                    self.record(Record::Append { blocks });
+                }
+                _ => self.remember(Message {
                     role: Role::User,
-                    content: blocks.collect(),
+                    content: blocks,
                 }),
             }
         }
@@ -416,7 +421,7 @@ impl Session {
             })
             .collect();
         if !message.content.is_empty() {
-            self.history.push(message);
+            self.remember(message);
         }
         if !calls.is_empty() {
             if let Some(turn) = self.turn.as_mut() {
@@ -439,7 +444,7 @@ impl Session {
         if let Ok(mut message) = assembler.finish() {
             message.content.retain(|b| matches!(b, Block::Text { .. }));
             if !message.content.is_empty() {
-                self.history.push(message);
+                self.remember(message);
             }
         }
     }
@@ -539,6 +544,11 @@ impl Session {
             return;
         };
         self.session_cost_usd += turn.cost_usd.unwrap_or(0.0);
+        self.record(Record::TurnEnded {
+            turn_id: turn.id.clone(),
+            cost_usd: turn.cost_usd,
+        });
+        self.sync_store();
         self.emit(Event::TurnUsage(TurnUsage {
             prompt_tokens: turn.usage.prompt_tokens,
             completion_tokens: turn.usage.completion_tokens,

@@ -1,0 +1,164 @@
+//! Keeping the session: every message, settings change and turn end is appended to the
+//! session's file as it happens, and made durable at the end of every turn.
+
+use crate::effects::{Input, Output};
+use crate::model::conversation::{Block, Message, Role};
+use crate::protocol::events::{
+    Event, RestoredMessage, RestoredToolCall, RestoredToolResult, SessionRestored,
+};
+use crate::store::{FORMAT_VERSION, Record, Restored, encode};
+
+use super::Session;
+
+/// Where the session is written, and how far.
+#[derive(Debug, Default)]
+pub(super) struct Store {
+    /// The file; `None` when nothing is kept.
+    path: Option<String>,
+    /// Whether the header is written (it is, lazily, with the first record).
+    started: bool,
+    /// Whether a failed write was reported (once is enough).
+    failed: bool,
+}
+
+impl Store {
+    pub(super) fn new(dir: Option<&str>, session_id: &str) -> Self {
+        Self {
+            path: dir
+                .zip(crate::store::file_name(session_id).ok())
+                .map(|(d, name)| format!("{}/{name}", d.trim_end_matches('/'))),
+            ..Self::default()
+        }
+    }
+
+    pub(super) fn resumed(path: String) -> Self {
+        Self {
+            path: Some(path),
+            started: true,
+            failed: false,
+        }
+    }
+}
+
+impl Session {
+    /// Adds a message to the conversation and to the file.
+    pub(super) fn remember(&mut self, message: Message) {
+        self.record(Record::Message {
+            message: message.clone(),
+        });
+        self.history.push(message);
+    }
+
+    /// Appends a record, the header first if this is the first.
+    pub(super) fn record(&mut self, record: Record) {
+        let Some(path) = self.store.path.clone() else {
+            return;
+        };
+        let mut bytes = Vec::new();
+        if !std::mem::replace(&mut self.store.started, true) {
+            bytes.extend(encode(&Record::Session {
+                version: FORMAT_VERSION,
+                id: self.session_id.clone(),
+                cwd: self.cwd.clone(),
+                created: self.today.clone(),
+            }));
+            bytes.extend(encode(&self.settings_record()));
+        }
+        bytes.extend(encode(&record));
+        let id = self.effect_id();
+        self.outputs
+            .push_back(Output::AppendFile { id, path, bytes });
+    }
+
+    /// Records the settings now in force.
+    pub(super) fn record_settings(&mut self) {
+        if self.store.started {
+            let record = self.settings_record();
+            self.record(record);
+        }
+    }
+
+    fn settings_record(&self) -> Record {
+        Record::Settings {
+            model: self
+                .model
+                .as_ref()
+                .map(|m| format!("{}/{}", m.provider.as_str(), m.id)),
+            mode: self.mode,
+            thinking: self.thinking,
+        }
+    }
+
+    /// Makes the turn's records durable.
+    pub(super) fn sync_store(&mut self) {
+        if let (Some(path), true) = (self.store.path.clone(), self.store.started) {
+            self.outputs.push_back(Output::SyncFile { path });
+        }
+    }
+
+    /// A write to the session file failed: say so once; the session goes on.
+    pub(super) fn store_result(&mut self, input: &Input<'_>) -> bool {
+        let Input::FileAppended { result, .. } = input else {
+            return false;
+        };
+        if let Err(error) = result {
+            if !std::mem::replace(&mut self.store.failed, true) {
+                self.report_error(format!("the session could not be saved: {error}"));
+            }
+        }
+        true
+    }
+
+    /// Takes over a restored session's conversation and tells the client.
+    pub(super) fn restore(&mut self, restored: Restored) {
+        self.turns_started = u64::from(restored.turns);
+        self.session_cost_usd = restored.cost_usd;
+        let messages = restored.messages.iter().map(restored_message).collect();
+        self.history = restored.messages;
+        self.emit(Event::SessionRestored(SessionRestored {
+            session_id: restored.id,
+            messages,
+            turns: restored.turns,
+            cost_usd: restored.cost_usd,
+        }));
+    }
+}
+
+fn restored_message(message: &Message) -> RestoredMessage {
+    let mut shown = RestoredMessage {
+        role: match message.role {
+            Role::User => "user",
+            Role::Assistant => "assistant",
+        }
+        .to_owned(),
+        text: String::new(),
+        tool_calls: Vec::new(),
+        tool_results: Vec::new(),
+    };
+    for block in &message.content {
+        match block {
+            Block::Text { text } => {
+                if !shown.text.is_empty() {
+                    shown.text.push('\n');
+                }
+                shown.text.push_str(text);
+            }
+            Block::ToolUse { id, name, input } => shown.tool_calls.push(RestoredToolCall {
+                id: id.clone(),
+                name: name.clone(),
+                input: input.clone(),
+            }),
+            Block::ToolResult {
+                tool_use_id,
+                content,
+                is_error,
+            } => shown.tool_results.push(RestoredToolResult {
+                tool_use_id: tool_use_id.clone(),
+                content: content.clone(),
+                is_error: *is_error,
+            }),
+            Block::Image { .. } | Block::Thinking { .. } => {}
+        }
+    }
+    shown
+}

@@ -1,0 +1,167 @@
+//! Sessions that last: each session is an append-only JSON Lines file of [`Record`]s, built
+//! here and appended by io. [`restore`] rebuilds a session from its file, skipping a torn last
+//! line (a crash mid-write) and refusing a file from a newer format.
+
+use serde::{Deserialize, Serialize};
+
+use crate::model::conversation::{Block, Message};
+use crate::protocol::values::{Mode, Thinking};
+
+/// The format version written in every session file's first record.
+pub const FORMAT_VERSION: u32 = 1;
+
+/// One line of a session file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Record {
+    /// Always first.
+    Session {
+        /// The format version.
+        version: u32,
+        /// The session's id.
+        id: String,
+        /// The directory it ran in.
+        cwd: String,
+        /// The day it started, `YYYY-MM-DD`.
+        created: String,
+    },
+    /// A whole message of the conversation.
+    Message {
+        /// The message.
+        message: Message,
+    },
+    /// Blocks added to the last message (text a client steered into a running turn).
+    Append {
+        /// The blocks.
+        blocks: Vec<Block>,
+    },
+    /// The model, mode and thinking level in force from here on.
+    Settings {
+        /// `provider/model`.
+        model: Option<String>,
+        /// `build` or `plan`.
+        mode: Mode,
+        /// Reasoning effort.
+        thinking: Thinking,
+    },
+    /// A turn ended, and what it cost.
+    TurnEnded {
+        /// The turn.
+        turn_id: String,
+        /// Its cost, when the prices are known.
+        cost_usd: Option<f64>,
+    },
+}
+
+/// One record as a line, LF included.
+pub fn encode(record: &Record) -> Vec<u8> {
+    // Records hold strings, numbers and JSON values only, which always serialize.
+    #[allow(clippy::expect_used)]
+    let mut line = serde_json::to_vec(record).expect("records serialize");
+    line.push(b'\n');
+    line
+}
+
+/// A session rebuilt from its file.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Restored {
+    /// The session's id.
+    pub id: String,
+    /// The directory it ran in.
+    pub cwd: String,
+    /// The conversation.
+    pub messages: Vec<Message>,
+    /// The last settings recorded.
+    pub settings: Option<(Option<String>, Mode, Thinking)>,
+    /// Turns that ended.
+    pub turns: u32,
+    /// What they cost.
+    pub cost_usd: f64,
+    /// Lines that could not be read, for a warning on stderr.
+    pub skipped: Vec<String>,
+}
+
+/// The header of a session file, if its first line is one.
+pub fn header(first_line: &[u8]) -> Option<(String, String, u32)> {
+    match serde_json::from_slice(first_line) {
+        Ok(Record::Session {
+            id, cwd, version, ..
+        }) => Some((id, cwd, version)),
+        _ => None,
+    }
+}
+
+/// Rebuilds a session. Unreadable lines are skipped and reported (a torn last line is what a
+/// crash mid-write leaves); a file without a header, or from a newer format, is refused.
+pub fn restore(file: &[u8]) -> Result<Restored, String> {
+    let mut lines = file.split(|b| *b == b'\n').enumerate();
+    let (id, cwd) = match lines.next().and_then(|(_, l)| header(l)) {
+        Some((_, _, version)) if version > FORMAT_VERSION => {
+            return Err(format!(
+                "the session file was written by a newer luxe (format {version}; this one reads {FORMAT_VERSION})"
+            ));
+        }
+        Some((id, cwd, _)) => (id, cwd),
+        None => return Err("not a luxe session file (no session header)".into()),
+    };
+    let mut restored = Restored {
+        id,
+        cwd,
+        ..Restored::default()
+    };
+    for (number, line) in lines {
+        if line.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        match serde_json::from_slice::<Record>(line) {
+            Ok(Record::Message { message }) => restored.messages.push(message),
+            Ok(Record::Append { blocks }) => match restored.messages.last_mut() {
+                Some(last) => last.content.extend(blocks),
+                None => restored
+                    .skipped
+                    .push(format!("line {}: nothing to append to", number + 1)),
+            },
+            Ok(Record::Settings {
+                model,
+                mode,
+                thinking,
+            }) => restored.settings = Some((model, mode, thinking)),
+            Ok(Record::TurnEnded { cost_usd, .. }) => {
+                restored.turns += 1;
+                restored.cost_usd += cost_usd.unwrap_or(0.0);
+            }
+            Ok(Record::Session { .. }) => {
+                restored
+                    .skipped
+                    .push(format!("line {}: a second header", number + 1));
+            }
+            Err(err) => restored.skipped.push(format!("line {}: {err}", number + 1)),
+        }
+    }
+    Ok(restored)
+}
+
+/// The file name of session `id`, refusing ids that could name a path elsewhere.
+pub fn file_name(id: &str) -> Result<String, String> {
+    let ok = !id.is_empty()
+        && id
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+    if ok {
+        Ok(format!("{id}.jsonl"))
+    } else {
+        Err(format!("{id:?} is not a session id"))
+    }
+}
+
+/// The most recently updated session of `cwd` among `(path, first line, updated)` candidates.
+pub fn latest_for<'a>(candidates: &'a [(String, Vec<u8>, u64)], cwd: &str) -> Option<&'a str> {
+    candidates
+        .iter()
+        .filter(|(_, first, _)| header(first).is_some_and(|(_, c, _)| c == cwd))
+        .max_by_key(|(path, _, updated)| (*updated, path.clone()))
+        .map(|(path, _, _)| path.as_str())
+}
+
+#[cfg(test)]
+mod tests;

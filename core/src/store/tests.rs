@@ -1,0 +1,176 @@
+//! Records round-trip; damaged files restore what they can.
+
+use super::*;
+use crate::model::conversation::Role;
+use quickcheck::{Arbitrary, Gen, quickcheck};
+use serde_json::json;
+
+fn header_record() -> Record {
+    Record::Session {
+        version: FORMAT_VERSION,
+        id: "s1".into(),
+        cwd: "/w".into(),
+        created: "2026-11-29".into(),
+    }
+}
+
+fn text(role: Role, text: &str) -> Message {
+    Message {
+        role,
+        content: vec![Block::Text { text: text.into() }],
+    }
+}
+
+fn file(records: &[Record]) -> Vec<u8> {
+    records.iter().flat_map(encode).collect()
+}
+
+#[test]
+fn a_torn_last_line_and_appended_garbage_are_skipped() {
+    let mut bytes = file(&[
+        header_record(),
+        Record::Message {
+            message: text(Role::User, "hi"),
+        },
+        Record::Message {
+            message: text(Role::Assistant, "hello"),
+        },
+    ]);
+    bytes.extend_from_slice(b"{\"type\":\"message\",\"message\":{\"ro");
+    let restored = restore(&bytes).unwrap();
+    assert_eq!(restored.messages.len(), 2);
+    assert_eq!(restored.skipped.len(), 1);
+    bytes.extend_from_slice(b"\n\x00\xffgarbage\n");
+    assert_eq!(restore(&bytes).unwrap().messages.len(), 2);
+}
+
+#[test]
+fn a_newer_format_is_refused_not_misread() {
+    let bytes = file(&[Record::Session {
+        version: FORMAT_VERSION + 1,
+        id: "s".into(),
+        cwd: "/w".into(),
+        created: "d".into(),
+    }]);
+    assert!(restore(&bytes).unwrap_err().contains("newer luxe"));
+    assert!(restore(b"hello\n").is_err());
+    assert!(restore(b"").is_err());
+}
+
+#[test]
+fn appends_extend_the_last_message_and_turns_sum() {
+    let bytes = file(&[
+        header_record(),
+        Record::Message {
+            message: text(Role::User, "a"),
+        },
+        Record::Append {
+            blocks: vec![Block::Text { text: "b".into() }],
+        },
+        Record::TurnEnded {
+            turn_id: "turn_1".into(),
+            cost_usd: Some(0.5),
+        },
+        Record::TurnEnded {
+            turn_id: "turn_2".into(),
+            cost_usd: None,
+        },
+        Record::Settings {
+            model: Some("openai/gpt-5".into()),
+            mode: Mode::Plan,
+            thinking: Thinking::High,
+        },
+    ]);
+    let r = restore(&bytes).unwrap();
+    assert_eq!(r.messages[0].content.len(), 2);
+    assert_eq!((r.turns, r.cost_usd), (2, 0.5));
+    assert_eq!(
+        r.settings,
+        Some((Some("openai/gpt-5".into()), Mode::Plan, Thinking::High))
+    );
+}
+
+#[test]
+fn latest_for_picks_the_newest_of_this_cwd() {
+    let h = |id: &str, cwd: &str| {
+        encode(&Record::Session {
+            version: 1,
+            id: id.into(),
+            cwd: cwd.into(),
+            created: "d".into(),
+        })
+    };
+    let candidates = vec![
+        ("a".to_owned(), h("a", "/w"), 10),
+        ("b".to_owned(), h("b", "/other"), 30),
+        ("c".to_owned(), h("c", "/w"), 20),
+        ("d".to_owned(), b"junk".to_vec(), 40),
+    ];
+    assert_eq!(latest_for(&candidates, "/w"), Some("c"));
+    assert_eq!(latest_for(&candidates, "/none"), None);
+}
+
+#[derive(Clone, Debug)]
+struct Session(Vec<Record>);
+
+impl Arbitrary for Session {
+    fn arbitrary(g: &mut Gen) -> Self {
+        let mut records = vec![header_record()];
+        for _ in 0..usize::arbitrary(g) % 20 {
+            let s = String::arbitrary(g);
+            records.push(match u8::arbitrary(g) % 5 {
+                0 => Record::Message {
+                    message: text(Role::User, &s),
+                },
+                1 => Record::Message {
+                    message: Message {
+                        role: Role::Assistant,
+                        content: vec![
+                            Block::Thinking {
+                                text: s.clone(),
+                                signature: Some("sig".into()),
+                            },
+                            Block::ToolUse {
+                                id: "t".into(),
+                                name: "read".into(),
+                                input: json!({"path": s}),
+                            },
+                        ],
+                    },
+                },
+                2 => Record::Message {
+                    message: Message {
+                        role: Role::User,
+                        content: vec![Block::ToolResult {
+                            tool_use_id: "t".into(),
+                            content: s,
+                            is_error: bool::arbitrary(g),
+                        }],
+                    },
+                },
+                3 => Record::TurnEnded {
+                    turn_id: s,
+                    cost_usd: Some(f64::from(u16::arbitrary(g)) / 100.0),
+                },
+                _ => Record::Settings {
+                    model: Some(s),
+                    mode: Mode::Build,
+                    thinking: Thinking::Low,
+                },
+            });
+        }
+        Self(records)
+    }
+}
+
+quickcheck! {
+    fn a_written_session_reads_back_the_same(session: Session) -> bool {
+        let restored = restore(&file(&session.0)).unwrap();
+        let messages: Vec<Message> = session.0.iter().filter_map(|r| match r {
+            Record::Message { message } => Some(message.clone()),
+            _ => None,
+        }).collect();
+        let turns = session.0.iter().filter(|r| matches!(r, Record::TurnEnded { .. })).count();
+        restored.messages == messages && restored.turns as usize == turns && restored.skipped.is_empty()
+    }
+}

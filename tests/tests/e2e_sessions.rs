@@ -1,0 +1,173 @@
+//! Sessions that last: a turn, close, then `-c` and `--resume` bring the conversation back,
+//! to the client and to the model; a crash loses nothing written before it.
+
+use std::time::Duration;
+
+use luxe_tests::model_server::{ModelServer, Part, Reply, Script, Stop};
+use luxe_tests::process::{LuxeProcess, Workspace};
+use serde_json::{Value, json};
+
+fn start(ws: &Workspace, server: &ModelServer, flags: &[&str]) -> (LuxeProcess, Value) {
+    let mut cmd = ws.luxe();
+    cmd.env("ANTHROPIC_API_KEY", "k")
+        .env("ANTHROPIC_BASE_URL", server.anthropic_base_url())
+        .args(flags);
+    let mut luxe = LuxeProcess::spawn(cmd);
+    let ready = luxe.expect("ready");
+    luxe.expect("state_changed");
+    (luxe, ready)
+}
+
+fn turn(luxe: &mut LuxeProcess, text: &str) -> Vec<Value> {
+    luxe.send(&json!({"kind":"submit_user_message","content":{"text":text}}).to_string());
+    let mut frames = Vec::new();
+    loop {
+        let frame = luxe.recv();
+        let done = frame["kind"] == "turn_ended";
+        frames.push(frame);
+        if done {
+            luxe.expect("state_changed");
+            return frames;
+        }
+    }
+}
+
+fn close(mut luxe: LuxeProcess) {
+    luxe.send(r#"{"kind":"close"}"#);
+    assert_eq!(luxe.wait().0.code(), Some(0));
+}
+
+#[test]
+fn continue_and_resume_bring_the_conversation_back() {
+    let ws = Workspace::new();
+    let server = ModelServer::start();
+    let (mut luxe, ready) = start(&ws, &server, &[]);
+    assert_eq!(ready["resumed"], false);
+    let id = ready["session_id"].as_str().unwrap().to_owned();
+    server.push(Reply::text("The answer is 42."));
+    turn(&mut luxe, "what is the answer?");
+    luxe.send(r#"{"kind":"set_mode","content":{"mode":"plan"}}"#);
+    luxe.expect("state_changed");
+    close(luxe);
+
+    for flags in [vec!["-c"], vec!["--resume", id.as_str()]] {
+        let mut cmd = ws.luxe();
+        cmd.env("ANTHROPIC_API_KEY", "k")
+            .env("ANTHROPIC_BASE_URL", server.anthropic_base_url())
+            .args(&flags);
+        let mut luxe = LuxeProcess::spawn(cmd);
+        let ready = luxe.expect("ready");
+        assert_eq!(ready["resumed"], true, "{flags:?}");
+        assert_eq!(ready["session_id"], id.as_str());
+        assert_eq!(
+            luxe.expect("state_changed")["mode"],
+            "plan",
+            "the mode comes back"
+        );
+        let restored = luxe.expect("session_restored");
+        assert_eq!(restored["session_id"], id.as_str());
+        let messages = restored["messages"].as_array().unwrap();
+        assert_eq!(messages[0]["text"], "what is the answer?");
+        assert_eq!(messages[1]["role"], "assistant");
+        assert!(messages[1]["text"].as_str().unwrap().contains("42"));
+        assert!(restored["turns"].as_u64().unwrap() >= 1);
+        server.push(Reply::text("Still 42."));
+        let frames = turn(&mut luxe, "and again?");
+        assert_eq!(frames.last().unwrap()["content"]["reason"], "end_turn");
+        let request = server.requests().last().unwrap().body.to_string();
+        assert!(
+            request.contains("what is the answer?") && request.contains("The answer is 42."),
+            "the restored context reaches the model"
+        );
+        close(luxe);
+    }
+}
+
+#[test]
+fn unknown_ids_and_nothing_to_continue_exit_2() {
+    let ws = Workspace::new();
+    for (args, want) in [
+        (&["--resume", "nope"][..], "no session nope"),
+        (&["-c"], "no session to continue"),
+        (&["--resume", "../../etc/passwd"], "is not a session id"),
+    ] {
+        let out = ws.luxe().args(args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(out.stdout.is_empty());
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+        assert!(stderr.contains(want), "{args:?}: {stderr}");
+    }
+}
+
+#[test]
+fn a_crash_mid_stream_loses_nothing_written_before_it() {
+    let ws = Workspace::new();
+    let server = ModelServer::start();
+    let (mut luxe, ready) = start(&ws, &server, &[]);
+    let id = ready["session_id"].as_str().unwrap().to_owned();
+    server.push(Reply::text("first answer"));
+    turn(&mut luxe, "first question");
+    server.push(Reply::Stream(
+        Script::new(vec![Part::Text(vec!["slow ".into(); 100])], Stop::EndTurn)
+            .with_delay(Duration::from_millis(50)),
+    ));
+    luxe.send(r#"{"kind":"submit_user_message","content":{"text":"second question"}}"#);
+    while luxe.recv()["kind"] != "token_delta" {}
+    let killed = std::process::Command::new("kill")
+        .args(["-KILL", &luxe.pid().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let _ = luxe.wait();
+
+    // Garbage after the crash, as a torn write would leave.
+    let file = ws.path().join("home/sessions").join(format!("{id}.jsonl"));
+    let mut bytes = std::fs::read(&file).unwrap();
+    bytes.extend_from_slice(b"{\"type\":\"message\",\"mess");
+    std::fs::write(&file, &bytes).unwrap();
+
+    let mut cmd = ws.luxe();
+    cmd.env("ANTHROPIC_API_KEY", "k")
+        .env("ANTHROPIC_BASE_URL", server.anthropic_base_url())
+        .args(["--resume", &id]);
+    let mut luxe = LuxeProcess::spawn(cmd);
+    assert_eq!(luxe.expect("ready")["resumed"], true);
+    luxe.expect("state_changed");
+    let restored = luxe.expect("session_restored");
+    let texts: Vec<&str> = restored["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["text"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        texts[..3],
+        ["first question", "first answer", "second question"]
+    );
+    server.push(Reply::text("recovered"));
+    let frames = turn(&mut luxe, "are you there?");
+    assert_eq!(frames.last().unwrap()["content"]["reason"], "end_turn");
+    luxe.send(r#"{"kind":"close"}"#);
+    let (status, stderr) = luxe.wait();
+    assert_eq!(status.code(), Some(0));
+    assert!(
+        stderr.contains("warning: session file: skipped line"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("panicked"));
+}
+
+#[test]
+fn a_file_from_a_newer_format_is_refused() {
+    let ws = Workspace::new();
+    std::fs::create_dir_all(ws.path().join("home/sessions")).unwrap();
+    std::fs::write(
+        ws.path().join("home/sessions/future.jsonl"),
+        "{\"type\":\"session\",\"version\":99,\"id\":\"future\",\"cwd\":\"/x\",\"created\":\"2030-01-01\"}\n",
+    )
+    .unwrap();
+    let out = ws.luxe().args(["--resume", "future"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("newer luxe"));
+}
