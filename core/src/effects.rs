@@ -106,6 +106,13 @@ pub enum Input<'a> {
         /// The exit code; `None` when killed by a signal; `Err` when it could not start.
         status: Result<Option<i32>, String>,
     },
+    /// The stored sessions were read.
+    SessionsRead {
+        /// The read.
+        id: EffectId,
+        /// Each session file's path, content and last write (seconds since the epoch).
+        result: Result<Vec<(String, Vec<u8>, u64)>, String>,
+    },
     /// A line was appended to a file (or could not be).
     FileAppended {
         /// The append.
@@ -204,6 +211,13 @@ pub enum Output {
         path: String,
         /// What to append.
         bytes: Vec<u8>,
+    },
+    /// Read every session file in a directory → `SessionsRead` (an absent directory is none).
+    ReadSessions {
+        /// Echoed by the result.
+        id: EffectId,
+        /// The directory.
+        dir: String,
     },
     /// Make what was appended to a file durable (fsync); reports only through the log.
     SyncFile {

@@ -72,6 +72,13 @@ pub enum Completion {
         /// The exit code; `None` when killed by a signal; `Err` when it could not start.
         status: Result<Option<i32>, String>,
     },
+    /// See [`Input::SessionsRead`].
+    SessionsRead {
+        /// The read.
+        id: EffectId,
+        /// The files, or why not.
+        result: Result<Vec<(String, Vec<u8>, u64)>, String>,
+    },
     /// See [`Input::FileAppended`].
     FileAppended {
         /// The append.
@@ -138,6 +145,10 @@ impl Completion {
             Self::ProcessExited { id, status } => Input::ProcessExited {
                 id: *id,
                 status: status.clone(),
+            },
+            Self::SessionsRead { id, result } => Input::SessionsRead {
+                id: *id,
+                result: result.clone(),
             },
             Self::FileAppended { id, result } => Input::FileAppended {
                 id: *id,
@@ -242,6 +253,12 @@ impl Effects {
                 self.run_blocking(move || Completion::FileAppended {
                     id,
                     result: files::append(&path, &bytes),
+                })
+            }
+            Output::ReadSessions { id, dir } => {
+                self.run_blocking(move || Completion::SessionsRead {
+                    id,
+                    result: files::read_sessions(&dir),
                 })
             }
             Output::SyncFile { path } => {

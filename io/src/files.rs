@@ -46,6 +46,33 @@ pub(crate) fn append(path: &str, bytes: &[u8]) -> Result<(), String> {
         .map_err(|err| format!("{}: {err}", path.display()))
 }
 
+/// Every `*.jsonl` file in `dir` with its content and last write (seconds since the epoch);
+/// an absent directory holds none.
+pub(crate) fn read_sessions(dir: &str) -> Result<Vec<(String, Vec<u8>, u64)>, String> {
+    let entries = match fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(err) if err.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(err) => return Err(format!("{dir}: {err}")),
+    };
+    let mut found = Vec::new();
+    for entry in entries.filter_map(Result::ok) {
+        let path = entry.path();
+        if path.extension().is_none_or(|x| x != "jsonl") {
+            continue;
+        }
+        let updated = entry
+            .metadata()
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            .map_or(0, |d| d.as_secs());
+        if let Ok(bytes) = fs::read(&path) {
+            found.push((path.to_string_lossy().into_owned(), bytes, updated));
+        }
+    }
+    Ok(found)
+}
+
 /// Makes what was written to `path` durable.
 pub(crate) fn sync(path: &str) -> io::Result<()> {
     File::open(path)?.sync_all()

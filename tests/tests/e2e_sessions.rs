@@ -171,3 +171,39 @@ fn a_file_from_a_newer_format_is_refused() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("newer luxe"));
 }
+
+#[test]
+fn list_sessions_shows_this_directorys_sessions_newest_first() {
+    let ws = Workspace::new();
+    let server = ModelServer::start();
+    let mut ids = Vec::new();
+    for question in ["first topic", "second topic"] {
+        let (mut luxe, ready) = start(&ws, &server, &[]);
+        ids.push(ready["session_id"].as_str().unwrap().to_owned());
+        server.push(Reply::text("noted"));
+        turn(&mut luxe, question);
+        close(luxe);
+        // Sessions are ordered by their last write, in whole seconds.
+        std::thread::sleep(Duration::from_millis(1100));
+    }
+    // A session of another directory is not listed.
+    let elsewhere = ws.path().join("home/sessions/other.jsonl");
+    std::fs::write(
+        &elsewhere,
+        "{\"type\":\"session\",\"version\":1,\"id\":\"other\",\"cwd\":\"/elsewhere\",\"created\":\"2026-01-01\"}\n",
+    )
+    .unwrap();
+    let (mut luxe, _) = start(&ws, &server, &[]);
+    luxe.send(r#"{"kind":"list_sessions","content":{"request_id":"l1"}}"#);
+    let listed = luxe.expect("sessions_listed");
+    assert_eq!(listed["request_id"], "l1");
+    let sessions = listed["sessions"].as_array().unwrap();
+    let titles: Vec<&str> = sessions
+        .iter()
+        .map(|s| s["title"].as_str().unwrap())
+        .collect();
+    assert_eq!(titles, ["second topic", "first topic"]);
+    assert_eq!(sessions[0]["id"], ids[1].as_str());
+    assert_eq!(sessions[0]["turns"], 1);
+    assert!(sessions[0]["updated"].as_u64().unwrap() >= sessions[1]["updated"].as_u64().unwrap());
+}

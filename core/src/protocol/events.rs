@@ -55,6 +55,8 @@ frame_enum! {
         TurnUsage(TurnUsage) = "turn_usage",
         /// The model catalogue, answering `list_models`.
         ModelsListed(ModelsListed) = "models_listed",
+        /// This directory's stored sessions, answering `list_sessions`.
+        SessionsListed(SessionsListed) = "sessions_listed",
         /// A resumed session's conversation, after `state_changed`.
         SessionRestored(SessionRestored) = "session_restored",
     }
@@ -479,4 +481,28 @@ pub struct RestoredToolResult {
     pub content: String,
     /// Whether the call failed.
     pub is_error: bool,
+}
+
+/// `sessions_listed`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct SessionsListed {
+    /// The `list_sessions` request.
+    pub request_id: String,
+    /// This directory's sessions, newest first.
+    pub sessions: Vec<SessionSummary>,
+}
+
+/// One stored session.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct SessionSummary {
+    /// Its id, for `--resume`.
+    pub id: String,
+    /// Its first user message, cut to 80 characters.
+    pub title: String,
+    /// When it was last written, seconds since the Unix epoch.
+    pub updated: u64,
+    /// Turns it ran.
+    pub turns: u32,
+    /// What they cost.
+    pub cost_usd: f64,
 }

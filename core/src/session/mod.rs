@@ -106,7 +106,7 @@ impl Session {
             .as_ref()
             .map_or_else(|| config.session_id.clone(), |r| r.id.clone());
         let store = match &config.resume {
-            Some(file) => store::Store::resumed(file.path.clone()),
+            Some(file) => store::Store::resumed(config.sessions_dir.as_deref(), file.path.clone()),
             None => store::Store::new(config.sessions_dir.as_deref(), &session_id),
         };
         let mut session = Self {
@@ -207,7 +207,7 @@ impl Session {
         if self.closed {
             return;
         }
-        if self.store_result(&input) {
+        if self.store_result(&input) || self.sessions_read(&input) {
             return;
         }
         if self.context.handle(&input) {
@@ -310,6 +310,7 @@ impl Session {
                     }
                 }
                 Action::ListModels(list) => self.list_models(list.request_id),
+                Action::ListSessions(list) => self.list_sessions(list.request_id),
                 Action::Close => self.close(0),
                 other => self.reject(refuse(other.kind(), NOT_BUILT)),
             },

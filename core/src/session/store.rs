@@ -1,20 +1,24 @@
 //! Keeping the session: every message, settings change and turn end is appended to the
 //! session's file as it happens, and made durable at the end of every turn.
 
-use crate::effects::{Input, Output};
+use crate::effects::{EffectId, Input, Output};
 use crate::model::conversation::{Block, Message, Role};
 use crate::protocol::events::{
-    Event, RestoredMessage, RestoredToolCall, RestoredToolResult, SessionRestored,
+    Event, RestoredMessage, RestoredToolCall, RestoredToolResult, SessionRestored, SessionsListed,
 };
-use crate::store::{FORMAT_VERSION, Record, Restored, encode};
+use crate::store::{FORMAT_VERSION, Record, Restored, encode, summaries};
 
 use super::Session;
 
 /// Where the session is written, and how far.
 #[derive(Debug, Default)]
 pub(super) struct Store {
+    /// Where sessions live; `None` when nothing is kept.
+    dir: Option<String>,
     /// The file; `None` when nothing is kept.
     path: Option<String>,
+    /// `list_sessions` requests waiting for the directory to be read.
+    listing: Vec<(EffectId, String)>,
     /// Whether the header is written (it is, lazily, with the first record).
     started: bool,
     /// Whether a failed write was reported (once is enough).
@@ -24,6 +28,7 @@ pub(super) struct Store {
 impl Store {
     pub(super) fn new(dir: Option<&str>, session_id: &str) -> Self {
         Self {
+            dir: dir.map(str::to_owned),
             path: dir
                 .zip(crate::store::file_name(session_id).ok())
                 .map(|(d, name)| format!("{}/{name}", d.trim_end_matches('/'))),
@@ -31,11 +36,12 @@ impl Store {
         }
     }
 
-    pub(super) fn resumed(path: String) -> Self {
+    pub(super) fn resumed(dir: Option<&str>, path: String) -> Self {
         Self {
+            dir: dir.map(str::to_owned),
             path: Some(path),
             started: true,
-            failed: false,
+            ..Self::default()
         }
     }
 }
@@ -106,6 +112,42 @@ impl Session {
                 self.report_error(format!("the session could not be saved: {error}"));
             }
         }
+        true
+    }
+
+    /// `list_sessions`: read the directory, then answer.
+    pub(super) fn list_sessions(&mut self, request_id: String) {
+        let Some(dir) = self.store.dir.clone() else {
+            return self.emit(Event::SessionsListed(SessionsListed {
+                request_id,
+                sessions: Vec::new(),
+            }));
+        };
+        let id = self.effect_id();
+        self.store.listing.push((id, request_id));
+        self.outputs.push_back(Output::ReadSessions { id, dir });
+    }
+
+    /// The directory was read: answer the `list_sessions` that asked.
+    pub(super) fn sessions_read(&mut self, input: &Input<'_>) -> bool {
+        let Input::SessionsRead { id, result } = input else {
+            return false;
+        };
+        let Some(at) = self.store.listing.iter().position(|(l, _)| l == id) else {
+            return true;
+        };
+        let (_, request_id) = self.store.listing.remove(at);
+        let sessions = match result {
+            Ok(files) => summaries(files, &self.cwd),
+            Err(error) => {
+                self.report_error(format!("the sessions could not be listed: {error}"));
+                Vec::new()
+            }
+        };
+        self.emit(Event::SessionsListed(SessionsListed {
+            request_id,
+            sessions,
+        }));
         true
     }
 

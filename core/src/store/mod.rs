@@ -141,6 +141,40 @@ pub fn restore(file: &[u8]) -> Result<Restored, String> {
     Ok(restored)
 }
 
+/// This directory's sessions among `(path, content, updated)` files, newest first. Files that
+/// are not sessions, or belong to another directory, are left out.
+pub fn summaries(
+    files: &[(String, Vec<u8>, u64)],
+    cwd: &str,
+) -> Vec<crate::protocol::events::SessionSummary> {
+    let mut found: Vec<_> = files
+        .iter()
+        .filter_map(|(_, bytes, updated)| {
+            let restored = restore(bytes).ok().filter(|r| r.cwd == cwd)?;
+            let title = restored
+                .messages
+                .iter()
+                .find(|m| m.role == crate::model::conversation::Role::User)
+                .and_then(|m| {
+                    m.content.iter().find_map(|b| match b {
+                        Block::Text { text } => Some(text.chars().take(80).collect()),
+                        _ => None,
+                    })
+                })
+                .unwrap_or_default();
+            Some(crate::protocol::events::SessionSummary {
+                id: restored.id,
+                title,
+                updated: *updated,
+                turns: restored.turns,
+                cost_usd: restored.cost_usd,
+            })
+        })
+        .collect();
+    found.sort_by(|a, b| b.updated.cmp(&a.updated).then_with(|| b.id.cmp(&a.id)));
+    found
+}
+
 /// The file name of session `id`, refusing ids that could name a path elsewhere.
 pub fn file_name(id: &str) -> Result<String, String> {
     let ok = !id.is_empty()
