@@ -207,3 +207,43 @@ fn list_sessions_shows_this_directorys_sessions_newest_first() {
     assert_eq!(sessions[0]["turns"], 1);
     assert!(sessions[0]["updated"].as_u64().unwrap() >= sessions[1]["updated"].as_u64().unwrap());
 }
+
+#[test]
+fn a_crash_during_a_tool_run_resumes_into_a_well_formed_conversation() {
+    let ws = Workspace::new();
+    let server = ModelServer::start();
+    let (mut luxe, ready) = start(&ws, &server, &["--yolo"]);
+    let id = ready["session_id"].as_str().unwrap().to_owned();
+    server.push(Reply::tool_call(
+        "toolu_sleep",
+        "bash",
+        json!({"command": "sleep 30"}),
+    ));
+    luxe.send(r#"{"kind":"submit_user_message","content":{"text":"wait a while"}}"#);
+    while luxe.recv()["kind"] != "tool_started" {}
+    let killed = std::process::Command::new("kill")
+        .args(["-KILL", &luxe.pid().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let _ = luxe.wait();
+
+    let (mut luxe, _) = start(&ws, &server, &["--resume", &id]);
+    let restored = luxe.expect("session_restored");
+    let messages = restored["messages"].as_array().unwrap();
+    assert_eq!(messages[1]["tool_calls"][0]["id"], "toolu_sleep");
+    assert_eq!(messages[2]["tool_results"][0]["tool_use_id"], "toolu_sleep");
+    server.push(Reply::text("back again"));
+    let frames = turn(&mut luxe, "where were we?");
+    assert_eq!(frames.last().unwrap()["content"]["reason"], "end_turn");
+    let requests = server.requests();
+    let request = &requests.last().unwrap().body;
+    let roles: Vec<&str> = request["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["role"].as_str().unwrap())
+        .collect();
+    assert_eq!(roles, ["user", "assistant", "user", "user"]);
+    close(luxe);
+}

@@ -138,7 +138,37 @@ pub fn restore(file: &[u8]) -> Result<Restored, String> {
             Err(err) => restored.skipped.push(format!("line {}: {err}", number + 1)),
         }
     }
+    answer_dangling_calls(&mut restored.messages);
     Ok(restored)
+}
+
+/// A session that ended while tools ran (a crash, a kill) leaves calls without results, which
+/// providers refuse in the next request: give each one.
+fn answer_dangling_calls(messages: &mut Vec<Message>) {
+    let Some(last) = messages.last() else {
+        return;
+    };
+    if last.role != crate::model::conversation::Role::Assistant {
+        return;
+    }
+    let results: Vec<Block> = last
+        .content
+        .iter()
+        .filter_map(|b| match b {
+            Block::ToolUse { id, .. } => Some(Block::ToolResult {
+                tool_use_id: id.clone(),
+                content: "the session ended before this call finished".to_owned(),
+                is_error: true,
+            }),
+            _ => None,
+        })
+        .collect();
+    if !results.is_empty() {
+        messages.push(Message {
+            role: crate::model::conversation::Role::User,
+            content: results,
+        });
+    }
 }
 
 /// This directory's sessions among `(path, content, updated)` files, newest first. Files that
