@@ -57,11 +57,15 @@ async fn drive(mut luxe: Luxe) -> i32 {
             writer.flush()?;
             Ok(exit)
         }) {
-            Ok(Some(code)) => return code,
+            Ok(Some(code)) => {
+                effects.finish_writes(&completions).await;
+                return code;
+            }
             Ok(None) => {}
             Err(err) => {
                 tracing::debug!("stdout closed: {err}");
                 effects.shutdown();
+                effects.finish_writes(&completions).await;
                 return BROKEN_PIPE_STATUS;
             }
         }
@@ -120,15 +124,18 @@ async fn drive(mut luxe: Luxe) -> i32 {
                     match perform(&mut luxe, &mut effects, &mut writer) {
                         Ok(None) => luxe.handle_input(now, next.as_input()),
                         Ok(Some(code)) => {
-                            return if writer.flush().is_ok() {
+                            let code = if writer.flush().is_ok() {
                                 code
                             } else {
                                 BROKEN_PIPE_STATUS
                             };
+                            effects.finish_writes(&completions).await;
+                            return code;
                         }
                         Err(err) => {
                             tracing::debug!("stdout closed: {err}");
                             effects.shutdown();
+                            effects.finish_writes(&completions).await;
                             return BROKEN_PIPE_STATUS;
                         }
                     }
@@ -155,6 +162,8 @@ fn perform(
         match output {
             Output::Frame(event) => writer.push(&event),
             Output::Exit { code } => exit = Some(code),
+            // A session record is on disk before any frame after it reaches the client.
+            append @ Output::AppendFile { .. } => effects.start(append),
             effect => starting.push(effect),
         }
     }

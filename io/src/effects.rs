@@ -6,6 +6,7 @@ use std::collections::HashMap;
 use luxe_core::effects::{EffectId, FileContent, Input, Output, SearchHit, Stream};
 use smol::Task;
 use smol::channel::Sender;
+use smol::future::FutureExt as _;
 
 use crate::process::Process;
 use crate::{files, http, search};
@@ -177,16 +178,67 @@ pub struct Effects {
     sender: Sender<Completion>,
     requests: HashMap<EffectId, Task<()>>,
     processes: HashMap<EffectId, Process>,
+    /// Writes to files run one at a time, in order (a session file's appends must not swap),
+    /// and the session waits for them before it exits.
+    writes: Option<Sender<WriteJob>>,
+    writer: Option<Task<()>>,
 }
+
+/// A file write for the writer task; `None` when it reports nothing back.
+type WriteJob = Box<dyn FnOnce() -> Option<Completion> + Send>;
 
 impl Effects {
     /// A performer whose results go to `sender`. A bounded channel makes a fast producer (a
     /// chatty process, a quick download) wait for the core instead of filling memory.
     pub fn new(sender: Sender<Completion>) -> Self {
+        let (writes, jobs) = smol::channel::unbounded::<WriteJob>();
+        let results = sender.clone();
+        let writer = smol::spawn(async move {
+            while let Ok(job) = jobs.recv().await {
+                if let Some(completion) = smol::unblock(job).await {
+                    let _ = results.send(completion).await;
+                }
+            }
+        });
         Self {
             sender,
             requests: HashMap::new(),
             processes: HashMap::new(),
+            writes: Some(writes),
+            writer: Some(writer),
+        }
+    }
+
+    /// Waits until every write started so far is on disk; results that arrive meanwhile on
+    /// `results` are dropped (the session is over). For exit: nothing the user saved is lost.
+    pub async fn finish_writes(&mut self, results: &smol::channel::Receiver<Completion>) {
+        self.writes = None;
+        if let Some(writer) = self.writer.take() {
+            let drain = async { while results.recv().await.is_ok() {} };
+            writer.or(drain).await;
+        }
+    }
+
+    /// Sends a result produced right here, without waiting on a full channel.
+    fn report(&self, completion: Completion) {
+        if let Err(err) = self.sender.try_send(completion) {
+            let sender = self.sender.clone();
+            let completion = err.into_inner();
+            smol::spawn(async move {
+                let _ = sender.send(completion).await;
+            })
+            .detach();
+        }
+    }
+
+    fn write(&self, job: impl FnOnce() -> Option<Completion> + Send + 'static) {
+        match &self.writes {
+            Some(writes) => {
+                if writes.try_send(Box::new(job)).is_err() {
+                    tracing::warn!("a write after the session ended was dropped");
+                }
+            }
+            None => tracing::warn!("a write after the session ended was dropped"),
         }
     }
 
@@ -213,12 +265,12 @@ impl Effects {
                 id,
                 result: files::read(&path, max_bytes),
             }),
-            Output::WriteFile { id, path, bytes } => {
-                self.run_blocking(move || Completion::FileWritten {
+            Output::WriteFile { id, path, bytes } => self.write(move || {
+                Some(Completion::FileWritten {
                     id,
                     result: files::write_atomically(&path, &bytes),
-                });
-            }
+                })
+            }),
             Output::Spawn {
                 id,
                 program,
@@ -249,11 +301,11 @@ impl Effects {
                     max_results,
                 ),
             }),
+            // Done here, at once: a record is small, and it must be on disk before the frames
+            // that follow it are written (the driver starts appends before it flushes).
             Output::AppendFile { id, path, bytes } => {
-                self.run_blocking(move || Completion::FileAppended {
-                    id,
-                    result: files::append(&path, &bytes),
-                })
+                let result = files::append(&path, &bytes);
+                self.report(Completion::FileAppended { id, result });
             }
             Output::ReadSessions { id, dir } => {
                 self.run_blocking(move || Completion::SessionsRead {
@@ -261,14 +313,12 @@ impl Effects {
                     result: files::read_sessions(&dir),
                 })
             }
-            Output::SyncFile { path } => {
-                smol::spawn(smol::unblock(move || {
-                    if let Err(err) = files::sync(&path) {
-                        tracing::warn!("fsync {path}: {err}");
-                    }
-                }))
-                .detach();
-            }
+            Output::SyncFile { path } => self.write(move || {
+                if let Err(err) = files::sync(&path) {
+                    tracing::warn!("fsync {path}: {err}");
+                }
+                None
+            }),
             Output::ResolvePath { id, path } => {
                 self.run_blocking(move || Completion::PathResolved {
                     id,

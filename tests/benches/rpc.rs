@@ -6,11 +6,11 @@
 //! number of spawns, default 50).
 
 use std::io::{BufRead, BufReader, Read, Write};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use luxe_tests::process::{Workspace, luxe_bin};
+use luxe_tests::process::{Workspace, luxe_bin, spawn_to_first_line};
 
 const LINES: usize = 100_000;
 
@@ -60,24 +60,9 @@ fn median(runs: usize, mut sample: impl FnMut() -> Duration) -> Duration {
     times[times.len() / 2]
 }
 
-/// Spawns luxe and reads its first line.
-fn spawn_to_first_line(ws: &Workspace) -> (Child, String) {
-    let mut child = ws
-        .luxe()
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("luxe spawns");
-    let mut first = String::new();
-    BufReader::new(child.stdout.as_mut().expect("piped"))
-        .read_line(&mut first)
-        .expect("a first line");
-    (child, first)
-}
-
 fn time_to_ready(ws: &Workspace) -> Duration {
     let start = Instant::now();
-    let (mut child, first) = spawn_to_first_line(ws);
+    let (mut child, first) = spawn_to_first_line(ws.luxe());
     let elapsed = start.elapsed();
     assert!(first.starts_with(r#"{"kind":"ready""#), "{first}");
     drop(child.stdin.take());
@@ -148,7 +133,7 @@ fn pipe_through(mut cmd: Command, input: &[u8], expect: usize) -> (Duration, usi
 }
 
 fn idle_memory(ws: &Workspace) -> (u64, u64) {
-    let (mut child, _ready) = spawn_to_first_line(ws);
+    let (mut child, _ready) = spawn_to_first_line(ws.luxe());
     thread::sleep(Duration::from_millis(200));
     let status = std::fs::read_to_string(format!("/proc/{}/status", child.id())).expect("status");
     let field = |name: &str| -> u64 {

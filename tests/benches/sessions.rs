@@ -3,11 +3,9 @@
 //!
 //! `cargo bench -p luxe-tests --bench sessions` (release binary).
 
-use std::io::{BufRead, BufReader};
-use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use luxe_tests::process::Workspace;
+use luxe_tests::process::{Workspace, spawn_to_first_line};
 use serde_json::json;
 
 const ENTRIES: usize = 10_000;
@@ -46,17 +44,9 @@ fn median(mut sample: impl FnMut() -> Duration) -> Duration {
 
 fn time_to_ready(ws: &Workspace, args: &[&str]) -> Duration {
     let start = Instant::now();
-    let mut child = ws
-        .luxe()
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("luxe spawns");
-    let mut first = String::new();
-    BufReader::new(child.stdout.as_mut().expect("piped"))
-        .read_line(&mut first)
-        .expect("a first line");
+    let mut cmd = ws.luxe();
+    cmd.args(args);
+    let (mut child, first) = spawn_to_first_line(cmd);
     let elapsed = start.elapsed();
     assert!(first.contains(r#""kind":"ready""#), "{first}");
     // The restored conversation follows `ready` and may not fit the pipe: stop reading, so luxe

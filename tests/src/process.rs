@@ -106,6 +106,21 @@ impl Default for Workspace {
     }
 }
 
+/// Spawns `cmd` with piped stdio and reads its first line (for timing start-up); the caller
+/// owns the child.
+pub fn spawn_to_first_line(mut cmd: Command) -> (Child, String) {
+    let mut child = cmd
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("luxe spawns");
+    let mut first = String::new();
+    BufReader::new(child.stdout.as_mut().expect("piped stdout"))
+        .read_line(&mut first)
+        .expect("a first line");
+    (child, first)
+}
+
 /// A running `luxe`: frames in on stdin, frames out of stdout, stderr collected.
 pub struct LuxeProcess {
     child: Child,
@@ -197,6 +212,26 @@ impl LuxeProcess {
             self.fail(&format!("expected {kind}, got {frame}"));
         }
         frame.get("content").cloned().unwrap_or(Value::Null)
+    }
+
+    /// Frames up to and including the first of `kind`.
+    pub fn until(&mut self, kind: &str) -> Vec<Value> {
+        let mut frames = Vec::new();
+        loop {
+            let frame = self.recv();
+            let done = frame["kind"] == kind;
+            frames.push(frame);
+            if done {
+                return frames;
+            }
+        }
+    }
+
+    /// Kills luxe with SIGKILL, as a crash would end it, and reaps it.
+    pub fn kill_hard(&mut self) {
+        self.transcript.push("✝ SIGKILL".into());
+        let _ = self.child.kill();
+        let _ = self.child.wait();
     }
 
     /// Whether stdout ends with no further frame.

@@ -280,15 +280,7 @@ fn enabling_auto_approve_approves_the_open_prompt() {
     let resolved = luxe.expect("permission_resolved");
     assert_eq!(resolved["by"], "auto_approve");
     assert_eq!(resolved["reply"], "once");
-    let mut frames = Vec::new();
-    loop {
-        let frame = luxe.recv();
-        let done = frame["kind"] == "turn_ended";
-        frames.push(frame);
-        if done {
-            break;
-        }
-    }
+    let frames = luxe.until("turn_ended");
     assert_eq!(finished(&frames)[0]["status"], "ok");
 }
 

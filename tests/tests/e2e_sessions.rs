@@ -20,16 +20,9 @@ fn start(ws: &Workspace, server: &ModelServer, flags: &[&str]) -> (LuxeProcess, 
 
 fn turn(luxe: &mut LuxeProcess, text: &str) -> Vec<Value> {
     luxe.send(&json!({"kind":"submit_user_message","content":{"text":text}}).to_string());
-    let mut frames = Vec::new();
-    loop {
-        let frame = luxe.recv();
-        let done = frame["kind"] == "turn_ended";
-        frames.push(frame);
-        if done {
-            luxe.expect("state_changed");
-            return frames;
-        }
-    }
+    let frames = luxe.until("turn_ended");
+    luxe.expect("state_changed");
+    frames
 }
 
 fn close(mut luxe: LuxeProcess) {
@@ -114,12 +107,7 @@ fn a_crash_mid_stream_loses_nothing_written_before_it() {
     ));
     luxe.send(r#"{"kind":"submit_user_message","content":{"text":"second question"}}"#);
     while luxe.recv()["kind"] != "token_delta" {}
-    let killed = std::process::Command::new("kill")
-        .args(["-KILL", &luxe.pid().to_string()])
-        .status()
-        .unwrap();
-    assert!(killed.success());
-    let _ = luxe.wait();
+    luxe.kill_hard();
 
     // Garbage after the crash, as a torn write would leave.
     let file = ws.path().join("home/sessions").join(format!("{id}.jsonl"));
@@ -221,12 +209,7 @@ fn a_crash_during_a_tool_run_resumes_into_a_well_formed_conversation() {
     ));
     luxe.send(r#"{"kind":"submit_user_message","content":{"text":"wait a while"}}"#);
     while luxe.recv()["kind"] != "tool_started" {}
-    let killed = std::process::Command::new("kill")
-        .args(["-KILL", &luxe.pid().to_string()])
-        .status()
-        .unwrap();
-    assert!(killed.success());
-    let _ = luxe.wait();
+    luxe.kill_hard();
 
     let (mut luxe, _) = start(&ws, &server, &["--resume", &id]);
     let restored = luxe.expect("session_restored");

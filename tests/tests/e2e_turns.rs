@@ -79,15 +79,7 @@ fn until_turn_ended(luxe: &mut LuxeProcess) -> Vec<Value> {
 
 /// Frames until one of `kind` (included).
 fn until(luxe: &mut LuxeProcess, kind: &str) -> Vec<Value> {
-    let mut frames = Vec::new();
-    loop {
-        let frame = luxe.recv();
-        let done = frame["kind"] == kind;
-        frames.push(frame);
-        if done {
-            return frames;
-        }
-    }
+    luxe.until(kind)
 }
 
 fn of_kind<'a>(frames: &'a [Value], kind: &str) -> Vec<&'a Value> {
