@@ -121,3 +121,45 @@ fn github_writes_flag_lets_writes_reach_the_not_built_answer() {
     };
     assert_eq!(rejected.reason, "not supported by this build yet");
 }
+
+#[test]
+fn a_failed_session_write_is_reported_once_and_the_session_goes_on() {
+    let mut config = test_config();
+    config.sessions_dir = Some("/read-only/sessions".into());
+    let mut sim = Sim::with_config(config);
+    let first = sim.send(r#"{"kind":"submit_user_message","content":{"text":"hi"}}"#);
+    assert!(first.iter().any(|e| e.kind() == "turn_ended"));
+    let out = sim.input(Input::ClientBytes(b""));
+    assert!(out.is_empty());
+    let appends: Vec<_> = sim
+        .transcript()
+        .iter()
+        .filter(|l| l.contains("AppendFile"))
+        .cloned()
+        .collect();
+    assert!(
+        !appends.is_empty(),
+        "the turn was recorded: {:?}",
+        sim.transcript()
+    );
+    for id in 1..=20 {
+        let out = sim.input(Input::FileAppended {
+            id: luxe_core::effects::EffectId(id),
+            result: Err("read-only file system".into()),
+        });
+        let errors: Vec<_> = luxe_core::harness::frames(&out)
+            .filter(|e| e.kind() == "error")
+            .collect();
+        assert!(errors.len() <= 1);
+    }
+    let errors = sim
+        .transcript()
+        .iter()
+        .filter(|l| l.contains("\"kind\":\"error\""))
+        .count();
+    assert_eq!(errors, 1, "reported once");
+    assert_eq!(
+        kinds(&sim.send(r#"{"kind":"set_mode","content":{"mode":"plan"}}"#)),
+        ["state_changed"]
+    );
+}
