@@ -4,7 +4,7 @@ mod request;
 mod stream;
 
 pub use request::build_request;
-pub use stream::AnthropicStream;
+pub use stream::{AnthropicEvents, AnthropicStream};
 
 use super::http_error;
 use serde::Deserialize;

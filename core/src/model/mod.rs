@@ -8,6 +8,7 @@ pub mod conversation;
 mod http_error;
 pub mod openai;
 pub mod sse;
+pub mod sse_stream;
 #[cfg(test)]
 mod stream_properties;
 pub mod wire;

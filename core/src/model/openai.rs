@@ -5,7 +5,7 @@ mod request;
 mod stream;
 
 pub use request::build_request;
-pub use stream::OpenAiStream;
+pub use stream::{OpenAiEvents, OpenAiStream};
 
 use super::http_error;
 use serde::Deserialize;

@@ -4,70 +4,38 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::ErrorBody;
-use crate::model::sse::{SseEvent, SseParser};
-use crate::model::wire::{ModelEvent, StopReason, StreamDecoder, Usage};
+use crate::model::sse::SseEvent;
+use crate::model::sse_stream::{SseEvents, SseStream};
+use crate::model::wire::{ModelEvent, StopReason, Usage};
 
-/// Decodes one streamed Messages API response; feed it the body's bytes as they arrive.
-///
-/// Block indices are Anthropic's `index`. After `Finished` or `Error` nothing more is emitted.
+/// What the Messages API stream's events mean, handled one event at a time (see [`AnthropicStream`]).
 #[derive(Debug, Default)]
-pub struct AnthropicStream {
-    sse: SseParser,
-    /// Reused between pushes to avoid an allocation per chunk.
-    pending: Vec<SseEvent>,
+pub struct AnthropicEvents {
     usage: Usage,
     stop_reason: Option<StopReason>,
     done: bool,
 }
 
-impl StreamDecoder for AnthropicStream {
-    fn push(&mut self, bytes: &[u8], out: &mut Vec<ModelEvent>) {
-        AnthropicStream::push(self, bytes, out);
+/// Decodes one streamed Messages API response; feed it the body's bytes as they arrive.
+///
+/// Block indices are Anthropic's `index`. After `Finished` or `Error` nothing more is emitted.
+pub type AnthropicStream = SseStream<AnthropicEvents>;
+
+impl SseEvents for AnthropicEvents {
+    fn event(&mut self, event: SseEvent, out: &mut Vec<ModelEvent>) {
+        self.handle(event, out);
     }
 
-    fn finish(&mut self, out: &mut Vec<ModelEvent>) {
-        AnthropicStream::finish(self, out);
+    fn is_done(&self) -> bool {
+        self.done
+    }
+
+    fn cut_off(&mut self, out: &mut Vec<ModelEvent>) {
+        self.fail(None, "the stream ended before message_stop".to_owned(), out);
     }
 }
 
-impl AnthropicStream {
-    /// A decoder at the start of a response.
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    /// Feeds response bytes, appending what they complete to `out`.
-    pub fn push(&mut self, bytes: &[u8], out: &mut Vec<ModelEvent>) {
-        if self.done {
-            return;
-        }
-        self.sse.push(bytes, &mut self.pending);
-        self.drain(out);
-    }
-
-    /// Ends the response: a stream cut off before `message_stop` ends in an `Error`.
-    pub fn finish(&mut self, out: &mut Vec<ModelEvent>) {
-        if self.done {
-            return;
-        }
-        self.sse.finish(&mut self.pending);
-        self.drain(out);
-        if !self.done {
-            self.fail(None, "the stream ended before message_stop".to_owned(), out);
-        }
-    }
-
-    fn drain(&mut self, out: &mut Vec<ModelEvent>) {
-        let mut pending = std::mem::take(&mut self.pending);
-        for event in pending.drain(..) {
-            if self.done {
-                break;
-            }
-            self.handle(event, out);
-        }
-        self.pending = pending;
-    }
-
+impl AnthropicEvents {
     fn handle(&mut self, event: SseEvent, out: &mut Vec<ModelEvent>) {
         if let Some(delta) = fast_delta(&event.data) {
             out.push(delta);

@@ -6,19 +6,13 @@ use std::collections::BTreeMap;
 use serde::Deserialize;
 
 use super::ErrorBody;
-use crate::model::sse::{SseEvent, SseParser};
-use crate::model::wire::{ModelEvent, StopReason, StreamDecoder, Usage};
+use crate::model::sse::SseEvent;
+use crate::model::sse_stream::{SseEvents, SseStream};
+use crate::model::wire::{ModelEvent, StopReason, Usage};
 
-/// Decodes one streamed Chat Completions response; feed it the body's bytes as they arrive.
-///
-/// Chat Completions has no content blocks, so block indices are made up here: the reasoning,
-/// the text and each tool call get the next index when they first appear. After `Finished` or
-/// `Error` nothing more is emitted.
+/// What the Chat Completions stream's events mean, handled one event at a time (see [`OpenAiStream`]).
 #[derive(Debug, Default)]
-pub struct OpenAiStream {
-    sse: SseParser,
-    /// Reused between pushes to avoid an allocation per chunk.
-    pending: Vec<SseEvent>,
+pub struct OpenAiEvents {
     next_block: u32,
     thinking_block: Option<u32>,
     text_block: Option<u32>,
@@ -41,58 +35,31 @@ enum ToolCall {
     },
 }
 
-impl StreamDecoder for OpenAiStream {
-    fn push(&mut self, bytes: &[u8], out: &mut Vec<ModelEvent>) {
-        OpenAiStream::push(self, bytes, out);
+/// Decodes one streamed Chat Completions response; feed it the body's bytes as they arrive.
+///
+/// Chat Completions has no content blocks, so block indices are made up here: the reasoning,
+/// the text and each tool call get the next index when they first appear. After `Finished` or
+/// `Error` nothing more is emitted.
+pub type OpenAiStream = SseStream<OpenAiEvents>;
+
+impl SseEvents for OpenAiEvents {
+    fn event(&mut self, event: SseEvent, out: &mut Vec<ModelEvent>) {
+        self.handle(event, out);
     }
 
-    fn finish(&mut self, out: &mut Vec<ModelEvent>) {
-        OpenAiStream::finish(self, out);
+    fn is_done(&self) -> bool {
+        self.done
+    }
+
+    fn cut_off(&mut self, out: &mut Vec<ModelEvent>) {
+        self.end(
+            "the stream ended before the response finished".to_owned(),
+            out,
+        );
     }
 }
 
-impl OpenAiStream {
-    /// A decoder at the start of a response.
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    /// Feeds response bytes, appending what they complete to `out`.
-    pub fn push(&mut self, bytes: &[u8], out: &mut Vec<ModelEvent>) {
-        if self.done {
-            return;
-        }
-        self.sse.push(bytes, &mut self.pending);
-        self.drain(out);
-    }
-
-    /// Ends the response. Without `[DONE]` it still counts as finished when a finish reason
-    /// came (some servers close without `[DONE]`); otherwise it was cut off: an `Error`.
-    pub fn finish(&mut self, out: &mut Vec<ModelEvent>) {
-        if self.done {
-            return;
-        }
-        self.sse.finish(&mut self.pending);
-        self.drain(out);
-        if !self.done {
-            self.end(
-                "the stream ended before the response finished".to_owned(),
-                out,
-            );
-        }
-    }
-
-    fn drain(&mut self, out: &mut Vec<ModelEvent>) {
-        let mut pending = std::mem::take(&mut self.pending);
-        for event in pending.drain(..) {
-            if self.done {
-                break;
-            }
-            self.handle(event, out);
-        }
-        self.pending = pending;
-    }
-
+impl OpenAiEvents {
     fn handle(&mut self, event: SseEvent, out: &mut Vec<ModelEvent>) {
         let data = event.data.trim();
         if data == "[DONE]" {

@@ -1,0 +1,73 @@
+//! The framing both providers share: SSE bytes in, one provider's event handler applied to each
+//! event, and the rule that nothing is emitted after the response is complete.
+
+use super::sse::{SseEvent, SseParser};
+use super::wire::{ModelEvent, StreamDecoder};
+
+/// What one provider does with the events of its stream.
+pub trait SseEvents: Default + std::fmt::Debug {
+    /// Handles one event.
+    fn event(&mut self, event: SseEvent, out: &mut Vec<ModelEvent>);
+    /// Whether `Finished` or `Error` was emitted.
+    fn is_done(&self) -> bool;
+    /// The stream ended before it was done: emit the terminal event it deserves.
+    fn cut_off(&mut self, out: &mut Vec<ModelEvent>);
+}
+
+/// A streamed response decoder over a provider's [`SseEvents`].
+#[derive(Debug, Default)]
+pub struct SseStream<H> {
+    sse: SseParser,
+    /// Reused between pushes to avoid an allocation per chunk.
+    pending: Vec<SseEvent>,
+    handler: H,
+}
+
+impl<H: SseEvents> SseStream<H> {
+    /// A decoder at the start of a response.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Feeds response bytes, appending what they complete to `out`.
+    pub fn push(&mut self, bytes: &[u8], out: &mut Vec<ModelEvent>) {
+        if self.handler.is_done() {
+            return;
+        }
+        self.sse.push(bytes, &mut self.pending);
+        self.drain(out);
+    }
+
+    /// Ends the response; one cut short ends in the terminal event the provider decides.
+    pub fn finish(&mut self, out: &mut Vec<ModelEvent>) {
+        if self.handler.is_done() {
+            return;
+        }
+        self.sse.finish(&mut self.pending);
+        self.drain(out);
+        if !self.handler.is_done() {
+            self.handler.cut_off(out);
+        }
+    }
+
+    fn drain(&mut self, out: &mut Vec<ModelEvent>) {
+        for event in self.pending.drain(..) {
+            if self.handler.is_done() {
+                break;
+            }
+            self.handler.event(event, out);
+        }
+        // Events after the end are dropped, not kept for later.
+        self.pending.clear();
+    }
+}
+
+impl<H: SseEvents> StreamDecoder for SseStream<H> {
+    fn push(&mut self, bytes: &[u8], out: &mut Vec<ModelEvent>) {
+        SseStream::push(self, bytes, out);
+    }
+
+    fn finish(&mut self, out: &mut Vec<ModelEvent>) {
+        SseStream::finish(self, out);
+    }
+}
