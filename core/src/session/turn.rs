@@ -65,7 +65,6 @@ pub(super) struct ModelStep {
     decoder: Box<dyn StreamDecoder>,
     assembler: MessageAssembler,
     idle_deadline: Instant,
-    shown: bool,
 }
 
 impl Turn {
@@ -223,7 +222,6 @@ impl Session {
                 decoder,
                 assembler: MessageAssembler::default(),
                 idle_deadline: now + self.timings.model_idle_timeout,
-                shown: false,
             }));
         }
         self.outputs
@@ -303,7 +301,7 @@ impl Session {
         let Some(step) = self.model_step(id) else {
             return;
         };
-        let outcome = if step.shown {
+        let outcome = if step.assembler.has_output() {
             Outcome::Fail(format!("the model stream broke off: {error}"))
         } else {
             Outcome::Retry {
@@ -334,7 +332,7 @@ impl Session {
                     return self.model_outcome(now, Outcome::Finished(stop));
                 }
                 ModelEvent::Error { kind, message } => {
-                    let retryable = !step.shown
+                    let retryable = !step.assembler.has_output()
                         && kind
                             .as_deref()
                             .is_some_and(|k| RETRY_STREAM_ERRORS.contains(&k));
@@ -356,7 +354,6 @@ impl Session {
                 }
                 _ => continue,
             };
-            step.shown = true;
             self.emit(frame);
         }
     }
@@ -507,7 +504,7 @@ impl Session {
                 let http = step.http;
                 self.outputs.push_back(Output::CancelHttp { id: http });
                 let seconds = self.timings.model_idle_timeout.as_secs_f64();
-                let outcome = if step.shown {
+                let outcome = if step.assembler.has_output() {
                     Outcome::Fail(format!("the model sent nothing for {seconds}s"))
                 } else {
                     Outcome::Retry {
