@@ -163,6 +163,16 @@ impl Checked {
                     | Action::InterruptTurn
                     | Action::SetPermissionAutoApprove(_),
                 ) => {}
+                // Started (its end is the ledger's to check) or refused, with its id either way.
+                Body::Action(Action::Compact(compact)) => {
+                    let id = Some(&compact.request_id);
+                    let started = frames.iter().any(
+                        |f| matches!(f, Event::CompactionStarted(s) if s.request_id.as_ref() == id),
+                    );
+                    let refused = matches!(frames[..],
+                        [Event::ActionRejected(r)] if r.request_id.as_ref() == id);
+                    assert!(started || refused, "compact is started or refused: {out:?}");
+                }
                 // Exactly one frame; effects may come with it (a settings change is recorded).
                 Body::Action(_) => {
                     assert_eq!(frames.len(), 1, "one answer per action: {out:?}");
@@ -228,10 +238,14 @@ fn assert_one_rejection(frames: &[&Event], kind: Option<&str>, line: &[u8]) {
 
 /// What the frames so far promise, checked as each one arrives: one `turn_ended` per
 /// `turn_started`, every prompt settled exactly once and before its turn ends, every tool call
-/// finished, and no tool work outside a turn (so none after an interrupt).
+/// finished, one `compaction_ended` per `compaction_started` (inside its turn, or outside any
+/// turn for `compact`), no answer shown while compacting, and no tool work or model request
+/// outside a turn or compaction (so none after an interrupt).
 #[derive(Debug, Default)]
 struct Ledger {
     open_turn: Option<String>,
+    /// `(request_id, turn_id)` of the compaction under way.
+    open_compaction: Option<(Option<String>, Option<String>)>,
     turns_seen: BTreeSet<String>,
     open_prompts: BTreeSet<String>,
     settled_prompts: BTreeSet<String>,
@@ -245,6 +259,11 @@ impl Ledger {
         match event {
             Event::TurnStarted(t) => {
                 assert!(
+                    self.open_compaction.is_none(),
+                    "turn {} started during a compaction",
+                    t.turn_id
+                );
+                assert!(
                     !in_turn,
                     "turn {} started inside {:?}",
                     t.turn_id, self.open_turn
@@ -253,6 +272,11 @@ impl Ledger {
                 self.open_turn = Some(t.turn_id.clone());
             }
             Event::TurnEnded(t) => {
+                assert!(
+                    self.open_compaction.is_none(),
+                    "turn {} ended with its compaction open",
+                    t.turn_id
+                );
                 assert_eq!(
                     self.open_turn.take().as_ref(),
                     Some(&t.turn_id),
@@ -269,6 +293,26 @@ impl Ledger {
                     self.open_calls
                 );
             }
+            Event::CompactionStarted(c) => {
+                assert!(
+                    self.open_compaction.is_none(),
+                    "a compaction inside another"
+                );
+                assert_eq!(
+                    c.turn_id, self.open_turn,
+                    "a compaction belongs to its turn"
+                );
+                assert_eq!(c.request_id.is_some(), c.turn_id.is_none());
+                self.open_compaction = Some((c.request_id.clone(), c.turn_id.clone()));
+            }
+            Event::CompactionEnded(c) => {
+                assert_eq!(
+                    self.open_compaction.take(),
+                    Some((c.request_id.clone(), c.turn_id.clone())),
+                    "compaction_ended without its compaction_started"
+                );
+                assert!(c.error.is_some() || c.tokens_after > 0);
+            }
             Event::PermissionRequested(p) => self.open_prompt(&p.id),
             Event::QuestionAsked(q) => self.open_prompt(&q.id),
             Event::PermissionResolved(p) => self.settle_prompt(&p.id),
@@ -284,12 +328,19 @@ impl Ledger {
                     t.call_id
                 );
             }
-            Event::TokenDelta(_)
-            | Event::ThinkingDelta(_)
-            | Event::ToolOutputDelta(_)
+            Event::TokenDelta(_) | Event::ThinkingDelta(_) => {
+                assert!(in_turn, "{} outside a turn", event.kind());
+                assert!(self.open_compaction.is_none(), "a summary was shown");
+            }
+            Event::ModelRetrying(_) => {
+                assert!(
+                    in_turn || self.open_compaction.is_some(),
+                    "a retry of nothing"
+                );
+            }
+            Event::ToolOutputDelta(_)
             | Event::TurnUsage(_)
             | Event::TurnSteered(_)
-            | Event::ModelRetrying(_)
             | Event::PlanUpdated(_)
             | Event::FilesChanged(_) => {
                 assert!(in_turn, "{} outside a turn", event.kind());
@@ -310,7 +361,10 @@ impl Ledger {
         );
         // The start-up probes (git status, AGENTS.md, .env files) run before any turn.
         if is_tool_work && !self.starting {
-            assert!(self.open_turn.is_some(), "{effect:?} outside a turn");
+            assert!(
+                self.open_turn.is_some() || self.open_compaction.is_some(),
+                "{effect:?} outside a turn"
+            );
         }
     }
 

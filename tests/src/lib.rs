@@ -4,5 +4,6 @@
 
 pub mod model_server;
 pub mod process;
+pub mod rig;
 pub mod sim;
 pub mod sockets;

@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use luxe_tests::model_server::{ModelServer, Part, Reply, Script, Stop};
 use luxe_tests::process::{LuxeProcess, Workspace};
+use luxe_tests::rig::restored_texts;
 use serde_json::{Value, json};
 
 fn start(ws: &Workspace, server: &ModelServer, flags: &[&str]) -> (LuxeProcess, Value) {
@@ -123,12 +124,7 @@ fn a_crash_mid_stream_loses_nothing_written_before_it() {
     assert_eq!(luxe.expect("ready")["resumed"], true);
     luxe.expect("state_changed");
     let restored = luxe.expect("session_restored");
-    let texts: Vec<&str> = restored["messages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|m| m["text"].as_str().unwrap())
-        .collect();
+    let texts = restored_texts(&restored);
     assert_eq!(
         texts[..3],
         ["first question", "first answer", "second question"]

@@ -5,102 +5,10 @@ use std::time::{Duration, Instant};
 
 use luxe_tests::model_server::{ModelServer, Part, Reply, Script, ScriptUsage, Stop};
 use luxe_tests::process::{LuxeProcess, Workspace};
+use luxe_tests::rig::{
+    BOTH, Provider, ended, of_kind, rig, spawn, submit, text_of, until_turn_ended,
+};
 use serde_json::{Value, json};
-
-#[derive(Clone, Copy, Debug)]
-enum Provider {
-    Anthropic,
-    OpenAi,
-}
-
-const BOTH: [Provider; 2] = [Provider::Anthropic, Provider::OpenAi];
-
-impl Provider {
-    fn model(self) -> &'static str {
-        match self {
-            Self::Anthropic => "anthropic/claude-sonnet-4-5",
-            Self::OpenAi => "openai/gpt-5",
-        }
-    }
-}
-
-/// A workspace, a model server, and luxe started against it with `extra` flags.
-struct Rig {
-    ws: Workspace,
-    server: ModelServer,
-    luxe: LuxeProcess,
-}
-
-fn rig(provider: Provider, extra: &[&str], env: &[(&str, &str)]) -> Rig {
-    let ws = Workspace::new();
-    let server = ModelServer::start();
-    let luxe = spawn(&ws, &server, provider, extra, env);
-    Rig { ws, server, luxe }
-}
-
-fn spawn(
-    ws: &Workspace,
-    server: &ModelServer,
-    provider: Provider,
-    extra: &[&str],
-    env: &[(&str, &str)],
-) -> LuxeProcess {
-    let mut cmd = ws.luxe();
-    match provider {
-        Provider::Anthropic => cmd
-            .env("ANTHROPIC_API_KEY", "test-anthropic-key")
-            .env("ANTHROPIC_BASE_URL", server.anthropic_base_url()),
-        Provider::OpenAi => cmd
-            .env("OPENAI_API_KEY", "test-openai-key")
-            .env("OPENAI_BASE_URL", server.openai_base_url()),
-    };
-    cmd.args(["--model", provider.model()]).args(extra);
-    cmd.env("LUXE_RETRY_BASE_MS", "10")
-        .env("LUXE_RETRY_MAX_MS", "50");
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
-    let mut luxe = LuxeProcess::spawn(cmd);
-    luxe.expect("ready");
-    luxe.expect("state_changed");
-    luxe
-}
-
-fn submit(luxe: &mut LuxeProcess, text: &str) {
-    luxe.send(&json!({"kind": "submit_user_message", "content": {"text": text}}).to_string());
-}
-
-/// Frames until `turn_ended` (included), then the `state_changed` that closes the bracket.
-fn until_turn_ended(luxe: &mut LuxeProcess) -> Vec<Value> {
-    let frames = until(luxe, "turn_ended");
-    assert_eq!(luxe.expect("state_changed")["streaming"], false);
-    frames
-}
-
-/// Frames until one of `kind` (included).
-fn until(luxe: &mut LuxeProcess, kind: &str) -> Vec<Value> {
-    luxe.until(kind)
-}
-
-fn of_kind<'a>(frames: &'a [Value], kind: &str) -> Vec<&'a Value> {
-    frames
-        .iter()
-        .filter(|f| f["kind"] == kind)
-        .map(|f| &f["content"])
-        .collect()
-}
-
-fn text_of(frames: &[Value]) -> String {
-    of_kind(frames, "token_delta")
-        .iter()
-        .map(|c| c["delta"].as_str().unwrap_or_default())
-        .collect()
-}
-
-fn ended(frames: &[Value]) -> &Value {
-    // until_turn_ended stops at turn_ended, so it is the last frame.
-    &frames.last().expect("frames")["content"]
-}
 
 /// Every text the request's messages carry, whatever the provider's shape.
 fn request_text(body: &Value) -> String {
@@ -256,7 +164,7 @@ fn bash_asks_permission_streams_output_and_always_remembers() {
         ));
         r.server.push(Reply::text("done"));
         submit(&mut r.luxe, "say hello twice");
-        let frames = until(&mut r.luxe, "permission_requested");
+        let frames = r.luxe.until("permission_requested");
         let prompt = &frames.last().unwrap()["content"];
         assert_eq!(prompt["tool"], "bash");
         assert_eq!(prompt["always_rule"], "bash(echo hello; echo oops >&2)");
@@ -295,7 +203,7 @@ fn a_rejected_call_is_denied_and_the_model_is_told_why() {
         ));
         r.server.push(Reply::text("ok, I won't"));
         submit(&mut r.luxe, "write x");
-        let frames = until(&mut r.luxe, "permission_requested");
+        let frames = r.luxe.until("permission_requested");
         let id = frames.last().unwrap()["content"]["id"].clone();
         r.luxe.send(&json!({"kind":"respond_permission","content":{"id": id, "reply": "reject", "message": "not now"}}).to_string());
         let frames = until_turn_ended(&mut r.luxe);
@@ -398,7 +306,7 @@ fn ask_user_and_update_plan() {
         ));
         r.server.push(Reply::text("blue it is"));
         submit(&mut r.luxe, "pick a colour");
-        let frames = until(&mut r.luxe, "question_asked");
+        let frames = r.luxe.until("question_asked");
         let question = &frames.last().unwrap()["content"];
         assert_eq!(question["options"][1]["description"], "calm");
         r.luxe.send(&json!({"kind":"answer_question","content":{"id": question["id"], "reply": {"answered": ["blue"]}}}).to_string());
@@ -505,7 +413,7 @@ fn interrupt_during_a_stream_and_during_a_command() {
                 .with_delay(Duration::from_millis(100)),
         ));
         submit(&mut r.luxe, "go slowly");
-        until(&mut r.luxe, "token_delta");
+        r.luxe.until("token_delta");
         let start = Instant::now();
         r.luxe.send(r#"{"kind":"interrupt_turn"}"#);
         let frames = until_turn_ended(&mut r.luxe);
@@ -518,7 +426,7 @@ fn interrupt_during_a_stream_and_during_a_command() {
             .push(tool_script("b1", "bash", json!({"command": command})));
         r.server.push(Reply::text("after interrupt"));
         submit(&mut r.luxe, "run something long");
-        until(&mut r.luxe, "tool_started");
+        r.luxe.until("tool_started");
         std::thread::sleep(Duration::from_millis(200));
         let start = Instant::now();
         r.luxe.send(r#"{"kind":"interrupt_turn"}"#);
@@ -547,7 +455,7 @@ fn steer_joins_the_next_request_and_messages_queue_behind_the_turn() {
         r.server.push(Reply::text("steered answer"));
         r.server.push(Reply::text("queued answer"));
         submit(&mut r.luxe, "first");
-        let frames = until(&mut r.luxe, "permission_requested");
+        let frames = r.luxe.until("permission_requested");
         let id = frames.last().unwrap()["content"]["id"].clone();
         r.luxe
             .send(r#"{"kind":"steer_turn","content":{"text":"also mention steering"}}"#);

@@ -24,6 +24,7 @@ use serde_json::{Value, json};
 #[derive(Clone, Debug)]
 enum Op {
     Submit,
+    Compact,
     Steer,
     Interrupt,
     AutoApprove(bool),
@@ -38,16 +39,19 @@ enum ModelOp {
     Text(Vec<usize>),
     Tool(u8, Vec<usize>),
     Status(u16),
+    /// A 400 saying the prompt is too long for the context window.
+    Overflow,
     Fail,
 }
 
 impl Arbitrary for ModelOp {
     fn arbitrary(g: &mut Gen) -> Self {
         let cuts = Vec::<usize>::arbitrary(g);
-        match u8::arbitrary(g) % 8 {
+        match u8::arbitrary(g) % 9 {
             0..=2 => Self::Text(cuts),
             3..=5 => Self::Tool(u8::arbitrary(g), cuts),
             6 => Self::Status(*g.choose(&[400, 429, 500, 529]).expect("non-empty")),
+            7 => Self::Overflow,
             _ => Self::Fail,
         }
     }
@@ -55,8 +59,9 @@ impl Arbitrary for ModelOp {
 
 impl Arbitrary for Op {
     fn arbitrary(g: &mut Gen) -> Self {
-        match u8::arbitrary(g) % 16 {
+        match u8::arbitrary(g) % 17 {
             0..=1 => Self::Submit,
+            16 => Self::Compact,
             2 => Self::Steer,
             3 => Self::Interrupt,
             4 => Self::AutoApprove(bool::arbitrary(g)),
@@ -227,6 +232,7 @@ impl World {
     fn step(&mut self, op: &Op) {
         match op {
             Op::Submit => self.line(json!({"kind":"submit_user_message","content":{"text":"go"}})),
+            Op::Compact => self.line(json!({"kind":"compact","content":{"request_id":"c"}})),
             Op::Steer => self.line(json!({"kind":"steer_turn","content":{"text":"and also"}})),
             Op::Interrupt => self.line(json!({"kind":"interrupt_turn"})),
             Op::AutoApprove(on) => {
@@ -260,16 +266,12 @@ impl World {
         };
         let (body, cuts) = match op {
             ModelOp::Status(code) => {
-                self.input(Input::HttpResponse {
-                    id,
-                    status: *code,
-                    retry_after: None,
-                });
-                self.input(Input::HttpBody {
-                    id,
-                    bytes: br#"{"type":"error","error":{"type":"api_error","message":"boom"}}"#,
-                });
-                return self.input(Input::HttpEnded { id });
+                let body = br#"{"type":"error","error":{"type":"api_error","message":"boom"}}"#;
+                return self.fail_with(id, *code, body);
+            }
+            ModelOp::Overflow => {
+                let body = br#"{"type":"error","error":{"type":"invalid_request_error","message":"prompt is too long: 210000 tokens > 200000 maximum"}}"#;
+                return self.fail_with(id, 400, body);
             }
             ModelOp::Fail => {
                 return self.input(Input::HttpFailed {
@@ -297,6 +299,17 @@ impl World {
                 bytes: &body[w[0]..w[1]],
             });
         }
+        self.input(Input::HttpEnded { id });
+    }
+
+    /// Answers request `id` with an error `status` and `body`.
+    fn fail_with(&mut self, id: EffectId, status: u16, body: &[u8]) {
+        self.input(Input::HttpResponse {
+            id,
+            status,
+            retry_after: None,
+        });
+        self.input(Input::HttpBody { id, bytes: body });
         self.input(Input::HttpEnded { id });
     }
 

@@ -25,9 +25,51 @@ pub(crate) fn fallback(status: u16, body: &[u8]) -> String {
     }
 }
 
+/// What providers say when a request does not fit the model's context window: Anthropic
+/// (`prompt is too long`), OpenAI and OpenRouter (`context_length_exceeded`), vLLM and others
+/// speaking its dialect (`maximum context length`), llama.cpp (`exceed_context_size_error`,
+/// `exceeds the available context size`), Ollama (`context window`, `input length`).
+const OVERFLOW_PHRASES: &[&str] = &[
+    "prompt is too long",
+    "context_length_exceeded",
+    "maximum context length",
+    "exceed_context_size",
+    "exceeds the available context size",
+    "context window",
+    "input length exceeds",
+    "too many tokens",
+];
+
+/// Whether a failed response says the request was too long for the context window.
+pub(crate) fn is_context_overflow(status: u16, body: &[u8]) -> bool {
+    if !matches!(status, 400 | 413 | 422) {
+        return false;
+    }
+    let text = String::from_utf8_lossy(body).to_ascii_lowercase();
+    OVERFLOW_PHRASES.iter().any(|p| text.contains(p))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn overflow_is_recognised_in_each_dialect() {
+        let anthropic = br#"{"type":"error","error":{"type":"invalid_request_error","message":"prompt is too long: 213456 tokens > 200000 maximum"}}"#;
+        let openai = br#"{"error":{"message":"This model's maximum context length is 128000 tokens.","type":"invalid_request_error","code":"context_length_exceeded"}}"#;
+        let llama = br#"{"error":{"code":400,"message":"the request exceeds the available context size","type":"exceed_context_size_error"}}"#;
+        for body in [&anthropic[..], &openai[..], &llama[..]] {
+            assert!(is_context_overflow(400, body));
+        }
+        assert!(
+            !is_context_overflow(500, anthropic),
+            "a server error is not an overflow"
+        );
+        assert!(!is_context_overflow(
+            400,
+            br#"{"error":{"message":"bad model"}}"#
+        ));
+    }
 
     #[test]
     fn describe_omits_a_missing_or_empty_kind() {

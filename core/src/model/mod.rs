@@ -4,8 +4,9 @@
 pub mod anthropic;
 pub mod assembler;
 pub mod catalogue;
+pub mod compaction;
 pub mod conversation;
-mod http_error;
+pub(crate) mod http_error;
 pub mod openai;
 pub mod sse;
 pub mod sse_stream;

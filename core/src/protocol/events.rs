@@ -5,7 +5,8 @@ use serde::{Deserialize, Serialize};
 
 use super::frame_enum::frame_enum;
 use super::values::{
-    Mode, PermissionMode, PermissionReply, QuestionReply, Thinking, TurnEndReason, TurnSource,
+    CompactionTrigger, Mode, PermissionMode, PermissionReply, QuestionReply, Thinking,
+    TurnEndReason, TurnSource,
 };
 
 frame_enum! {
@@ -59,6 +60,10 @@ frame_enum! {
         SessionsListed(SessionsListed) = "sessions_listed",
         /// A resumed session's conversation, after `state_changed`.
         SessionRestored(SessionRestored) = "session_restored",
+        /// The model is asked for a summary of the older conversation.
+        CompactionStarted(CompactionStarted) = "compaction_started",
+        /// The summary replaced the older conversation in the model's view, or compaction failed.
+        CompactionEnded(CompactionEnded) = "compaction_ended",
     }
 }
 
@@ -190,6 +195,39 @@ pub struct TurnSteered {
     pub turn_id: String,
     /// The added text.
     pub text: String,
+}
+
+/// `compaction_started`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct CompactionStarted {
+    /// The `compact` request's id; absent when a turn compacts on its own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub request_id: Option<String>,
+    /// The turn that compacts; absent for `compact`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub turn_id: Option<String>,
+    /// Why.
+    pub trigger: CompactionTrigger,
+    /// The estimated tokens of the model's view now.
+    pub tokens_before: u64,
+}
+
+/// `compaction_ended`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct CompactionEnded {
+    /// As on `compaction_started`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub request_id: Option<String>,
+    /// As on `compaction_started`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub turn_id: Option<String>,
+    /// The estimated tokens of the model's view before.
+    pub tokens_before: u64,
+    /// The estimated tokens after (equal to `tokens_before` when compaction failed).
+    pub tokens_after: u64,
+    /// Why compaction failed; the conversation is then unchanged.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
 }
 
 /// `token_delta` and `thinking_delta`.

@@ -104,6 +104,18 @@ pub enum TurnSource {
     Review,
 }
 
+/// What started a compaction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum CompactionTrigger {
+    /// The client's `compact`.
+    Request,
+    /// The next request of a turn would come near the model's context window.
+    ContextWindow,
+    /// The provider refused a request of a turn as too long for its context window.
+    Overflow,
+}
+
 /// Why a turn ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]

@@ -2,6 +2,7 @@
 //! every decoded action. Turn logic lives in `turn.rs`, tool calls in `tool_run.rs`, the
 //! start-up probes in `context.rs`.
 
+mod compaction;
 mod context;
 mod store;
 pub mod system_prompt;
@@ -62,7 +63,12 @@ pub struct Session {
     trust_project: bool,
     github_writes: bool,
     context: Context,
+    /// The conversation as the model sees it (after compaction, a summary and the rest).
     history: Vec<Message>,
+    /// The provider's prompt tokens for the first `.0` messages of `history`, when it said.
+    known_tokens: Option<(usize, u64)>,
+    /// The characters the system prompt and tools add to a request, for estimates.
+    overhead_chars: usize,
     queue: VecDeque<Queued>,
     turn: Option<Turn>,
     turns_started: u64,
@@ -136,6 +142,8 @@ impl Session {
             github_writes: config.github_writes && !read_only,
             context: Context::default(),
             history: Vec::new(),
+            known_tokens: None,
+            overhead_chars: 0,
             queue: VecDeque::new(),
             turn: None,
             turns_started: 0,
@@ -311,8 +319,12 @@ impl Session {
                 }
                 Action::ListModels(list) => self.list_models(list.request_id),
                 Action::ListSessions(list) => self.list_sessions(list.request_id),
+                Action::Compact(compact) => {
+                    if let Err(reason) = self.compact(now, compact) {
+                        self.reject(refuse("compact", &reason));
+                    }
+                }
                 Action::Close => self.close(0),
-                other => self.reject(refuse(other.kind(), NOT_BUILT)),
             },
         }
     }

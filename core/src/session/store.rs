@@ -156,7 +156,7 @@ impl Session {
         self.turns_started = u64::from(restored.turns);
         self.session_cost_usd = restored.cost_usd;
         let messages = restored.messages.iter().map(restored_message).collect();
-        self.history = restored.messages;
+        self.history = restored.view.unwrap_or(restored.messages);
         self.emit(Event::SessionRestored(SessionRestored {
             session_id: restored.id,
             messages,

@@ -6,15 +6,20 @@ use std::time::{Duration, Instant};
 use crate::effects::{EffectId, Output};
 use crate::model::anthropic::{self, AnthropicStream};
 use crate::model::assembler::MessageAssembler;
-use crate::model::catalogue::Provider;
+use crate::model::catalogue::{ModelRef, Provider};
+use crate::model::conversation::ToolSpec;
 use crate::model::conversation::{Block, Message, Role};
+use crate::model::http_error::is_context_overflow;
 use crate::model::openai::{self, OpenAiStream};
-use crate::model::wire::{ModelCall, ModelEvent, StopReason, StreamDecoder, Usage};
+use crate::model::wire::{
+    Endpoint, HttpRequest, ModelCall, ModelEvent, StopReason, StreamDecoder, Usage,
+};
 use crate::protocol::events::{
     Event, ModelRetrying, TokenDelta, TurnEnded, TurnStarted, TurnSteered, TurnUsage,
 };
-use crate::protocol::values::{TurnEndReason, TurnSource};
+use crate::protocol::values::{CompactionTrigger, TurnEndReason, TurnSource};
 
+use super::compaction::PendingCompaction;
 use super::tool_run::ToolStep;
 use super::tools::definitions::tools_for;
 use super::{Queued, Session};
@@ -29,15 +34,31 @@ const RETRY_STATUSES: &[u16] = &[429, 500, 502, 503, 504, 529];
 /// Stream error kinds worth another attempt (when nothing was shown yet).
 const RETRY_STREAM_ERRORS: &[&str] = &["overloaded_error", "api_error", "rate_limit_error"];
 
-/// A running turn.
+/// A running turn, or a compaction the client asked for (which runs like a turn that only
+/// compacts: it holds the session, queues messages and can be interrupted).
 #[derive(Debug)]
 pub(super) struct Turn {
+    /// The turn's id; empty for a `compact` run.
     pub(super) id: String,
+    pub(super) kind: TurnKind,
     usage: Usage,
-    cost_usd: Option<f64>,
+    pub(super) cost_usd: Option<f64>,
     context_tokens: u64,
     steering: Vec<String>,
+    /// The compaction under way, if any: model requests are then summary requests.
+    pub(super) compaction: Option<PendingCompaction>,
+    /// Whether this turn compacted (or tried to) already: once per turn is enough.
+    pub(super) compacted: bool,
     pub(super) step: Step,
+}
+
+/// What a [`Turn`] is for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum TurnKind {
+    /// A turn of the conversation.
+    Conversation,
+    /// Only a `compact` request.
+    Compaction,
 }
 
 /// Where the turn stands.
@@ -65,9 +86,26 @@ pub(super) struct ModelStep {
     decoder: Box<dyn StreamDecoder>,
     assembler: MessageAssembler,
     idle_deadline: Instant,
+    /// The length of the history the request carried, to tie the usage reported to it.
+    history_len: usize,
 }
 
 impl Turn {
+    /// A turn of `kind` with nothing done yet.
+    pub(super) fn new(id: String, kind: TurnKind, cost_usd: Option<f64>) -> Self {
+        Self {
+            id,
+            kind,
+            usage: Usage::default(),
+            cost_usd,
+            context_tokens: 0,
+            steering: Vec::new(),
+            compaction: None,
+            compacted: false,
+            step: Step::WaitingForContext,
+        }
+    }
+
     /// The earliest deadline the turn waits on.
     pub(super) fn deadline(&self) -> Option<Instant> {
         match &self.step {
@@ -87,6 +125,8 @@ enum Outcome {
         retry_after: Option<String>,
     },
     Fail(String),
+    /// The provider refused the request as too long for the context window.
+    Overflow(String),
 }
 
 impl Session {
@@ -94,14 +134,8 @@ impl Session {
     pub(super) fn start_turn(&mut self, now: Instant, message: Queued, source: TurnSource) {
         self.turns_started += 1;
         let id = format!("turn_{}", self.turns_started);
-        self.turn = Some(Turn {
-            id: id.clone(),
-            usage: Usage::default(),
-            cost_usd: self.model.as_ref().and_then(|m| m.cost()).map(|_| 0.0),
-            context_tokens: 0,
-            steering: Vec::new(),
-            step: Step::WaitingForContext,
-        });
+        let cost = self.model.as_ref().and_then(|m| m.cost()).map(|_| 0.0);
+        self.turn = Some(Turn::new(id.clone(), TurnKind::Conversation, cost));
         self.emit_state();
         self.emit(Event::TurnStarted(TurnStarted {
             turn_id: id,
@@ -116,26 +150,32 @@ impl Session {
             role: Role::User,
             content,
         });
-        let Some(model) = self.model.clone() else {
-            let hint = format!(
-                "no model is configured: {}; {}; or pass --model provider/model",
-                Provider::Anthropic.setup_hint(),
-                Provider::OpenAi.setup_hint()
-            );
-            return self.end_turn(now, TurnEndReason::Error, Some(hint));
-        };
-        if self.providers.endpoint(model.provider).is_none() {
-            let why = format!(
-                "{}/{} cannot be used: {}",
-                model.provider.as_str(),
-                model.id,
-                model.provider.setup_hint()
-            );
+        if let Err(why) = self.usable_model() {
             return self.end_turn(now, TurnEndReason::Error, Some(why));
         }
         if self.context.is_ready() {
             self.send_request(now, 1);
         }
+    }
+
+    /// The model to ask, or why there is none that can be used.
+    pub(super) fn usable_model(&self) -> Result<ModelRef, String> {
+        let Some(model) = self.model.clone() else {
+            return Err(format!(
+                "no model is configured: {}; {}; or pass --model provider/model",
+                Provider::Anthropic.setup_hint(),
+                Provider::OpenAi.setup_hint()
+            ));
+        };
+        if self.providers.endpoint(model.provider).is_none() {
+            return Err(format!(
+                "{}/{} cannot be used: {}",
+                model.provider.as_str(),
+                model.id,
+                model.provider.setup_hint()
+            ));
+        }
+        Ok(model)
     }
 
     /// The probes finished: a turn that waited for them sends its first request.
@@ -150,7 +190,11 @@ impl Session {
 
     /// `steer_turn`: the text joins the next request.
     pub(super) fn steer(&mut self, text: String) -> Result<(), &'static str> {
-        let Some(turn) = self.turn.as_mut() else {
+        let Some(turn) = self
+            .turn
+            .as_mut()
+            .filter(|t| t.kind == TurnKind::Conversation)
+        else {
             return Err("no turn is running");
         };
         turn.steering.push(text.clone());
@@ -164,6 +208,9 @@ impl Session {
         let (Some(model), Some(turn)) = (self.model.clone(), self.turn.as_mut()) else {
             return;
         };
+        if turn.compaction.is_some() {
+            return self.send_summary_request(now, attempt, &model);
+        }
         let steering = std::mem::take(&mut turn.steering);
         if !steering.is_empty() {
             let blocks = steering.into_iter().map(|text| Block::Text { text });
@@ -179,6 +226,11 @@ impl Session {
                 }),
             }
         }
+        if self.compaction_due(&model)
+            && self.begin_compaction(now, CompactionTrigger::ContextWindow, None, None)
+        {
+            return;
+        }
         let Some(endpoint) = self.providers.endpoint(model.provider) else {
             return;
         };
@@ -192,6 +244,7 @@ impl Session {
         // AGENTS.md is the project's text like any file a tool reads: the same redaction.
         let system = self.redactor.redact(&system).into_owned();
         let tools = tools_for(self.mode);
+        self.overhead_chars = system.len() + tools_chars(&tools);
         let call = ModelCall {
             model: &model.id,
             system: &system,
@@ -200,28 +253,33 @@ impl Session {
             max_tokens: model.max_output_tokens(),
             thinking: self.thinking,
         };
-        let (request, decoder): (_, Box<dyn StreamDecoder>) = match model.provider {
-            Provider::Anthropic => (
-                anthropic::build_request(endpoint, &call),
-                Box::new(AnthropicStream::default()),
-            ),
-            Provider::OpenAi => (
-                openai::build_request(endpoint, &call),
-                Box::new(OpenAiStream::default()),
-            ),
-        };
+        let (request, decoder) = encode_call(model.provider, endpoint, &call);
+        self.start_model_step(now, attempt, model.provider, request, decoder);
+    }
+
+    /// Sends `request` as this turn's model step.
+    pub(super) fn start_model_step(
+        &mut self,
+        now: Instant,
+        attempt: u32,
+        provider: Provider,
+        request: HttpRequest,
+        decoder: Box<dyn StreamDecoder>,
+    ) {
         let http = self.effect_id();
+        let history_len = self.history.len();
         if let Some(turn) = self.turn.as_mut() {
             turn.step = Step::Model(Box::new(ModelStep {
                 http,
                 attempt,
-                provider: model.provider,
+                provider,
                 status: None,
                 retry_after: None,
                 error_body: Vec::new(),
                 decoder,
                 assembler: MessageAssembler::default(),
                 idle_deadline: now + self.timings.model_idle_timeout,
+                history_len,
             }));
         }
         self.outputs
@@ -284,7 +342,9 @@ impl Session {
                     Provider::OpenAi => openai::error_message(status, &step.error_body),
                 };
                 let reason = format!("HTTP {status}: {message}");
-                let outcome = if RETRY_STATUSES.contains(&status) {
+                let outcome = if is_context_overflow(status, &step.error_body) {
+                    Outcome::Overflow(reason)
+                } else if RETRY_STATUSES.contains(&status) {
                     Outcome::Retry {
                         reason,
                         retry_after: step.retry_after.clone(),
@@ -315,7 +375,12 @@ impl Session {
     /// Shows decoded events to the client and folds them into the answer.
     fn model_events(&mut self, now: Instant, events: Vec<ModelEvent>) {
         for event in events {
-            let Some(Step::Model(step)) = self.turn.as_mut().map(|t| &mut t.step) else {
+            let Some(turn) = self.turn.as_mut() else {
+                return;
+            };
+            // A summary is for the model's view, not a reply to show.
+            let quiet = turn.compaction.is_some();
+            let Step::Model(step) = &mut turn.step else {
                 return;
             };
             step.assembler.apply(&event);
@@ -354,7 +419,9 @@ impl Session {
                 }
                 _ => continue,
             };
-            self.emit(frame);
+            if !quiet {
+                self.emit(frame);
+            }
         }
     }
 
@@ -371,10 +438,11 @@ impl Session {
         };
         let usage = step.assembler.usage();
         add_usage(&mut turn.usage, &usage);
-        turn.context_tokens = usage.prompt_tokens
-            + usage.cache_read_tokens
-            + usage.cache_write_tokens
-            + usage.completion_tokens;
+        let summary = turn.compaction.is_some();
+        let prompt = usage.prompt_tokens + usage.cache_read_tokens + usage.cache_write_tokens;
+        if !summary {
+            turn.context_tokens = prompt + usage.completion_tokens;
+        }
         if let (Some(cost), Some(prices)) = (
             turn.cost_usd.as_mut(),
             self.model.as_ref().and_then(|m| m.cost()),
@@ -385,15 +453,24 @@ impl Session {
                 + usage.cache_write_tokens as f64 * prices.cache_write)
                 / 1e6;
         }
+        if !summary && prompt > 0 {
+            self.known_tokens = Some((step.history_len, prompt));
+        }
         match outcome {
             Outcome::Retry {
                 reason,
                 retry_after,
             } => self.retry_or_fail(now, step.attempt, reason, retry_after),
+            Outcome::Fail(error) if summary => self.compaction_failed(now, error),
             Outcome::Fail(error) => {
                 self.keep_partial_answer(step.assembler);
                 self.end_turn(now, TurnEndReason::Error, Some(error));
             }
+            Outcome::Overflow(reason) => self.overflowed(now, step.attempt, reason),
+            Outcome::Finished(_) if summary => match step.assembler.finish() {
+                Ok(message) => self.compaction_done(now, &message),
+                Err(error) => self.compaction_failed(now, format!("unusable summary: {error}")),
+            },
             Outcome::Finished(stop) => match step.assembler.finish() {
                 Err(error) => self.end_turn(
                     now,
@@ -455,7 +532,7 @@ impl Session {
     ) {
         if attempt >= self.timings.max_attempts {
             let error = format!("the model request failed after {attempt} attempts: {reason}");
-            return self.end_turn(now, TurnEndReason::Error, Some(error));
+            return self.fail_step(now, error);
         }
         let delay = self.retry_delay(attempt, retry_after.as_deref());
         if let Some(turn) = self.turn.as_mut() {
@@ -532,11 +609,19 @@ impl Session {
             Step::Tools(tools) => self.interrupt_tools(*tools),
             Step::Backoff { .. } | Step::WaitingForContext => {}
         }
+        self.compaction_interrupted();
         self.end_turn(now, TurnEndReason::Interrupted, None);
     }
 
     /// Ends the turn: `turn_usage`, `turn_ended`, `state_changed`; then the next queued message.
     pub(super) fn end_turn(&mut self, now: Instant, reason: TurnEndReason, error: Option<String>) {
+        if self
+            .turn
+            .as_ref()
+            .is_some_and(|t| t.kind == TurnKind::Compaction)
+        {
+            return self.end_compaction_run(now);
+        }
         let Some(turn) = self.turn.take() else {
             return;
         };
@@ -562,6 +647,11 @@ impl Session {
             reason,
             error,
         }));
+        self.after_run(now);
+    }
+
+    /// The session is free again: say so, then start the next queued message.
+    pub(super) fn after_run(&mut self, now: Instant) {
         self.emit_state();
         if let Some(next) = self.queue.pop_front() {
             if !self.closed {
@@ -569,6 +659,41 @@ impl Session {
             }
         }
     }
+
+    /// Ends the model step with `error`: the compaction under way fails, or else the turn.
+    fn fail_step(&mut self, now: Instant, error: String) {
+        if self.turn.as_ref().is_some_and(|t| t.compaction.is_some()) {
+            self.compaction_failed(now, error);
+        } else {
+            self.end_turn(now, TurnEndReason::Error, Some(error));
+        }
+    }
+}
+
+/// The HTTP request and stream decoder for `call` in `provider`'s format.
+pub(super) fn encode_call(
+    provider: Provider,
+    endpoint: &Endpoint,
+    call: &ModelCall<'_>,
+) -> (HttpRequest, Box<dyn StreamDecoder>) {
+    match provider {
+        Provider::Anthropic => (
+            anthropic::build_request(endpoint, call),
+            Box::new(AnthropicStream::default()),
+        ),
+        Provider::OpenAi => (
+            openai::build_request(endpoint, call),
+            Box::new(OpenAiStream::default()),
+        ),
+    }
+}
+
+/// The characters tool definitions add to a request, for estimates.
+fn tools_chars(tools: &[ToolSpec]) -> usize {
+    tools
+        .iter()
+        .map(|t| t.name.len() + t.description.len() + t.input_schema.to_string().len())
+        .sum()
 }
 
 fn add_usage(total: &mut Usage, more: &Usage) {

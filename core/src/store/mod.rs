@@ -4,11 +4,13 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::model::compaction::compacted_view;
 use crate::model::conversation::{Block, Message};
 use crate::protocol::values::{Mode, Thinking};
 
-/// The format version written in every session file's first record.
-pub const FORMAT_VERSION: u32 = 1;
+/// The format version written in every session file's first record. Version 2 added
+/// [`Record::Compacted`], which a version-1 reader would skip and so misread the model's view.
+pub const FORMAT_VERSION: u32 = 2;
 
 /// One line of a session file.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -44,6 +46,16 @@ pub enum Record {
         /// Reasoning effort.
         thinking: Thinking,
     },
+    /// The model's view was compacted: from here on it is the summary and the last `kept`
+    /// messages of the view before (see [`compacted_view`]). The messages stay in the file.
+    Compacted {
+        /// The model's summary of the rest.
+        summary: String,
+        /// How many messages of the view were kept word for word.
+        kept: usize,
+        /// What a `compact` request cost (automatic compaction is part of its turn's cost).
+        cost_usd: Option<f64>,
+    },
     /// A turn ended, and what it cost.
     TurnEnded {
         /// The turn.
@@ -69,8 +81,10 @@ pub struct Restored {
     pub id: String,
     /// The directory it ran in.
     pub cwd: String,
-    /// The conversation.
+    /// The conversation, every message of it.
     pub messages: Vec<Message>,
+    /// The model's view of it, when it was compacted (else the view is `messages`).
+    pub view: Option<Vec<Message>>,
     /// The last settings recorded.
     pub settings: Option<(Option<String>, Mode, Thinking)>,
     /// Turns that ended.
@@ -114,13 +128,40 @@ pub fn restore(file: &[u8]) -> Result<Restored, String> {
             continue;
         }
         match serde_json::from_slice::<Record>(line) {
-            Ok(Record::Message { message }) => restored.messages.push(message),
+            Ok(Record::Message { message }) => {
+                if let Some(view) = restored.view.as_mut() {
+                    view.push(message.clone());
+                }
+                restored.messages.push(message);
+            }
             Ok(Record::Append { blocks }) => match restored.messages.last_mut() {
-                Some(last) => last.content.extend(blocks),
+                Some(last) => {
+                    if let Some(last) = restored.view.as_mut().and_then(|v| v.last_mut()) {
+                        last.content.extend(blocks.iter().cloned());
+                    }
+                    last.content.extend(blocks);
+                }
                 None => restored
                     .skipped
                     .push(format!("line {}: nothing to append to", number + 1)),
             },
+            Ok(Record::Compacted {
+                summary,
+                kept,
+                cost_usd,
+            }) => {
+                let view = restored.view.as_deref().unwrap_or(&restored.messages);
+                match view.len().checked_sub(kept) {
+                    Some(from) => {
+                        restored.view = Some(compacted_view(&summary, &view[from..]));
+                        restored.cost_usd += cost_usd.unwrap_or(0.0);
+                    }
+                    None => restored.skipped.push(format!(
+                        "line {}: a compaction keeps more messages than there are",
+                        number + 1
+                    )),
+                }
+            }
             Ok(Record::Settings {
                 model,
                 mode,
@@ -139,6 +180,9 @@ pub fn restore(file: &[u8]) -> Result<Restored, String> {
         }
     }
     answer_dangling_calls(&mut restored.messages);
+    if let Some(view) = restored.view.as_mut() {
+        answer_dangling_calls(view);
+    }
     Ok(restored)
 }
 

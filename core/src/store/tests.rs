@@ -91,6 +91,64 @@ fn appends_extend_the_last_message_and_turns_sum() {
 }
 
 #[test]
+fn a_compaction_changes_the_view_not_the_messages() {
+    let bytes = file(&[
+        header_record(),
+        Record::Message {
+            message: text(Role::User, "old question"),
+        },
+        Record::Message {
+            message: text(Role::Assistant, "old answer"),
+        },
+        Record::Compacted {
+            summary: "S".into(),
+            kept: 1,
+            cost_usd: Some(0.25),
+        },
+        Record::Message {
+            message: text(Role::User, "new"),
+        },
+        Record::Append {
+            blocks: vec![Block::Text {
+                text: "more".into(),
+            }],
+        },
+        Record::Compacted {
+            summary: "too many".into(),
+            kept: 9,
+            cost_usd: None,
+        },
+    ]);
+    let r = restore(&bytes).unwrap();
+    assert_eq!(r.messages.len(), 3, "the store keeps everything");
+    assert_eq!(r.cost_usd, 0.25);
+    assert_eq!(
+        r.skipped.len(),
+        1,
+        "a compaction that keeps too much is skipped"
+    );
+    let view = r.view.unwrap();
+    let mut expected = crate::model::compaction::compacted_view("S", &r.messages[1..2]);
+    expected.push(r.messages[2].clone());
+    assert_eq!(view, expected);
+    assert_eq!(view[2].content.len(), 2, "appends reach the view");
+}
+
+#[test]
+fn a_version_1_file_still_reads() {
+    let mut bytes = encode(&Record::Session {
+        version: 1,
+        id: "old".into(),
+        cwd: "/w".into(),
+        created: "d".into(),
+    });
+    bytes.extend(encode(&Record::Message {
+        message: text(Role::User, "hi"),
+    }));
+    assert_eq!(restore(&bytes).unwrap().messages.len(), 1);
+}
+
+#[test]
 fn latest_for_picks_the_newest_of_this_cwd() {
     let h = |id: &str, cwd: &str| {
         encode(&Record::Session {
@@ -116,9 +174,11 @@ struct Session(Vec<Record>);
 impl Arbitrary for Session {
     fn arbitrary(g: &mut Gen) -> Self {
         let mut records = vec![header_record()];
+        // The view's length after a compaction is `kept` or one more: `kept` never overshoots.
+        let mut view = 0;
         for _ in 0..usize::arbitrary(g) % 20 {
             let s = String::arbitrary(g);
-            records.push(match u8::arbitrary(g) % 5 {
+            let record = match u8::arbitrary(g) % 6 {
                 0 => Record::Message {
                     message: text(Role::User, &s),
                 },
@@ -152,12 +212,23 @@ impl Arbitrary for Session {
                     turn_id: s,
                     cost_usd: Some(f64::from(u16::arbitrary(g)) / 100.0),
                 },
+                4 => Record::Compacted {
+                    summary: s,
+                    kept: usize::arbitrary(g) % (view + 1),
+                    cost_usd: None,
+                },
                 _ => Record::Settings {
                     model: Some(s),
                     mode: Mode::Build,
                     thinking: Thinking::Low,
                 },
-            });
+            };
+            match &record {
+                Record::Message { .. } => view += 1,
+                Record::Compacted { kept, .. } => view = *kept,
+                _ => {}
+            }
+            records.push(record);
         }
         Self(records)
     }
@@ -171,6 +242,7 @@ quickcheck! {
             _ => None,
         }).collect();
         let turns = session.0.iter().filter(|r| matches!(r, Record::TurnEnded { .. })).count();
+        let compacted = session.0.iter().any(|r| matches!(r, Record::Compacted { .. }));
         // A session that ends on tool calls gets their results added; nothing else changes.
         let repaired = &restored.messages[messages.len().min(restored.messages.len())..];
         let only_results = repaired.iter().all(|m| {
@@ -180,6 +252,8 @@ quickcheck! {
             && repaired.len() <= 1
             && only_results
             && restored.turns as usize == turns
+            && restored.view.is_some() == compacted
+            && restored.view.as_ref().is_none_or(|v| v.last() == restored.messages.last() || v.len() == 1)
             && restored.skipped.is_empty()
     }
 }
