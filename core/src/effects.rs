@@ -3,6 +3,7 @@
 
 use crate::model::wire::HttpRequest;
 use crate::protocol::events::Event;
+use crate::review::source::{DiffSource, ReviewTarget};
 
 /// Names one effect (a request, a process, a file operation) so its results find their way back.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -141,6 +142,14 @@ pub enum Input<'a> {
         /// Matching paths relative to the root (at most the requested number), or why not.
         result: Result<Vec<String>, String>,
     },
+    /// A diff was read for a review.
+    DiffRead {
+        /// The read.
+        id: EffectId,
+        /// The changed files and both sides' bytes, or why not (not a git repository, an
+        /// unknown revision…).
+        result: Result<&'a DiffSource, String>,
+    },
 }
 
 /// Something io must do, drained from [`crate::Luxe::poll_output`].
@@ -259,5 +268,15 @@ pub enum Output {
         pattern: String,
         /// Stop after this many paths.
         max_results: usize,
+    },
+    /// Read the changes `target` names in the git repository that holds `cwd` → `DiffRead`.
+    /// Never a `pull_request` target (that is read through gh).
+    ReadDiff {
+        /// Echoed by the result.
+        id: EffectId,
+        /// Absolute directory inside the repository.
+        cwd: String,
+        /// What to compare.
+        target: ReviewTarget,
     },
 }

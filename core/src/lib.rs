@@ -29,6 +29,7 @@ mod luxe;
 pub mod model;
 pub mod permissions;
 pub mod protocol;
+pub mod review;
 pub mod rng;
 pub mod session;
 pub mod settings;

@@ -4,6 +4,7 @@
 use std::collections::HashMap;
 
 use luxe_core::effects::{EffectId, FileContent, Input, Output, SearchHit, Stream};
+use luxe_core::review::source::DiffSource;
 use smol::Task;
 use smol::channel::Sender;
 use smol::future::FutureExt as _;
@@ -108,6 +109,13 @@ pub enum Completion {
         /// Matching paths relative to the root, or why not.
         result: Result<Vec<String>, String>,
     },
+    /// See [`Input::DiffRead`].
+    DiffRead {
+        /// The read.
+        id: EffectId,
+        /// The diff, or why not.
+        result: Result<Box<DiffSource>, String>,
+    },
 }
 
 impl Completion {
@@ -166,6 +174,10 @@ impl Completion {
             Self::FilesListed { id, result } => Input::FilesListed {
                 id: *id,
                 result: result.clone(),
+            },
+            Self::DiffRead { id, result } => Input::DiffRead {
+                id: *id,
+                result: result.as_deref().map_err(Clone::clone),
             },
         }
     }
@@ -333,6 +345,10 @@ impl Effects {
             } => self.run_blocking(move || Completion::FilesListed {
                 id,
                 result: search::list_files(&root, &pattern, max_results),
+            }),
+            Output::ReadDiff { id, .. } => self.report(Completion::DiffRead {
+                id,
+                result: Err("reading git diffs is not supported by this build yet".into()),
             }),
             Output::Frame(_) | Output::Exit { .. } => {
                 tracing::warn!("not an effect output; ignored");
