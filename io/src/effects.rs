@@ -10,7 +10,7 @@ use smol::channel::Sender;
 use smol::future::FutureExt as _;
 
 use crate::process::Process;
-use crate::{files, http, search};
+use crate::{files, git, http, search};
 
 /// What an effect produced: an owned mirror of the effect variants of [`Input`], so it can cross
 /// a channel. [`Completion::as_input`] borrows it back as the core's vocabulary.
@@ -346,10 +346,12 @@ impl Effects {
                 id,
                 result: search::list_files(&root, &pattern, max_results),
             }),
-            Output::ReadDiff { id, .. } => self.report(Completion::DiffRead {
-                id,
-                result: Err("reading git diffs is not supported by this build yet".into()),
-            }),
+            Output::ReadDiff { id, cwd, target } => {
+                self.run_blocking(move || Completion::DiffRead {
+                    id,
+                    result: git::read_diff(&cwd, &target).map(Box::new),
+                })
+            }
             Output::Frame(_) | Output::Exit { .. } => {
                 tracing::warn!("not an effect output; ignored");
             }

@@ -9,6 +9,7 @@ mod effects;
 pub mod environment;
 mod files;
 mod frame_writer;
+pub mod git;
 mod http;
 mod process;
 mod search;
