@@ -14,6 +14,7 @@ use gix::ObjectId;
 use gix::bstr::{BStr, BString, ByteSlice as _};
 use gix::diff::index::ChangeRef;
 use gix::dir::entry::{Kind as DiskKind, Status as DirStatus};
+use gix::objs::FindExt as _;
 use gix::objs::tree::{EntryKind, EntryMode};
 use gix::status::index_worktree::Item as WorktreeItem;
 use gix::status::plumbing::index_as_worktree::{Change as WorktreeChange, EntryStatus};
@@ -71,8 +72,12 @@ fn open(cwd: &str) -> Result<gix::Repository, String> {
         ) => format!("not a git repository: {cwd} (nor any of its parents)"),
         _ => format!("{cwd}: {}", reason(&err)),
     })?;
-    // Tree diffs look the same trees up again and again; a small cache saves re-inflating them.
-    repo.object_cache_size_if_unset(8 * 1024 * 1024);
+    // Packed blobs of similar files are deltas on shared bases; without a cache of decoded
+    // bases each blob inflates its whole chain again (a review of 2,000 changed files reads
+    // 1.7x faster with it). gix sets one up only with its `max-performance` feature, which also
+    // brings threads. No object cache: each blob is read once, and a cache would copy it.
+    repo.objects
+        .set_pack_cache(|| Box::<gix::odb::pack::cache::lru::StaticLinkedList<64>>::default());
     Ok(repo)
 }
 
@@ -123,7 +128,11 @@ impl Change {
     }
 
     /// The file with both sides' bytes, or `None` when the two sides are the same after all.
-    fn read(self, repo: &gix::Repository) -> Result<Option<ChangedFile>, String> {
+    fn read(
+        self,
+        repo: &gix::Repository,
+        buffer: &mut Vec<u8>,
+    ) -> Result<Option<ChangedFile>, String> {
         let Change {
             mut path,
             mut source,
@@ -152,8 +161,8 @@ impl Change {
             }
             _ => source = None,
         }
-        let (old_mode, old) = read_side(repo, old)?;
-        let (new_mode, new) = read_side(repo, new)?;
+        let (old_mode, old) = read_side(repo, old, buffer)?;
+        let (new_mode, new) = read_side(repo, new, buffer)?;
         if status == FileStatus::Modified && old_mode == new_mode && old == new {
             // Only the working tree gets here: a staged change undone on disk.
             return Ok(None);
@@ -170,9 +179,12 @@ impl Change {
     }
 }
 
+/// The side's mode and bytes. Blobs are decoded into `buffer`, reused from file to file, and
+/// copied out at their exact size: a decoded delta's buffer is larger than the blob.
 fn read_side(
     repo: &gix::Repository,
     side: Option<Side>,
+    buffer: &mut Vec<u8>,
 ) -> Result<(Option<u32>, Option<Vec<u8>>), String> {
     let Some(Side { mode, content }) = side else {
         return Ok((None, None));
@@ -180,9 +192,11 @@ fn read_side(
     let bytes = match content {
         Content::Bytes(bytes) => bytes,
         Content::Object(id) => repo
-            .find_blob(id)
-            .map_err(|err| format!("blob {id}: {}", reason(&err)))?
-            .take_data(),
+            .objects
+            .find_blob(&id, buffer)
+            .map_err(|err| format!("blob {id}: {err}"))?
+            .data
+            .to_vec(),
     };
     Ok((Some(mode), Some(bytes)))
 }
@@ -207,8 +221,9 @@ fn index_side(mode: gix::index::entry::Mode, id: impl Into<ObjectId>) -> Option<
 
 fn read_all(repo: &gix::Repository, changes: Vec<Change>) -> Result<Vec<ChangedFile>, String> {
     let mut files = Vec::with_capacity(changes.len());
+    let mut buffer = Vec::new();
     for change in changes {
-        files.extend(change.read(repo)?);
+        files.extend(change.read(repo, &mut buffer)?);
     }
     Ok(files)
 }
@@ -445,7 +460,14 @@ fn working_tree(repo: &gix::Repository, root: &Path) -> Result<DiffSource, Strin
         } else {
             match in_head.get(path) {
                 Some(side) => side.clone(),
-                None => tracked.and_then(|entry| index_side(entry.mode, entry.id)),
+                // An intent-to-add entry is a promise of a new file, not what HEAD has.
+                None => tracked
+                    .filter(|entry| {
+                        !entry
+                            .flags
+                            .contains(gix::index::entry::Flags::INTENT_TO_ADD)
+                    })
+                    .and_then(|entry| index_side(entry.mode, entry.id)),
             }
         };
         let new = if tracked.is_some() || untracked.contains(path) {

@@ -13,6 +13,7 @@ use std::time::{Duration, Instant};
 use luxe_core::Output;
 use luxe_core::effects::{EffectId, FileContent, SearchHit, Stream};
 use luxe_core::model::wire::HttpRequest;
+use luxe_core::review::source::ReviewTarget;
 use luxe_io::{Completion, Effects};
 use smol::channel::Receiver;
 use smol::future::FutureExt as _;
@@ -620,4 +621,26 @@ fn listing_matches_the_glob_skips_ignored_files_and_caps() {
     );
     assert_eq!(list(dir.path(), "*", 3).unwrap().len(), 3);
     assert!(list(&dir.path().join("missing"), "*", 3).is_err());
+}
+
+// ---------------------------------------------------------------------------------------------
+// Git (the reads themselves are covered in git_diff.rs)
+
+#[test]
+fn read_diff_is_performed_and_answered_with_its_id() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut effects, results) = performer();
+    let result = smol::block_on(async {
+        effects.start(Output::ReadDiff {
+            id: ID,
+            cwd: dir.path().to_str().unwrap().into(),
+            target: ReviewTarget::WorkingTree,
+        });
+        match next(&results).await {
+            Completion::DiffRead { id: ID, result } => result,
+            other => panic!("unexpected {other:?}"),
+        }
+    });
+    let err = result.unwrap_err();
+    assert!(err.contains("not a git repository"), "{err}");
 }

@@ -7,7 +7,7 @@ use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt as _;
 use std::os::unix::fs::PermissionsExt as _;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Output};
 
 use luxe_core::review::source::{ChangedFile, DiffSource, FileStatus, ReviewTarget};
 use luxe_io::git::read_diff;
@@ -19,7 +19,17 @@ struct Repo {
 }
 
 fn git_in(dir: &Path, args: &[&str]) -> Vec<u8> {
-    let output = Command::new("git")
+    let output = run_git(dir, args);
+    assert!(
+        output.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    output.stdout
+}
+
+fn run_git(dir: &Path, args: &[&str]) -> Output {
+    Command::new("git")
         .args(args)
         .current_dir(dir)
         .env("GIT_CONFIG_GLOBAL", "/dev/null")
@@ -29,13 +39,7 @@ fn git_in(dir: &Path, args: &[&str]) -> Vec<u8> {
         .env("GIT_COMMITTER_NAME", "Test")
         .env("GIT_COMMITTER_EMAIL", "test@example.com")
         .output()
-        .expect("git runs");
-    assert!(
-        output.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    output.stdout
+        .expect("git runs")
 }
 
 impl Repo {
@@ -435,6 +439,9 @@ fn commits_compare_two_revisions() {
     let repo = Repo::new();
     repo.write("a.txt", "first\n");
     repo.write("long.txt", "a body of text that survives the move intact\n");
+    repo.write("run.sh", "echo\n");
+    repo.write("link-later", "a file for now\n");
+    repo.write(non_utf8_name(), "bytes\n");
     repo.commit_all("one");
     repo.write("a.txt", "second\n");
     repo.commit_all("two");
@@ -442,6 +449,10 @@ fn commits_compare_two_revisions() {
     repo.git(&["mv", "long.txt", "moved/long.txt"]);
     repo.write("b.txt", "b\n");
     repo.remove("a.txt");
+    repo.chmod("run.sh", 0o755);
+    repo.remove("link-later");
+    std::os::unix::fs::symlink("b.txt", repo.path().join("link-later")).expect("symlink");
+    repo.write(non_utf8_name(), "other bytes\n");
     repo.commit_all("three");
 
     let target = ReviewTarget::Commits {
@@ -454,6 +465,14 @@ fn commits_compare_two_revisions() {
     assert_eq!(source.head_commit, Some(repo.rev("HEAD")));
     assert_eq!(old_bytes(&source, "a.txt"), Some(&b"first\n"[..]));
     assert_eq!(file(&source, "moved/long.txt").status, FileStatus::Renamed);
+    let run = file(&source, "run.sh");
+    assert_eq!(
+        (run.old_mode, run.new_mode),
+        (Some(0o100644), Some(0o100755))
+    );
+    let link = file(&source, "link-later");
+    assert_eq!(link.status, FileStatus::TypeChanged);
+    assert_eq!(link.new.as_deref(), Some(&b"b.txt"[..]));
 
     let trees = repo.read(&ReviewTarget::Commits {
         from: "HEAD~1^{tree}".into(),
@@ -510,4 +529,49 @@ fn a_subdirectory_reads_the_whole_repository() {
     let source = read_diff(&sub, &ReviewTarget::WorkingTree).expect("diff read");
     assert_eq!(source.root, canonical(repo.path()));
     assert_eq!(entries(&source), repo.git_changes(&["HEAD"]));
+}
+
+#[test]
+fn intent_to_add_and_file_mode_config_are_honoured() {
+    let repo = Repo::new();
+    repo.write("tool.sh", "echo\n");
+    repo.commit_all("base");
+    repo.write("planned.txt", "intended\n");
+    repo.git(&["add", "--intent-to-add", "planned.txt"]);
+    repo.git(&["config", "core.fileMode", "false"]);
+    repo.chmod("tool.sh", 0o755);
+
+    let working = repo.working_tree();
+    assert_eq!(
+        entries(&working),
+        BTreeSet::from([('A', "planned.txt".into(), None)])
+    );
+    repo.staged();
+}
+
+#[test]
+fn a_conflicted_file_compares_heads_side_with_the_disk() {
+    let repo = Repo::new();
+    repo.write("clash.txt", "base\n");
+    repo.commit_all("base");
+    repo.git(&["checkout", "-q", "-b", "other"]);
+    repo.write("clash.txt", "theirs\n");
+    repo.commit_all("theirs");
+    repo.git(&["checkout", "-q", "main"]);
+    repo.write("clash.txt", "ours\n");
+    repo.commit_all("ours");
+    let merge = run_git(repo.path(), &["merge", "-q", "other"]);
+    assert!(!merge.status.success(), "the merge conflicts");
+
+    let source = repo.read(&ReviewTarget::WorkingTree);
+    eprintln!("{:?}", entries(&source));
+    eprintln!(
+        "{}",
+        String::from_utf8_lossy(&repo.git(&["ls-files", "-s"]))
+    );
+    let clash = file(&source, "clash.txt");
+    assert_eq!(clash.status, FileStatus::Modified);
+    assert_eq!(clash.old.as_deref(), Some(&b"ours\n"[..]));
+    let new = String::from_utf8(clash.new.clone().expect("on disk")).expect("text");
+    assert!(new.contains("<<<<<<<") && new.contains("theirs"), "{new}");
 }

@@ -10,6 +10,7 @@ use std::process::{Command, Stdio};
 use std::thread;
 use std::time::{Duration, Instant};
 
+use luxe_tests::bench::{median, ms, proc_status_kib};
 use luxe_tests::process::{Workspace, luxe_bin, spawn_to_first_line};
 
 const LINES: usize = 100_000;
@@ -47,17 +48,6 @@ fn main() {
 
     let (idle_hwm, idle_rss) = idle_memory(&ws);
     println!("idle memory         peak {idle_hwm} KiB, resident {idle_rss} KiB after ready");
-}
-
-fn ms(d: Duration) -> f64 {
-    d.as_secs_f64() * 1e3
-}
-
-fn median(runs: usize, mut sample: impl FnMut() -> Duration) -> Duration {
-    let _warm_up = sample();
-    let mut times: Vec<Duration> = (0..runs).map(|_| sample()).collect();
-    times.sort();
-    times[times.len() / 2]
 }
 
 fn time_to_ready(ws: &Workspace) -> Duration {
@@ -135,15 +125,11 @@ fn pipe_through(mut cmd: Command, input: &[u8], expect: usize) -> (Duration, usi
 fn idle_memory(ws: &Workspace) -> (u64, u64) {
     let (mut child, _ready) = spawn_to_first_line(ws.luxe());
     thread::sleep(Duration::from_millis(200));
-    let status = std::fs::read_to_string(format!("/proc/{}/status", child.id())).expect("status");
-    let field = |name: &str| -> u64 {
-        status
-            .lines()
-            .find_map(|l| l.strip_prefix(name))
-            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-            .unwrap_or(0)
-    };
-    let figures = (field("VmHWM:"), field("VmRSS:"));
+    let pid = child.id().to_string();
+    let figures = (
+        proc_status_kib(&pid, "VmHWM"),
+        proc_status_kib(&pid, "VmRSS"),
+    );
     drop(child.stdin.take());
     child.wait().expect("exits");
     figures

@@ -5,6 +5,7 @@
 
 use std::time::{Duration, Instant};
 
+use luxe_tests::bench::median;
 use luxe_tests::process::{Workspace, spawn_to_first_line};
 use serde_json::json;
 
@@ -25,21 +26,14 @@ fn main() {
         file.push('\n');
     }
     std::fs::write(dir.join("long.jsonl"), &file).expect("session written");
-    let fresh = median(|| time_to_ready(&ws, &[]));
-    let resumed = median(|| time_to_ready(&ws, &["--resume", "long"]));
+    let fresh = median(RUNS, || time_to_ready(&ws, &[]));
+    let resumed = median(RUNS, || time_to_ready(&ws, &["--resume", "long"]));
     println!(
         "resume {ENTRIES} entries ({} KiB)   ready after {:.2} ms   (fresh session: {:.2} ms; median of {RUNS})",
         file.len() / 1024,
         resumed.as_secs_f64() * 1e3,
         fresh.as_secs_f64() * 1e3
     );
-}
-
-fn median(mut sample: impl FnMut() -> Duration) -> Duration {
-    let _warm_up = sample();
-    let mut times: Vec<Duration> = (0..RUNS).map(|_| sample()).collect();
-    times.sort();
-    times[RUNS / 2]
 }
 
 fn time_to_ready(ws: &Workspace, args: &[&str]) -> Duration {

@@ -10,6 +10,7 @@ use std::net::TcpStream;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
+use luxe_tests::bench::{ms, proc_status_kib};
 use luxe_tests::model_server::{ModelServer, Part, Reply, Script, Stop};
 use luxe_tests::process::{LuxeProcess, Workspace};
 use serde_json::json;
@@ -249,15 +250,5 @@ fn memory_over_turns(ws: &Workspace) {
 }
 
 fn peak_rss_kib(pid: u32) -> u64 {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("status");
-    BufReader::new(status.as_bytes())
-        .lines()
-        .map_while(Result::ok)
-        .find_map(|l| l.strip_prefix("VmHWM:").map(str::to_owned))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-        .unwrap_or(0)
-}
-
-fn ms(d: Duration) -> f64 {
-    d.as_secs_f64() * 1e3
+    proc_status_kib(&pid.to_string(), "VmHWM")
 }

@@ -2,6 +2,7 @@
 //! [`process::LuxeProcess`] that spawns the real `luxe` binary and speaks frames to it, and a
 //! [`model_server::ModelServer`] that plays scripted model replies over HTTP.
 
+pub mod bench;
 pub mod model_server;
 pub mod process;
 pub mod rig;

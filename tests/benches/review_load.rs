@@ -1,0 +1,172 @@
+//! Loading a large working-tree review: `luxe_io::git::read_diff` over a generated repository
+//! whose working tree changes 2,000 files (100,000 lines replaced) beside 2,000 untouched ones,
+//! next to `git diff HEAD` plus `git ls-files --others --exclude-standard` measured in the same
+//! run; and read_diff's peak memory, from a child process that does only that.
+//!
+//! `cargo bench -p luxe-tests --bench review_load` (release build; `LUXE_BENCH_RUNS` sets the
+//! number of runs, default 11).
+
+use std::fmt::Write as _;
+use std::path::Path;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use luxe_core::review::source::ReviewTarget;
+use luxe_io::git::read_diff;
+use luxe_tests::bench::{median, ms, proc_status_kib};
+use tempfile::TempDir;
+
+const CHANGED_FILES: usize = 2_000;
+const UNTOUCHED_FILES: usize = 2_000;
+const LINES_PER_FILE: usize = 200;
+/// Every fourth line: 50 per file, 100,000 in all.
+const CHANGE_EVERY: usize = 4;
+const FILES_PER_DIR: usize = 50;
+/// The argument that makes this binary the child whose memory is measured.
+const CHILD: &str = "--read-diff-once";
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    if args.next().as_deref() == Some(CHILD) {
+        let dir = args.next().expect("the repository");
+        read_once_and_report_memory(&dir);
+        return;
+    }
+    let runs: usize = std::env::var("LUXE_BENCH_RUNS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(11);
+    let repo = generate();
+    let dir = repo.path().to_string_lossy().into_owned();
+
+    let source = read_diff(&dir, &ReviewTarget::WorkingTree).expect("diff read");
+    assert_eq!(
+        source.files.len(),
+        CHANGED_FILES,
+        "every changed file is read"
+    );
+    let git = median(runs, || time_git(repo.path()));
+    let ours = median(runs, || time_read_diff(&dir));
+    println!(
+        "working tree, {CHANGED_FILES} files / {} lines changed   read_diff {:.1} ms   (baseline: git diff HEAD + git ls-files --others {:.1} ms; median of {runs})",
+        CHANGED_FILES * LINES_PER_FILE / CHANGE_EVERY,
+        ms(ours),
+        ms(git)
+    );
+    let (at_rest, peak) = read_diff_memory(&dir);
+    println!(
+        "read_diff memory   peak {peak} KiB   (the same process before reading: {at_rest} KiB)"
+    );
+
+    // END-TO-END (to add once core builds reviews): spawn `luxe --rpc` in `repo.path()`
+    // (`luxe_tests::process::LuxeProcess` over `Workspace::luxe`, with its cwd set to the
+    // repository), send `load_guided_review` with `{"kind":"working_tree"}`, and time until
+    // `guided_review_loaded`; report it beside `git` above, median of `runs`.
+}
+
+fn git(dir: &Path, args: &[&str]) -> Vec<u8> {
+    let output = Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_AUTHOR_NAME", "Bench")
+        .env("GIT_AUTHOR_EMAIL", "bench@example.com")
+        .env("GIT_COMMITTER_NAME", "Bench")
+        .env("GIT_COMMITTER_EMAIL", "bench@example.com")
+        .output()
+        .expect("git runs");
+    assert!(
+        output.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    output.stdout
+}
+
+/// A repository whose base commit is packed (as a real one's history would be) and whose
+/// working tree then changes every fourth line of the first `CHANGED_FILES` files.
+fn generate() -> TempDir {
+    let repo = TempDir::new().expect("temp dir");
+    git(
+        repo.path(),
+        &["-c", "init.defaultBranch=main", "init", "-q"],
+    );
+    let write_all = |changed: bool| {
+        for n in 0..CHANGED_FILES + UNTOUCHED_FILES {
+            if changed && n >= CHANGED_FILES {
+                break;
+            }
+            let path = repo
+                .path()
+                .join(format!("src/module{}/file{n}.rs", n / FILES_PER_DIR));
+            std::fs::create_dir_all(path.parent().expect("a parent")).expect("dirs");
+            std::fs::write(path, content(n, changed)).expect("written");
+        }
+    };
+    write_all(false);
+    git(repo.path(), &["add", "-A"]);
+    git(repo.path(), &["commit", "-q", "-m", "base"]);
+    git(repo.path(), &["gc", "-q"]);
+    write_all(true);
+    repo
+}
+
+fn content(file: usize, changed: bool) -> String {
+    let mut text = String::new();
+    for line in 0..LINES_PER_FILE {
+        if changed && line % CHANGE_EVERY == 0 {
+            let _ = writeln!(
+                text,
+                "    let changed_{line} = file_{file}(\"a new line\");"
+            );
+        } else {
+            let _ = writeln!(
+                text,
+                "    let value_{line} = compute_{file}(input, {line}); // ordinary code"
+            );
+        }
+    }
+    text
+}
+
+fn time_git(dir: &Path) -> Duration {
+    let start = Instant::now();
+    let diff = git(dir, &["diff", "--no-ext-diff", "HEAD"]);
+    let others = git(dir, &["ls-files", "--others", "--exclude-standard"]);
+    let elapsed = start.elapsed();
+    assert!(!diff.is_empty() && others.is_empty());
+    elapsed
+}
+
+fn time_read_diff(dir: &str) -> Duration {
+    let start = Instant::now();
+    let source = read_diff(dir, &ReviewTarget::WorkingTree).expect("diff read");
+    let elapsed = start.elapsed();
+    drop(source);
+    elapsed
+}
+
+/// (VmHWM before reading, VmHWM after), in KiB, of a child that reads the diff once.
+fn read_diff_memory(dir: &str) -> (u64, u64) {
+    let exe = std::env::current_exe().expect("this bench");
+    let output = Command::new(exe)
+        .args([CHILD, dir])
+        .output()
+        .expect("child runs");
+    assert!(output.status.success(), "the child failed");
+    let text = String::from_utf8(output.stdout).expect("figures");
+    let mut figures = text.split_whitespace().map(|n| n.parse().expect("KiB"));
+    (
+        figures.next().expect("before"),
+        figures.next().expect("after"),
+    )
+}
+
+fn read_once_and_report_memory(dir: &str) {
+    let before = proc_status_kib("self", "VmHWM");
+    let source = read_diff(dir, &ReviewTarget::WorkingTree).expect("diff read");
+    let after = proc_status_kib("self", "VmHWM");
+    assert_eq!(source.files.len(), CHANGED_FILES);
+    println!("{before} {after}");
+}
