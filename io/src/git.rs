@@ -28,6 +28,8 @@ const FILE: u32 = 0o100644;
 /// An executable file's git mode.
 const EXECUTABLE: u32 = 0o100755;
 
+const PULL_REQUESTS: &str = "pull requests are read through gh, not git";
+
 /// What changed between the two sides `target` names, in the repository that holds `cwd`.
 ///
 /// Submodules (gitlinks) and untracked nested repositories are left out: their content is
@@ -38,8 +40,9 @@ const EXECUTABLE: u32 = 0o100755;
 /// is staged (`git mv`) is reported as one; a file moved on disk but not staged is a deletion
 /// plus an untracked addition, as `git diff HEAD` and `git ls-files --others` show it.
 pub fn read_diff(cwd: &str, target: &ReviewTarget) -> Result<DiffSource, String> {
+    // Core never asks; answered before the repository is looked for, so this is the reason given.
     if let ReviewTarget::PullRequest { .. } = target {
-        return Err("pull requests are read through gh, not git".into());
+        return Err(PULL_REQUESTS.into());
     }
     let repo = open(cwd)?;
     let workdir = repo.workdir().ok_or_else(|| {
@@ -55,7 +58,7 @@ pub fn read_diff(cwd: &str, target: &ReviewTarget) -> Result<DiffSource, String>
         ReviewTarget::Staged => staged(&repo)?,
         ReviewTarget::Branch { base } => branch(&repo, base.as_deref())?,
         ReviewTarget::Commits { from, to } => commits(&repo, from, to)?,
-        ReviewTarget::PullRequest { .. } => unreachable!("answered above"),
+        ReviewTarget::PullRequest { .. } => return Err(PULL_REQUESTS.into()),
     };
     source.root = root.to_string_lossy().into_owned();
     source.files.sort_by(|a, b| a.path.cmp(&b.path));
