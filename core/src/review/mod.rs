@@ -1,5 +1,17 @@
 //! Guided review: a diff read from git ([`source`]) built into files, hunks and chapters
-//! ([`model`]), with content-hash ids so that findings can stay anchored while the diff moves.
+//! ([`model`]) by [`build`], with content-hash ids ([`ids`]) so that findings can stay anchored
+//! while the diff moves, and a reading order ([`chapters`]).
 
+pub mod build;
+pub mod chapters;
+mod compact;
+mod discard;
+mod file_kinds;
+mod funcname;
+mod hunks;
+pub mod ids;
+mod lines;
 pub mod model;
+#[cfg(test)]
+mod properties;
 pub mod source;

@@ -1,0 +1,143 @@
+//! A [`Review`] built from a [`DiffSource`], purely: files, hunks as `git diff -U3` prints them,
+//! content-hash ids and chapters.
+//!
+//! Binary detection is git's: a side with a NUL byte in its first 8,000 bytes. A file whose
+//! change has no lines gets one hunk without lines (all counts 0) whose header says what changed,
+//! parts joined by `, `: `binary file`, `new empty file`, `deleted empty file`,
+//! `renamed from <old>`, `copied from <old>`, `type changed`, `mode 100644 → 100755`, or
+//! `no content change` when there is nothing else to say.
+
+use memchr::memchr;
+
+use super::chapters::chapters;
+use super::hunks::{Differ, TextChange};
+use super::ids::{ContentHash, HunkIds, file_id, review_id};
+use super::model::{Hunk, Review, ReviewFile};
+use super::source::{ChangedFile, DiffSource, FileStatus, ReviewTarget};
+
+/// How far git looks for a NUL byte to call a file binary (`FIRST_FEW_BYTES`).
+const BINARY_PROBE: usize = 8000;
+
+/// Builds the review of `source`, compared as `target` says.
+pub fn build(target: &ReviewTarget, source: &DiffSource) -> Review {
+    let mut changed: Vec<&ChangedFile> = source.files.iter().collect();
+    changed.sort_by(|a, b| a.path.cmp(&b.path));
+    let mut files = Vec::with_capacity(changed.len());
+    let mut hunks = Vec::new();
+    let mut differ = Differ::default();
+    for file in changed {
+        let (review_file, file_hunks) = build_file(file, &mut differ);
+        files.push(review_file);
+        hunks.extend(file_hunks);
+    }
+    let chapters = chapters(&files, &hunks);
+    Review {
+        id: review_id(&source.root, target),
+        revision_id: revision_id(&files, &hunks),
+        target: target.clone(),
+        files,
+        hunks,
+        chapters,
+    }
+}
+
+fn build_file<'a>(file: &'a ChangedFile, differ: &mut Differ<'a>) -> (ReviewFile, Vec<Hunk>) {
+    let id = file_id(&file.path);
+    let mut ids = HunkIds::new(&file.path);
+    let old = file.old.as_deref().unwrap_or_default();
+    let new = file.new.as_deref().unwrap_or_default();
+    let binary = is_binary(old) || is_binary(new);
+    let change = if binary {
+        None
+    } else {
+        Some(differ.change(old, new, &id, &mut ids)).filter(|c| !c.hunks.is_empty())
+    };
+    let TextChange {
+        hunks,
+        additions,
+        deletions,
+    } = change.unwrap_or_else(|| {
+        let header = note(file, binary);
+        TextChange {
+            hunks: vec![Hunk {
+                id: ids.note(&header),
+                file_id: id.clone(),
+                old_start: 0,
+                old_lines: 0,
+                new_start: 0,
+                new_lines: 0,
+                header,
+                lines: Vec::new(),
+            }],
+            additions: 0,
+            deletions: 0,
+        }
+    });
+    let review_file = ReviewFile {
+        id,
+        path: file.path.clone(),
+        old_path: file.old_path.clone(),
+        status: file.status,
+        binary,
+        additions,
+        deletions,
+        hunk_ids: hunks.iter().map(|h| h.id.clone()).collect(),
+    };
+    (review_file, hunks)
+}
+
+/// Git's test: a NUL byte in the first 8,000 bytes.
+fn is_binary(bytes: &[u8]) -> bool {
+    memchr(0, &bytes[..bytes.len().min(BINARY_PROBE)]).is_some()
+}
+
+/// What changed in a file whose change has no lines.
+fn note(file: &ChangedFile, binary: bool) -> String {
+    let mut parts = Vec::new();
+    if binary {
+        parts.push("binary file".to_owned());
+    }
+    let old_path = file.old_path.as_deref().unwrap_or_default();
+    match file.status {
+        FileStatus::Added if !binary => parts.push("new empty file".to_owned()),
+        FileStatus::Deleted if !binary => parts.push("deleted empty file".to_owned()),
+        FileStatus::Renamed => parts.push(format!("renamed from {old_path}")),
+        FileStatus::Copied => parts.push(format!("copied from {old_path}")),
+        FileStatus::TypeChanged => parts.push("type changed".to_owned()),
+        FileStatus::Added | FileStatus::Deleted | FileStatus::Modified => {}
+    }
+    if let (Some(old), Some(new)) = (file.old_mode, file.new_mode)
+        && old != new
+    {
+        parts.push(format!("mode {old:06o} → {new:06o}"));
+    }
+    if parts.is_empty() {
+        parts.push("no content change".to_owned());
+    }
+    parts.join(", ")
+}
+
+/// A hash of the whole diff: every file's id and old path, every hunk's id and numbers (the
+/// numbers too, since line anchors quote them).
+fn revision_id(files: &[ReviewFile], hunks: &[Hunk]) -> String {
+    let mut hash = ContentHash::default();
+    for file in files {
+        hash.field(&file.id)
+            .field(file.old_path.as_deref().unwrap_or_default());
+    }
+    for hunk in hunks {
+        hash.field(&hunk.id);
+        for n in [
+            hunk.old_start,
+            hunk.old_lines,
+            hunk.new_start,
+            hunk.new_lines,
+        ] {
+            hash.number(u64::from(n));
+        }
+    }
+    hash.hex()
+}
+
+#[cfg(test)]
+mod tests;
