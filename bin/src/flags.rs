@@ -77,6 +77,10 @@ impl Flags {
             &cwd,
         );
         config.sessions_dir = sessions.map(|s| s.to_string_lossy().into_owned());
+        config.reviews_dir = home
+            .as_ref()
+            .map(|h| h.join("reviews").to_string_lossy().into_owned());
+        config.unix_ms = environment::unix_ms();
         config.resume = resume;
         config.model = self.model;
         config.requested = Requested {

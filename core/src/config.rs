@@ -183,6 +183,10 @@ pub struct Config {
     pub requested: Requested,
     /// Where session files live (`$LUXE_HOME/sessions`); `None` keeps nothing.
     pub sessions_dir: Option<String>,
+    /// Where review sessions live (`$LUXE_HOME/reviews`); `None` keeps nothing.
+    pub reviews_dir: Option<String>,
+    /// The wall clock at start, in milliseconds since the Unix epoch (thread entries' `at`).
+    pub unix_ms: u64,
     /// The session `-c` or `--resume` chose.
     pub resume: Option<SessionFile>,
     /// Which providers the environment configures, and where they are.
@@ -224,6 +228,8 @@ impl Config {
             model: None,
             requested: Requested::default(),
             sessions_dir: None,
+            reviews_dir: None,
+            unix_ms: 0,
             resume: None,
             providers: Providers::default(),
             settings: Vec::new(),

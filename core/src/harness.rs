@@ -8,9 +8,11 @@ use crate::config::Config;
 use crate::effects::{Input, Output};
 use crate::luxe::Luxe;
 use crate::protocol::actions::Action;
-use crate::protocol::codec::{Body, decode, encode};
-use crate::protocol::events::Event;
-use std::collections::BTreeSet;
+use crate::protocol::codec::{Body, Incoming, decode, encode};
+use crate::protocol::events::{
+    Event, GuidedReviewLoaded, RequestFailed, ReviewChaptersCommitted, ReviewSessionSaved,
+};
+use std::collections::{BTreeMap, BTreeSet};
 
 /// Fuzz body for the codec: decoding never panics, a decoded action survives a round trip
 /// through its own serialization, and a rejection encodes as one line of JSON.
@@ -130,6 +132,17 @@ impl Checked {
         let mut bytes = line.to_vec();
         bytes.push(b'\n');
         let was_closed = self.exited;
+        // A review request is answered later (after git and disk), exactly once.
+        if let Ok(Some(Incoming {
+            body: Body::Action(action),
+            request_id: Some(id),
+        })) = decode(line)
+            && !was_closed
+            && line.len() <= self.luxe.max_frame_bytes()
+            && is_review_request(&action)
+        {
+            *self.ledger.awaiting.entry(id).or_default() += 1;
+        }
         let out = self.input(Input::ClientBytes(&bytes));
         if was_closed {
             assert!(out.is_empty(), "output after exit: {out:?}");
@@ -163,6 +176,8 @@ impl Checked {
                     | Action::InterruptTurn
                     | Action::SetPermissionAutoApprove(_),
                 ) => {}
+                // Answered now or later, exactly once: the ledger counts.
+                Body::Action(action) if is_review_request(&action) => {}
                 // Started (its end is the ledger's to check) or refused, with its id either way.
                 Body::Action(Action::Compact(compact)) => {
                     let id = Some(&compact.request_id);
@@ -207,6 +222,17 @@ impl Checked {
     }
 }
 
+/// Whether `action` is a review request, answered once, possibly later.
+fn is_review_request(action: &Action) -> bool {
+    matches!(
+        action,
+        Action::LoadGuidedReview(_)
+            | Action::EditReview(_)
+            | Action::RequestAgentReview(_)
+            | Action::CommitReviewChapters(_)
+    )
+}
+
 /// The frames among `outputs`.
 pub fn frames(outputs: &[Output]) -> impl Iterator<Item = &Event> {
     outputs.iter().filter_map(|o| match o {
@@ -244,6 +270,8 @@ fn assert_one_rejection(frames: &[&Event], kind: Option<&str>, line: &[u8]) {
 #[derive(Debug, Default)]
 struct Ledger {
     open_turn: Option<String>,
+    /// Review requests not answered yet, by request id (a count, as ids may repeat).
+    awaiting: BTreeMap<String, u32>,
     /// `(request_id, turn_id)` of the compaction under way.
     open_compaction: Option<(Option<String>, Option<String>)>,
     turns_seen: BTreeSet<String>,
@@ -313,6 +341,22 @@ impl Ledger {
                 );
                 assert!(c.error.is_some() || c.tokens_after > 0);
             }
+            Event::GuidedReviewLoaded(GuidedReviewLoaded { request_id, .. })
+            | Event::GuidedReviewFailed(RequestFailed { request_id, .. })
+            | Event::ReviewSessionSaveFailed(RequestFailed { request_id, .. })
+            | Event::ReviewChaptersCommitFailed(RequestFailed { request_id, .. })
+            | Event::ReviewChaptersCommitted(ReviewChaptersCommitted { request_id, .. })
+            | Event::ReviewSessionSaved(ReviewSessionSaved {
+                request_id: Some(request_id),
+                ..
+            }) => self.answered(request_id),
+            Event::ActionRejected(r) => {
+                if let Some(id) = &r.request_id
+                    && self.awaiting.contains_key(id)
+                {
+                    self.answered(id);
+                }
+            }
             Event::PermissionRequested(p) => self.open_prompt(&p.id),
             Event::QuestionAsked(q) => self.open_prompt(&q.id),
             Event::PermissionResolved(p) => self.settle_prompt(&p.id),
@@ -359,12 +403,26 @@ impl Ledger {
                 | Output::Spawn { .. }
                 | Output::ReadFile { .. }
         );
-        // The start-up probes (git status, AGENTS.md, .env files) run before any turn.
-        if is_tool_work && !self.starting {
+        // The start-up probes (git status, AGENTS.md, .env files) run before any turn; a review
+        // request works (reads, git) until it is answered, and review progress is saved any time.
+        let review_save =
+            matches!(effect, Output::WriteFile { path, .. } if path.contains("/reviews/"));
+        if is_tool_work && !self.starting && !review_save && self.awaiting.is_empty() {
             assert!(
                 self.open_turn.is_some() || self.open_compaction.is_some(),
                 "{effect:?} outside a turn"
             );
+        }
+    }
+
+    fn answered(&mut self, request_id: &str) {
+        let count = self
+            .awaiting
+            .get_mut(request_id)
+            .unwrap_or_else(|| panic!("{request_id} answered more often than asked"));
+        *count -= 1;
+        if *count == 0 {
+            self.awaiting.remove(request_id);
         }
     }
 

@@ -38,7 +38,7 @@ impl Luxe {
     pub fn new(config: Config, _now: Instant) -> Result<Self, StartError> {
         Ok(Self {
             lines: LineSplitter::new(config.max_frame_bytes),
-            session: Session::start(&config)?,
+            session: Session::start(&config, _now)?,
             max_frame_bytes: config.max_frame_bytes,
         })
     }

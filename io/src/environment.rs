@@ -113,6 +113,13 @@ pub fn today() -> String {
     format!("{y:04}-{m:02}-{d:02}")
 }
 
+/// The wall clock in milliseconds since the Unix epoch.
+pub fn unix_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+}
+
 /// A seed for the core's retry jitter.
 pub fn random_seed() -> u64 {
     let mut hasher = RandomState::new().build_hasher();

@@ -3,6 +3,7 @@
 //! [`model_server::ModelServer`] that plays scripted model replies over HTTP.
 
 pub mod bench;
+pub mod git_repo;
 pub mod model_server;
 pub mod process;
 pub mod rig;

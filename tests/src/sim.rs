@@ -45,11 +45,16 @@ impl Sim {
 
     /// Sends raw bytes as one line.
     pub fn send_bytes(&mut self, line: &[u8]) -> Vec<Event> {
+        frames(&self.send_outputs(line)).cloned().collect()
+    }
+
+    /// Sends one line and returns every output it produced, effects included.
+    pub fn send_outputs(&mut self, line: &[u8]) -> Vec<Output> {
         self.transcript
             .push(format!("← {}", String::from_utf8_lossy(line)));
         let out = self.checked.line(line);
         self.record_outputs(&out);
-        frames(&out).cloned().collect()
+        out
     }
 
     /// Feeds any input and returns all outputs.

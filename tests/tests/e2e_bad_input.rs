@@ -67,9 +67,18 @@ fn each_row_of_the_bad_input_table() {
         (b"{oops", serde_json::Value::Null),
         (b"\"a string\"", serde_json::Value::Null),
         (b"{\"kind\":\"\xc3\x28\"}", serde_json::Value::Null),
-        (br#"{"kind":"nope","content":{"request_id":"r7"}}"#, "nope".into()),
-        (br#"{"kind":"set_thinking","content":{"thinking":"max"}}"#, "set_thinking".into()),
-        (br#"{"kind":"load_guided_review","content":{"request_id":"r1","target":{"kind":"working_tree"}}}"#, "load_guided_review".into()),
+        (
+            br#"{"kind":"nope","content":{"request_id":"r7"}}"#,
+            "nope".into(),
+        ),
+        (
+            br#"{"kind":"set_thinking","content":{"thinking":"max"}}"#,
+            "set_thinking".into(),
+        ),
+        (
+            br#"{"kind":"preview_stack","content":{"request_id":"r1"}}"#,
+            "preview_stack".into(),
+        ),
     ];
     for (line, kind) in rows {
         let mut bytes = line.to_vec();

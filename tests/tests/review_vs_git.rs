@@ -2,11 +2,10 @@
 //! as `git diff -U3 --no-color --no-renames HEAD` prints them (the `@@ -a,b +c,d @@ header`
 //! lines and every line below), in repositories made in temporary directories.
 //!
-//! Where they can differ: imara-diff 0.2.0's Myers search has two departures from xdiff's (its
-//! middle-snake search never sees an odd difference of lengths, and it prunes again lines that
-//! xdiff keeps), so on some inputs it picks another diff of the same size. With those two lines
-//! of imara-diff patched, every file of these corpora printed as git's; with the release, about
-//! one file in a hundred with scattered edits differs. The corpus test therefore bounds the rate
+//! Where they can differ: imara-diff's Myers search (core uses gitoxide's `gix-imara-diff` 0.3,
+//! already in the tree through gix) departs from xdiff's in places (its middle-snake search and
+//! its pruning of unmatched lines), so on some inputs it picks another diff of the same size:
+//! about one file in a hundred with scattered edits. The corpus test therefore bounds the rate
 //! and shows the differences; the hand-written cases and the slider corpus must agree exactly.
 
 use std::collections::{BTreeMap, BTreeSet};

@@ -1059,10 +1059,10 @@ fn run_word(runs: Runs, word: &Word, ctx: Ctx, found: &mut Findings) {
 fn run_feed(runs: Runs, feed: &Feed<'_>, bodies: &[Body], ctx: Ctx, found: &mut Findings) {
     match feed {
         Feed::Body(index) => {
-            if let Some(body) = bodies.get(*index) {
-                if !body.recursed.replace(true) {
-                    run_text(runs, &body.text, ctx, found);
-                }
+            if let Some(body) = bodies.get(*index)
+                && !body.recursed.replace(true)
+            {
+                run_text(runs, &body.text, ctx, found);
             }
         }
         Feed::Here(word) => run_word(runs, word, ctx, found),
@@ -1307,10 +1307,11 @@ fn split_flag(text: &str) -> (&str, Option<&str>) {
             None => (text, None),
         };
     }
-    if let (Some(flag), Some(value)) = (text.get(..2), text.get(2..)) {
-        if !value.is_empty() && matches!(flag, "-X" | "-f" | "-F" | "-H" | "-q" | "-t" | "-p") {
-            return (flag, Some(value.strip_prefix('=').unwrap_or(value)));
-        }
+    if let (Some(flag), Some(value)) = (text.get(..2), text.get(2..))
+        && !value.is_empty()
+        && matches!(flag, "-X" | "-f" | "-F" | "-H" | "-q" | "-t" | "-p")
+    {
+        return (flag, Some(value.strip_prefix('=').unwrap_or(value)));
     }
     (text, None)
 }
@@ -1411,10 +1412,10 @@ fn text_github(text: &str) -> Option<String> {
                     if writes {
                         return Some("gh api (writing)".to_owned());
                     }
-                } else if let (Some(writers), Some(&sub)) = (gh_writing_subcommands(group), sub) {
-                    if writers.contains(&sub) {
-                        return Some(format!("gh {group} {sub}"));
-                    }
+                } else if let (Some(writers), Some(&sub)) = (gh_writing_subcommands(group), sub)
+                    && writers.contains(&sub)
+                {
+                    return Some(format!("gh {group} {sub}"));
                 }
             }
             _ => {}
@@ -1653,10 +1654,11 @@ fn brace_pairs(word: &[(char, bool)]) -> Vec<Option<usize>> {
     for (i, &(c, live)) in word.iter().enumerate() {
         if live && c == '{' {
             stack.push(i);
-        } else if live && c == '}' {
-            if let Some(slot) = stack.pop().and_then(|open| pairs.get_mut(open)) {
-                *slot = Some(i);
-            }
+        } else if live
+            && c == '}'
+            && let Some(slot) = stack.pop().and_then(|open| pairs.get_mut(open))
+        {
+            *slot = Some(i);
         }
     }
     pairs

@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use super::frame_enum::frame_enum;
 use super::values::{Mode, PermissionReply, QuestionReply, Thinking};
+use crate::review::source::ReviewTarget;
 
 frame_enum! {
     /// A decoded client frame.
@@ -34,9 +35,80 @@ frame_enum! {
         ListSessions(RequestOnly) = "list_sessions",
         /// Summarise the conversation to free context.
         Compact(Compact) = "compact",
+        /// Read a diff as a guided review and open it.
+        LoadGuidedReview(LoadGuidedReview) = "load_guided_review",
+        /// Change the open review's findings.
+        EditReview(EditReview) = "edit_review",
+        /// Ask the agent to review the open review's diff.
+        RequestAgentReview(ReviewRequest) = "request_agent_review",
+        /// Commit the open working-tree review chapter by chapter.
+        CommitReviewChapters(CommitReviewChapters) = "commit_review_chapters",
         /// Finish writes, end child processes and exit 0.
         Close = "close",
     }
+}
+
+/// `load_guided_review`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct LoadGuidedReview {
+    /// Echoed on `guided_review_loaded` or `guided_review_failed`.
+    pub request_id: String,
+    /// What to compare.
+    pub target: ReviewTarget,
+}
+
+/// `edit_review`: the fields each `edit` takes are checked by the review, so that every edit
+/// is answered under its `request_id` (`review_session_save_failed` says what is wrong).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct EditReview {
+    /// Echoed on the answer.
+    pub request_id: String,
+    /// The open review.
+    pub review_id: String,
+    /// `comment`, `reply`, `request_fix`, `update`, `delete`, `resolve`, `reopen` or `send`.
+    pub edit: String,
+    /// `comment`: where (`{kind:"line"|"range"|"hunk"|"file", …}`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub anchor: Option<serde_json::Value>,
+    /// The text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub body: Option<String>,
+    /// `question`, `suggestion`, `issue`, `nitpick` or `praise`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub severity: Option<String>,
+    /// Send to the agent in the same save.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub send: Option<bool>,
+    /// The finding an edit other than `comment` names.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub comment_id: Option<String>,
+}
+
+/// An action naming the open review.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ReviewRequest {
+    /// Echoed on the answer.
+    pub request_id: String,
+    /// The open review.
+    pub review_id: String,
+}
+
+/// `commit_review_chapters`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct CommitReviewChapters {
+    /// Echoed on the answer.
+    pub request_id: String,
+    /// The open review (a `working_tree` one).
+    pub review_id: String,
+    /// The chapters to commit (default: all), committed in chapter order whatever the order here.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub chapter_ids: Option<Vec<String>>,
+    /// Commit messages by chapter id; a chapter without one gets its title and summary.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub messages: Option<std::collections::BTreeMap<String, String>>,
+    /// Each commit on its own branch, stacked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stack: Option<bool>,
 }
 
 /// Content of an action whose only field is the client's `request_id`.

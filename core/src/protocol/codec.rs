@@ -304,10 +304,10 @@ mod tests {
 
     #[test]
     fn known_untyped_kinds_are_not_built() {
-        let incoming = decode(br#"{"kind":"load_guided_review","content":{"request_id":"r1"}}"#)
+        let incoming = decode(br#"{"kind":"preview_stack","content":{"request_id":"r1"}}"#)
             .unwrap()
             .unwrap();
-        assert_eq!(incoming.body, Body::NotBuilt("load_guided_review"));
+        assert_eq!(incoming.body, Body::NotBuilt("preview_stack"));
         assert_eq!(incoming.request_id.as_deref(), Some("r1"));
     }
 

@@ -8,6 +8,8 @@ use super::values::{
     CompactionTrigger, Mode, PermissionMode, PermissionReply, QuestionReply, Thinking,
     TurnEndReason, TurnSource,
 };
+use crate::review::findings::ReviewSession;
+use crate::review::model::Review;
 
 frame_enum! {
     /// A frame luxe writes to stdout.
@@ -64,7 +66,87 @@ frame_enum! {
         CompactionStarted(CompactionStarted) = "compaction_started",
         /// The summary replaced the older conversation in the model's view, or compaction failed.
         CompactionEnded(CompactionEnded) = "compaction_ended",
+        /// A review was read and opened.
+        GuidedReviewLoaded(GuidedReviewLoaded) = "guided_review_loaded",
+        /// A review could not be read.
+        GuidedReviewFailed(RequestFailed) = "guided_review_failed",
+        /// The open review was read again after a turn changed files.
+        GuidedReviewUpdated(GuidedReviewUpdated) = "guided_review_updated",
+        /// The open review's session, after every load.
+        ReviewSessionRestored(ReviewSessionEvent) = "review_session_restored",
+        /// A change to the review session is on disk.
+        ReviewSessionSaved(ReviewSessionSaved) = "review_session_saved",
+        /// An `edit_review` was not saved.
+        ReviewSessionSaveFailed(RequestFailed) = "review_session_save_failed",
+        /// The chapters were committed.
+        ReviewChaptersCommitted(ReviewChaptersCommitted) = "review_chapters_committed",
+        /// The chapters could not be committed.
+        ReviewChaptersCommitFailed(RequestFailed) = "review_chapters_commit_failed",
     }
+}
+
+/// `guided_review_loaded`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct GuidedReviewLoaded {
+    /// The `load_guided_review`'s.
+    pub request_id: String,
+    /// The review.
+    pub review: Review,
+}
+
+/// `guided_review_updated`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct GuidedReviewUpdated {
+    /// The review as it is now.
+    pub review: Review,
+}
+
+/// A request that failed, and why (`guided_review_failed`, `review_session_save_failed`,
+/// `review_chapters_commit_failed`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct RequestFailed {
+    /// The request's.
+    pub request_id: String,
+    /// Why, in words.
+    pub reason: String,
+}
+
+/// `review_session_restored`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ReviewSessionEvent {
+    /// The session.
+    pub session: ReviewSession,
+}
+
+/// `review_session_saved`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ReviewSessionSaved {
+    /// The request whose change this is; absent for progress of an agent turn.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub request_id: Option<String>,
+    /// The session as saved.
+    pub session: ReviewSession,
+}
+
+/// `review_chapters_committed`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ReviewChaptersCommitted {
+    /// The request's.
+    pub request_id: String,
+    /// One per chapter, in order.
+    pub commits: Vec<ChapterCommit>,
+}
+
+/// One commit of `review_chapters_committed`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ChapterCommit {
+    /// The chapter.
+    pub chapter_id: String,
+    /// The commit.
+    pub sha: String,
+    /// Its branch, for a stack.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub branch: Option<String>,
 }
 
 /// `ready`.

@@ -76,10 +76,10 @@ fn collect_fields(
     if depth > 8 {
         return;
     }
-    if let Some(target) = schema["$ref"].as_str() {
-        if let Some(def) = target.strip_prefix("#/$defs/").and_then(|n| defs.get(n)) {
-            collect_fields(def, defs, prefix, depth + 1, out);
-        }
+    if let Some(target) = schema["$ref"].as_str()
+        && let Some(def) = target.strip_prefix("#/$defs/").and_then(|n| defs.get(n))
+    {
+        collect_fields(def, defs, prefix, depth + 1, out);
     }
     if let Some(props) = schema["properties"].as_object() {
         for (name, sub) in props {

@@ -1,12 +1,14 @@
 //! Guided review: a diff read from git ([`source`]) built into files, hunks and chapters
 //! ([`model`]) by [`build`], with content-hash ids ([`ids`]) so that findings can stay anchored
-//! while the diff moves, and a reading order ([`chapters`]).
+//! while the diff moves, a reading order ([`chapters`]), and the findings a reviewer and the
+//! agent leave on it ([`findings`]).
 
 pub mod build;
 pub mod chapters;
 mod compact;
 mod discard;
 mod file_kinds;
+pub mod findings;
 mod funcname;
 mod hunks;
 pub mod ids;

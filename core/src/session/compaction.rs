@@ -9,7 +9,7 @@ use crate::model::catalogue::ModelRef;
 use crate::model::compaction::{
     SUMMARY_SYSTEM, compacted_view, cut_point, estimate_tokens, summary_request, tokens_of_chars,
 };
-use crate::model::conversation::{Block, Message};
+use crate::model::conversation::Message;
 use crate::model::wire::ModelCall;
 use crate::protocol::actions::Compact;
 use crate::protocol::events::{CompactionEnded, CompactionStarted, Event};
@@ -169,14 +169,7 @@ impl Session {
 
     /// The summary arrived: it replaces the history before the cut.
     pub(super) fn compaction_done(&mut self, now: Instant, answer: &Message) {
-        let summary: String = answer
-            .content
-            .iter()
-            .filter_map(|b| match b {
-                Block::Text { text } => Some(text.as_str()),
-                _ => None,
-            })
-            .collect();
+        let summary = answer.text();
         let summary = summary.trim();
         if summary.is_empty() {
             return self.compaction_failed(now, "the model's summary was empty".into());

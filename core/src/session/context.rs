@@ -76,15 +76,15 @@ impl Context {
 
     /// Takes `input` if it belongs to a probe.
     pub(super) fn handle(&mut self, input: &Input<'_>) -> bool {
-        if let Input::FileRead { id, result } = input {
-            if let Some(at) = self.env_pending.iter().position(|p| p == id) {
-                self.env_pending.swap_remove(at);
-                if let Ok(content) = result {
-                    let text = String::from_utf8_lossy(&content.bytes);
-                    self.secrets.extend(secret_values(&text));
-                }
-                return true;
+        if let Input::FileRead { id, result } = input
+            && let Some(at) = self.env_pending.iter().position(|p| p == id)
+        {
+            self.env_pending.swap_remove(at);
+            if let Ok(content) = result {
+                let text = String::from_utf8_lossy(&content.bytes);
+                self.secrets.extend(secret_values(&text));
             }
+            return true;
         }
         match (input, &self.git, &self.agents_md) {
             (Input::ProcessOutput { id, bytes, stream }, Probe::Pending(git), _) if id == git => {

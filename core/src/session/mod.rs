@@ -2,8 +2,11 @@
 //! every decoded action. Turn logic lives in `turn.rs`, tool calls in `tool_run.rs`, the
 //! start-up probes in `context.rs`.
 
+mod commit_chapters;
 mod compaction;
 mod context;
+mod review;
+mod review_prompts;
 mod store;
 pub mod system_prompt;
 mod tool_run;
@@ -26,7 +29,7 @@ use crate::protocol::events::{
     ErrorEvent, Event, ModelsListed, ProviderStatus, Ready, StateChanged, UserMessageQueued,
 };
 use crate::protocol::kinds::is_github_write;
-use crate::protocol::values::{Mode, PermissionMode, Thinking};
+use crate::protocol::values::{Mode, PermissionMode, Thinking, TurnSource};
 use crate::rng::Rng;
 use crate::settings;
 
@@ -41,6 +44,8 @@ pub const NOT_BUILT: &str = "not supported by this build yet";
 struct Queued {
     text: String,
     images: Vec<Image>,
+    /// Set for a review turn: what it does on the review.
+    review: Option<review::ReviewTask>,
 }
 
 /// Session state and the queue of outputs it produced.
@@ -77,13 +82,17 @@ pub struct Session {
     next_call: u64,
     next_prompt: u64,
     rng: Rng,
+    review: review::ReviewState,
+    commit: Option<commit_chapters::Commit>,
+    /// `now` at start, and the wall clock then (ms since the epoch), for thread entry times.
+    clock_origin: (Instant, u64),
     closed: bool,
     outputs: VecDeque<Output>,
 }
 
 impl Session {
     /// Starts a session from `config`: queues `ready`, `state_changed` and the start-up probes.
-    pub fn start(config: &Config) -> Result<Self, StartError> {
+    pub fn start(config: &Config, now: Instant) -> Result<Self, StartError> {
         if let Some(refusal) = config.requested.refusal() {
             return Err(StartError(refusal));
         }
@@ -152,15 +161,18 @@ impl Session {
             next_call: 0,
             next_prompt: 0,
             rng: Rng::new(config.rng_seed),
+            review: review::ReviewState::new(config.reviews_dir.clone()),
+            commit: None,
+            clock_origin: (now, config.unix_ms),
             closed: false,
             outputs: VecDeque::new(),
         };
         if let Some((model, mode, thinking)) = restored.as_ref().and_then(|r| r.settings.clone()) {
             // The flag wins over what the session used; otherwise it comes back as it was.
-            if config.model.is_none() {
-                if let Some(model) = model.and_then(|m| ModelRef::parse(&m).ok()) {
-                    session.model = Some(model);
-                }
+            if config.model.is_none()
+                && let Some(model) = model.and_then(|m| ModelRef::parse(&m).ok())
+            {
+                session.model = Some(model);
             }
             session.mode = mode;
             session.thinking = thinking;
@@ -215,7 +227,10 @@ impl Session {
         if self.closed {
             return;
         }
-        if self.store_result(&input) || self.sessions_read(&input) {
+        if self.store_result(&input)
+            || self.sessions_read(&input)
+            || self.review_effect(now, &input)
+        {
             return;
         }
         if self.context.handle(&input) {
@@ -254,21 +269,18 @@ impl Session {
                 let reason = self.gate(kind).unwrap_or(NOT_BUILT);
                 self.reject(refuse(kind, reason));
             }
+            Body::Action(action) if self.gate(action.kind()).is_some() => {
+                let reason = self.gate(action.kind()).unwrap_or(NOT_BUILT);
+                self.reject(refuse(action.kind(), reason));
+            }
             Body::Action(action) => match action {
                 Action::SubmitUserMessage(message) => {
                     let queued = Queued {
                         text: message.text,
                         images: message.images,
+                        review: None,
                     };
-                    if self.turn.is_some() {
-                        self.emit(Event::UserMessageQueued(UserMessageQueued {
-                            text: queued.text.clone(),
-                            position: u32::try_from(self.queue.len() + 1).unwrap_or(u32::MAX),
-                        }));
-                        self.queue.push_back(queued);
-                    } else {
-                        self.start_turn(now, queued, crate::protocol::values::TurnSource::User);
-                    }
+                    self.submit(now, queued, TurnSource::User);
                 }
                 Action::SteerTurn(steer) => {
                     if let Err(reason) = self.steer(steer.text) {
@@ -324,9 +336,41 @@ impl Session {
                         self.reject(refuse("compact", &reason));
                     }
                 }
+                Action::LoadGuidedReview(load) => self.load_review(load),
+                Action::EditReview(edit) => self.edit_review(now, edit),
+                Action::RequestAgentReview(request) => {
+                    if let Err(rejection) = self.request_agent_review(now, request) {
+                        self.reject(rejection);
+                    }
+                }
+                Action::CommitReviewChapters(commit) => {
+                    if let Err(reason) = self.commit_chapters(commit) {
+                        self.reject(refuse("commit_review_chapters", &reason));
+                    }
+                }
                 Action::Close => self.close(0),
             },
         }
+    }
+
+    /// Starts a turn for `queued`, or queues it behind the running one.
+    fn submit(&mut self, now: Instant, queued: Queued, source: TurnSource) {
+        if self.turn.is_some() {
+            self.emit(Event::UserMessageQueued(UserMessageQueued {
+                text: queued.text.clone(),
+                position: u32::try_from(self.queue.len() + 1).unwrap_or(u32::MAX),
+            }));
+            self.queue.push_back(queued);
+        } else {
+            self.start_turn(now, queued, source);
+        }
+    }
+
+    /// Milliseconds since the Unix epoch at `now`.
+    fn wall_ms(&self, now: Instant) -> u64 {
+        let (origin, unix_ms) = self.clock_origin;
+        let since = now.saturating_duration_since(origin).as_millis();
+        unix_ms.saturating_add(u64::try_from(since).unwrap_or(u64::MAX))
     }
 
     /// Answers a line that could not be decoded.

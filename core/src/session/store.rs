@@ -107,10 +107,10 @@ impl Session {
         let Input::FileAppended { result, .. } = input else {
             return false;
         };
-        if let Err(error) = result {
-            if !std::mem::replace(&mut self.store.failed, true) {
-                self.report_error(format!("the session could not be saved: {error}"));
-            }
+        if let Err(error) = result
+            && !std::mem::replace(&mut self.store.failed, true)
+        {
+            self.report_error(format!("the session could not be saved: {error}"));
         }
         true
     }

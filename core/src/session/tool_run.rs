@@ -20,7 +20,7 @@ use crate::protocol::values::{Mode, PermissionReply, QuestionReply};
 
 use super::Session;
 use super::tools::args::ToolArgs;
-use super::tools::definitions::PLAN_TOOLS;
+use super::tools::definitions::{PLAN_TOOLS, REVIEW_TOOLS};
 use super::tools::paths::{Resolved, resolve};
 use super::tools::shaping::{CappedOutput, apply_edit, cap_text, is_binary, numbered_lines};
 use super::turn::Step;
@@ -166,6 +166,7 @@ impl Session {
             self.next_call += 1;
             let call_id = format!("call_{}", self.next_call);
             let parsed = ToolArgs::parse(&name, &input);
+            let tool_input = input.clone();
             self.emit(Event::ToolStarted(ToolStarted {
                 call_id: call_id.clone(),
                 name: name.clone(),
@@ -179,6 +180,14 @@ impl Session {
             };
             if let Some(step) = self.tool_step() {
                 step.running = Some(running);
+            }
+            // The review tools touch only the review session: no permission, no effect.
+            if REVIEW_TOOLS.contains(&name.as_str()) {
+                match self.review_tool(now, &name, &tool_input) {
+                    Ok(text) => self.finish_tool(ToolStatus::Ok, text, None),
+                    Err(error) => self.finish_tool(ToolStatus::Error, error, None),
+                }
+                continue;
             }
             let args = match parsed {
                 Err(error) => {
@@ -549,11 +558,10 @@ impl Session {
         };
         if let (Wait::Resolving { effect, .. }, Input::PathResolved { id, result }) =
             (&running.wait, &input)
+            && effect == id
         {
-            if effect == id {
-                let result = result.clone();
-                return self.path_resolved(now, result);
-            }
+            let result = result.clone();
+            return self.path_resolved(now, result);
         }
         let Wait::Effect { effect, work } = &mut running.wait else {
             return;
@@ -642,6 +650,9 @@ impl Session {
                 let (shown, done, diff) = (shown.clone(), done.clone(), diff.take());
                 match result {
                     Ok(()) => {
+                        if let Some(turn) = self.turn.as_mut() {
+                            turn.changed_files = true;
+                        }
                         self.emit(Event::FilesChanged(FilesChanged { paths: vec![shown] }));
                         self.finish_tool(ToolStatus::Ok, done, diff);
                     }
@@ -764,12 +775,12 @@ impl Session {
                     ..
                 },
         } = &mut running.wait
+            && !*timed_out
+            && *deadline <= now
         {
-            if !*timed_out && *deadline <= now {
-                *timed_out = true;
-                let id = *effect;
-                self.outputs.push_back(Output::Kill { id });
-            }
+            *timed_out = true;
+            let id = *effect;
+            self.outputs.push_back(Output::Kill { id });
         }
     }
 

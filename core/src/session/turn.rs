@@ -20,6 +20,7 @@ use crate::protocol::events::{
 use crate::protocol::values::{CompactionTrigger, TurnEndReason, TurnSource};
 
 use super::compaction::PendingCompaction;
+use super::review::ReviewTask;
 use super::tool_run::ToolStep;
 use super::tools::definitions::tools_for;
 use super::{Queued, Session};
@@ -49,6 +50,14 @@ pub(super) struct Turn {
     pub(super) compaction: Option<PendingCompaction>,
     /// Whether this turn compacted (or tried to) already: once per turn is enough.
     pub(super) compacted: bool,
+    /// What a review turn does on the review.
+    pub(super) review: Option<ReviewTask>,
+    /// Whether a fix turn called `report`.
+    pub(super) reported: bool,
+    /// Whether a tool changed files.
+    pub(super) changed_files: bool,
+    /// The text of the latest answer, for a review thread.
+    answer_text: String,
     pub(super) step: Step,
 }
 
@@ -102,6 +111,10 @@ impl Turn {
             steering: Vec::new(),
             compaction: None,
             compacted: false,
+            review: None,
+            reported: false,
+            changed_files: false,
+            answer_text: String::new(),
             step: Step::WaitingForContext,
         }
     }
@@ -135,7 +148,9 @@ impl Session {
         self.turns_started += 1;
         let id = format!("turn_{}", self.turns_started);
         let cost = self.model.as_ref().and_then(|m| m.cost()).map(|_| 0.0);
-        self.turn = Some(Turn::new(id.clone(), TurnKind::Conversation, cost));
+        let mut turn = Turn::new(id.clone(), TurnKind::Conversation, cost);
+        turn.review = message.review;
+        self.turn = Some(turn);
         self.emit_state();
         self.emit(Event::TurnStarted(TurnStarted {
             turn_id: id,
@@ -243,7 +258,12 @@ impl Session {
         );
         // AGENTS.md is the project's text like any file a tool reads: the same redaction.
         let system = self.redactor.redact(&system).into_owned();
-        let tools = tools_for(self.mode);
+        let extra = self
+            .turn
+            .as_ref()
+            .and_then(|t| t.review.as_ref())
+            .map_or(&[][..], ReviewTask::tools);
+        let tools = tools_for(self.mode, extra);
         self.overhead_chars = system.len() + tools_chars(&tools);
         let call = ModelCall {
             model: &model.id,
@@ -494,6 +514,10 @@ impl Session {
                 _ => None,
             })
             .collect();
+        let text = message.text();
+        if let (Some(turn), false) = (self.turn.as_mut(), text.trim().is_empty()) {
+            turn.answer_text = text;
+        }
         if !message.content.is_empty() {
             self.remember(message);
         }
@@ -551,10 +575,11 @@ impl Session {
     /// Exponential backoff with jitter, or the server's `retry-after` (in seconds), capped.
     fn retry_delay(&mut self, attempt: u32, retry_after: Option<&str>) -> Duration {
         let max = self.timings.retry_max;
-        if let Some(seconds) = retry_after.and_then(|v| v.trim().parse::<f64>().ok()) {
-            if seconds.is_finite() && seconds >= 0.0 {
-                return Duration::from_secs_f64(seconds).min(max);
-            }
+        if let Some(seconds) = retry_after.and_then(|v| v.trim().parse::<f64>().ok())
+            && seconds.is_finite()
+            && seconds >= 0.0
+        {
+            return Duration::from_secs_f64(seconds).min(max);
         }
         let base = self
             .timings
@@ -642,21 +667,34 @@ impl Session {
             context_window: self.model.as_ref().and_then(|m| m.context_window()),
             session_cost_usd: self.session_cost_usd,
         }));
+        let why = error.clone().unwrap_or_else(|| match reason {
+            TurnEndReason::EndTurn => "it finished without one".to_owned(),
+            TurnEndReason::Interrupted => "interrupted".to_owned(),
+            TurnEndReason::MaxTokens => "the answer hit the token limit".to_owned(),
+            TurnEndReason::Refusal => "the model refused".to_owned(),
+            TurnEndReason::Error => "an error".to_owned(),
+        });
         self.emit(Event::TurnEnded(TurnEnded {
             turn_id: turn.id,
             reason,
             error,
         }));
+        if let Some(task) = &turn.review {
+            self.review_turn_ended(now, task, &turn.answer_text, turn.reported, &why);
+        }
+        if turn.changed_files {
+            self.refresh_review();
+        }
         self.after_run(now);
     }
 
     /// The session is free again: say so, then start the next queued message.
     pub(super) fn after_run(&mut self, now: Instant) {
         self.emit_state();
-        if let Some(next) = self.queue.pop_front() {
-            if !self.closed {
-                self.start_turn(now, next, TurnSource::Queue);
-            }
+        if let Some(next) = self.queue.pop_front()
+            && !self.closed
+        {
+            self.start_turn(now, next, TurnSource::Queue);
         }
     }
 

@@ -198,10 +198,10 @@ fn parse(event: SseEvent) -> Result<Event, String> {
         let name = event.event.as_deref().unwrap_or("message");
         format!("malformed Anthropic stream event `{name}`: {err}")
     })?;
-    if let (Value::Object(map), Some(name)) = (&mut value, &event.event) {
-        if !map.contains_key("type") {
-            map.insert("type".to_owned(), Value::String(name.clone()));
-        }
+    if let (Value::Object(map), Some(name)) = (&mut value, &event.event)
+        && !map.contains_key("type")
+    {
+        map.insert("type".to_owned(), Value::String(name.clone()));
     }
     let name = match value.get("type") {
         Some(Value::String(name)) => name.clone(),

@@ -110,17 +110,17 @@ impl OpenAiEvents {
     fn delta(&mut self, delta: Delta, out: &mut Vec<ModelEvent>) {
         // vLLM and DeepSeek name it `reasoning_content`, OpenRouter and newer vLLM `reasoning`;
         // a server sending both means the same text.
-        if let Some(text) = delta.reasoning_content.or(delta.reasoning) {
-            if !text.is_empty() {
-                let block = block_for(&mut self.thinking_block, &mut self.next_block);
-                out.push(ModelEvent::ThinkingDelta { block, text });
-            }
+        if let Some(text) = delta.reasoning_content.or(delta.reasoning)
+            && !text.is_empty()
+        {
+            let block = block_for(&mut self.thinking_block, &mut self.next_block);
+            out.push(ModelEvent::ThinkingDelta { block, text });
         }
-        if let Some(text) = delta.content {
-            if !text.is_empty() {
-                let block = block_for(&mut self.text_block, &mut self.next_block);
-                out.push(ModelEvent::TextDelta { block, text });
-            }
+        if let Some(text) = delta.content
+            && !text.is_empty()
+        {
+            let block = block_for(&mut self.text_block, &mut self.next_block);
+            out.push(ModelEvent::TextDelta { block, text });
         }
         for (position, fragment) in delta.tool_calls.unwrap_or_default().into_iter().enumerate() {
             // Some servers leave out `index`; the position in the array is the best guess.

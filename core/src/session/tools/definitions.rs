@@ -6,16 +6,65 @@ use serde_json::json;
 use crate::model::conversation::ToolSpec;
 use crate::protocol::values::Mode;
 
-/// The tools offered in `mode`: `plan` gets only those that cannot change anything.
-pub fn tools_for(mode: Mode) -> Vec<ToolSpec> {
-    let all = all_tools();
-    match mode {
-        Mode::Build => all,
-        Mode::Plan => all
+/// The tools offered in `mode` (`plan` gets only those that cannot change anything), with the
+/// review tools named in `extra` (a review turn's).
+pub fn tools_for(mode: Mode, extra: &[&str]) -> Vec<ToolSpec> {
+    let mut tools: Vec<ToolSpec> = match mode {
+        Mode::Build => all_tools(),
+        Mode::Plan => all_tools()
             .into_iter()
             .filter(|t| PLAN_TOOLS.contains(&t.name))
             .collect(),
-    }
+    };
+    tools.extend(
+        review_tools()
+            .into_iter()
+            .filter(|t| extra.contains(&t.name)),
+    );
+    tools
+}
+
+/// The tools only review turns get; they change the review session, nothing on disk.
+pub const REVIEW_TOOLS: &[&str] = &["report", "add_finding"];
+
+fn review_tools() -> Vec<ToolSpec> {
+    vec![
+        ToolSpec {
+            name: "report",
+            description: "Report on the review comment this turn fixes: what you changed, or why you could not. Call it once, when done.",
+            input_schema: json!({
+                "type": "object",
+                "properties": {
+                    "comment_id": {"type": "string", "description": "The finding's id, as the prompt gives it."},
+                    "summary": {"type": "string", "description": "What you changed, for the reviewer."}
+                },
+                "required": ["comment_id", "summary"]
+            }),
+        },
+        ToolSpec {
+            name: "add_finding",
+            description: "Add a review finding anchored to a line of the diff you were shown.",
+            input_schema: json!({
+                "type": "object",
+                "properties": {
+                    "anchor": {
+                        "type": "object",
+                        "properties": {
+                            "kind": {"type": "string", "enum": ["line"]},
+                            "file_id": {"type": "string"},
+                            "hunk_id": {"type": "string"},
+                            "side": {"type": "string", "enum": ["old", "new"]},
+                            "line": {"type": "integer", "minimum": 1}
+                        },
+                        "required": ["kind", "file_id", "hunk_id", "side", "line"]
+                    },
+                    "severity": {"type": "string", "enum": ["question", "suggestion", "issue", "nitpick", "praise"]},
+                    "body": {"type": "string", "description": "The finding, for the reviewer."}
+                },
+                "required": ["anchor", "severity", "body"]
+            }),
+        },
+    ]
 }
 
 /// The tools `plan` mode offers.
@@ -153,8 +202,8 @@ mod tests {
 
     #[test]
     fn plan_mode_offers_only_read_only_tools() {
-        let names: Vec<_> = tools_for(Mode::Plan).iter().map(|t| t.name).collect();
+        let names: Vec<_> = tools_for(Mode::Plan, &[]).iter().map(|t| t.name).collect();
         assert_eq!(names, PLAN_TOOLS);
-        assert_eq!(tools_for(Mode::Build).len(), 8);
+        assert_eq!(tools_for(Mode::Build, &[]).len(), 8);
     }
 }

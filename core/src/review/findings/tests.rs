@@ -1,0 +1,258 @@
+//! Every edit, answered or refused with why; anchors follow their hunk or become outdated.
+
+use super::*;
+use crate::review::model::{HunkLine, LineKind, ReviewFile};
+use crate::review::source::{FileStatus, ReviewTarget};
+
+fn line(kind: LineKind, old: Option<u32>, new: Option<u32>, text: &str) -> HunkLine {
+    HunkLine {
+        kind,
+        old_line: old,
+        new_line: new,
+        text: text.into(),
+        no_newline: false,
+    }
+}
+
+fn hunk(id: &str, new_start: u32) -> Hunk {
+    Hunk {
+        id: id.into(),
+        file_id: "file:a".into(),
+        old_start: new_start,
+        old_lines: 2,
+        new_start,
+        new_lines: 2,
+        header: String::new(),
+        lines: vec![
+            line(LineKind::Context, Some(new_start), Some(new_start), "ctx"),
+            line(LineKind::Del, Some(new_start + 1), None, "old"),
+            line(LineKind::Add, None, Some(new_start + 1), "new"),
+        ],
+    }
+}
+
+fn review(hunks: Vec<Hunk>) -> Review {
+    Review {
+        id: "review:r".into(),
+        revision_id: "rev".into(),
+        target: ReviewTarget::WorkingTree,
+        files: vec![ReviewFile {
+            id: "file:a".into(),
+            path: "a.rs".into(),
+            old_path: None,
+            status: FileStatus::Modified,
+            binary: false,
+            additions: 1,
+            deletions: 1,
+            hunk_ids: hunks.iter().map(|h| h.id.clone()).collect(),
+        }],
+        hunks,
+        chapters: Vec::new(),
+    }
+}
+
+fn on_new(line: u32) -> Anchor {
+    Anchor::Line {
+        file_id: "file:a".into(),
+        hunk_id: "hunk:1".into(),
+        side: Side::New,
+        line,
+    }
+}
+
+fn comment(anchor: Anchor, send: bool) -> Edit {
+    Edit::Comment {
+        anchor,
+        body: "why?".into(),
+        severity: Severity::Question,
+        send,
+    }
+}
+
+#[test]
+fn a_comment_is_a_draft_until_sent_and_each_save_is_one_revision() {
+    let r = review(vec![hunk("hunk:1", 10)]);
+    let s = Stored::new("review:r");
+    let (s, task) = s.apply(comment(on_new(11), false), &r, 5).unwrap();
+    assert_eq!(task, None);
+    assert_eq!(s.session.revision, 1);
+    let f = &s.session.findings[0];
+    assert_eq!((f.status, f.pending), (FindingStatus::Draft, false));
+    assert_eq!(f.line_text.as_deref(), Some("new"));
+    let send = Edit::Send {
+        comment_id: f.id.clone(),
+    };
+    let (s, task) = s.apply(send.clone(), &r, 6).unwrap();
+    assert_eq!(task, Some(("finding_1".into(), AgentTask::Answer)));
+    assert_eq!(s.session.revision, 2);
+    assert!(s.session.findings[0].pending);
+    assert_eq!(s.session.findings[0].status, FindingStatus::Open);
+    let err = s.apply(send, &r, 7).unwrap_err();
+    assert!(err.contains("already working"), "{err}");
+}
+
+#[test]
+fn bad_edits_say_why_and_change_nothing() {
+    let r = review(vec![hunk("hunk:1", 10)]);
+    let s = Stored::new("review:r");
+    let cases = [
+        (comment(on_new(99), false), "anchor not in the review"),
+        (
+            comment(
+                Anchor::Hunk {
+                    file_id: "file:a".into(),
+                    hunk_id: "hunk:zzz".into(),
+                },
+                false,
+            ),
+            "anchor not in the review",
+        ),
+        (
+            Edit::Comment {
+                anchor: on_new(11),
+                body: "  ".into(),
+                severity: Severity::Issue,
+                send: false,
+            },
+            "empty body",
+        ),
+        (
+            Edit::Reply {
+                comment_id: "finding_9".into(),
+                body: "x".into(),
+                send: false,
+            },
+            "unknown comment finding_9",
+        ),
+        (
+            Edit::Update {
+                comment_id: "finding_9".into(),
+                body: None,
+                severity: None,
+            },
+            "nothing to update",
+        ),
+    ];
+    for (edit, why) in cases {
+        let err = s.apply(edit, &r, 1).unwrap_err();
+        assert!(err.contains(why), "{err} / {why}");
+    }
+    assert_eq!(s, Stored::new("review:r"));
+}
+
+#[test]
+fn fix_requests_updates_resolve_reopen_and_delete() {
+    let r = review(vec![hunk("hunk:1", 10)]);
+    let (s, _) = Stored::new("review:r")
+        .apply(comment(on_new(11), true), &r, 1)
+        .unwrap();
+    let id = "finding_1".to_owned();
+    let err = s
+        .apply(
+            Edit::RequestFix {
+                comment_id: id.clone(),
+                body: None,
+                send: true,
+            },
+            &r,
+            2,
+        )
+        .unwrap_err();
+    assert!(err.contains("already working"));
+    let mut s = s;
+    s.finding_mut(&id).unwrap().pending = false;
+    let (s, task) = s
+        .apply(
+            Edit::RequestFix {
+                comment_id: id.clone(),
+                body: None,
+                send: true,
+            },
+            &r,
+            2,
+        )
+        .unwrap();
+    assert_eq!(task, Some((id.clone(), AgentTask::Fix)));
+    let (s, _) = s
+        .apply(
+            Edit::Update {
+                comment_id: id.clone(),
+                body: Some("better words".into()),
+                severity: Some(Severity::Issue),
+            },
+            &r,
+            3,
+        )
+        .unwrap();
+    let f = &s.session.findings[0];
+    assert_eq!(
+        (f.severity, f.thread[0].body.as_str()),
+        (Severity::Issue, "better words")
+    );
+    let (s, _) = s
+        .apply(
+            Edit::Resolve {
+                comment_id: id.clone(),
+            },
+            &r,
+            4,
+        )
+        .unwrap();
+    assert_eq!(s.session.findings[0].status, FindingStatus::Resolved);
+    let (s, _) = s
+        .apply(
+            Edit::Reopen {
+                comment_id: id.clone(),
+            },
+            &r,
+            5,
+        )
+        .unwrap();
+    assert_eq!(s.session.findings[0].status, FindingStatus::Open);
+    let (s, _) = s.apply(Edit::Delete { comment_id: id }, &r, 6).unwrap();
+    assert!(s.session.findings.is_empty() && s.positions.is_empty());
+    assert_eq!(s.session.revision, 6);
+}
+
+#[test]
+fn anchors_follow_their_hunk_and_vanished_ones_are_outdated() {
+    let r = review(vec![hunk("hunk:1", 10)]);
+    let (mut s, _) = Stored::new("review:r")
+        .apply(comment(on_new(11), false), &r, 1)
+        .unwrap();
+    // Another change above moved the hunk down by 5 lines; its text is the same.
+    assert!(s.follow(&review(vec![hunk("hunk:0", 1), hunk("hunk:1", 15)])));
+    assert_eq!(s.session.findings[0].anchor, on_new(16));
+    assert!(!s.session.findings[0].outdated);
+    assert!(s.follow(&review(vec![hunk("hunk:2", 15)])));
+    let f = &s.session.findings[0];
+    assert!(f.outdated);
+    assert_eq!(f.anchor, on_new(16), "kept as it was");
+    assert_eq!(f.line_text.as_deref(), Some("new"));
+    assert!(
+        !s.follow(&review(vec![hunk("hunk:2", 15)])),
+        "nothing changes twice"
+    );
+}
+
+#[test]
+fn a_stored_session_reads_back_and_refuses_another_review_or_a_newer_format() {
+    let r = review(vec![hunk("hunk:1", 10)]);
+    let (s, _) = Stored::new("review:r")
+        .apply(comment(on_new(11), false), &r, 1)
+        .unwrap();
+    assert_eq!(Stored::parse(&s.to_bytes(), "review:r").unwrap(), s);
+    assert!(
+        Stored::parse(&s.to_bytes(), "review:x")
+            .unwrap_err()
+            .contains("belongs to")
+    );
+    let mut newer = s.clone();
+    newer.version = STORED_VERSION + 1;
+    assert!(
+        Stored::parse(&newer.to_bytes(), "review:r")
+            .unwrap_err()
+            .contains("newer")
+    );
+    assert!(Stored::parse(b"{", "review:r").is_err());
+}

@@ -1,0 +1,435 @@
+//! `commit_review_chapters`: one commit per chapter, in chapter order, built in a temporary
+//! index so that neither the working tree nor the user's index is touched (gix cannot stage a
+//! hunk or write commits from an index here, so this runs the git CLI, one command at a time).
+//!
+//! A file whose hunks all belong to one chapter is staged whole from the working tree
+//! (`git add -A`, which also covers binary, mode, added, deleted and renamed files); a file split
+//! across chapters gets that chapter's hunks as a patch (`git apply --cached`). Each chapter's
+//! tree becomes a commit on top of the previous (`git write-tree`, `git commit-tree`); only when
+//! every commit exists does HEAD move (`git update-ref`, refusing if HEAD moved meanwhile), and
+//! then the committed paths of the real index are reset to the new HEAD.
+
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::fmt::Write as _;
+
+use crate::effects::{EffectId, Input, Output, Stream};
+use crate::protocol::actions::CommitReviewChapters;
+use crate::protocol::events::{ChapterCommit, Event, RequestFailed, ReviewChaptersCommitted};
+use crate::review::model::{Chapter, Hunk, LineKind, Review, ReviewFile};
+use crate::review::source::ReviewTarget;
+
+use super::Session;
+
+/// One step of the script; those that need an earlier step's output take it from [`Commit`].
+#[derive(Debug, Clone)]
+enum Step {
+    /// `git rev-parse --git-path` for the temporary index.
+    FindIndexPath,
+    /// `git rev-parse --verify HEAD`: the first parent, if any.
+    ReadHead,
+    /// `git read-tree HEAD` (or `--empty`) into the temporary index.
+    ResetIndex,
+    /// `git add -A -- paths` into the temporary index.
+    AddWhole(Vec<String>),
+    /// Write the patch for split files.
+    WritePatch(String),
+    /// `git apply --cached` of the patch into the temporary index.
+    ApplyPatch,
+    /// `git write-tree` of the temporary index.
+    WriteTree,
+    /// `git commit-tree`.
+    CommitTree(String, String),
+    /// `git update-ref HEAD`.
+    MoveHead,
+    /// `git reset -- paths` in the real index.
+    ResetRealIndex(Vec<String>),
+    /// Remove the temporary files.
+    Cleanup,
+}
+
+/// A commit of chapters under way.
+#[derive(Debug)]
+pub(super) struct Commit {
+    request_id: String,
+    root: String,
+    steps: VecDeque<Step>,
+    /// The step running and its effect.
+    running: Option<(EffectId, Step)>,
+    stdout: Vec<u8>,
+    stderr: Vec<u8>,
+    index_path: String,
+    original_head: Option<String>,
+    parent: Option<String>,
+    tree: String,
+    commits: Vec<ChapterCommit>,
+    /// The first failure; the script then only cleans up.
+    failed: Option<String>,
+}
+
+impl Session {
+    /// `commit_review_chapters`: refused at once when it cannot start.
+    pub(super) fn commit_chapters(&mut self, request: CommitReviewChapters) -> Result<(), String> {
+        let review = self.check_open(&request.review_id)?.clone();
+        if review.target != ReviewTarget::WorkingTree {
+            return Err("only a working_tree review can be committed".into());
+        }
+        if request.stack == Some(true) {
+            return Err("stack: true belongs to stacks: not supported by this build yet".into());
+        }
+        if self.commit.is_some() {
+            return Err("a commit of chapters is already running".into());
+        }
+        let chosen: Vec<&Chapter> = match &request.chapter_ids {
+            None => review.chapters.iter().collect(),
+            Some(ids) => {
+                if let Some(unknown) = ids
+                    .iter()
+                    .find(|id| !review.chapters.iter().any(|c| &c.id == *id))
+                {
+                    return Err(format!("unknown chapter {unknown}"));
+                }
+                review
+                    .chapters
+                    .iter()
+                    .filter(|c| ids.contains(&c.id))
+                    .collect()
+            }
+        };
+        if chosen.is_empty() {
+            return Err("no chapters to commit".into());
+        }
+        let messages = request.messages.clone().unwrap_or_default();
+        let root = self.review_root().unwrap_or_else(|| self.cwd.clone());
+        let steps = plan(&review, &chosen, &messages);
+        self.commit = Some(Commit {
+            request_id: request.request_id,
+            root,
+            steps,
+            running: None,
+            stdout: Vec::new(),
+            stderr: Vec::new(),
+            index_path: String::new(),
+            original_head: None,
+            parent: None,
+            tree: String::new(),
+            commits: Vec::new(),
+            failed: None,
+        });
+        self.next_commit_step();
+        Ok(())
+    }
+
+    /// Routes a result of the running step; `false` when the input is not one.
+    pub(super) fn commit_effect(&mut self, input: &Input<'_>) -> bool {
+        let Some(commit) = self.commit.as_mut() else {
+            return false;
+        };
+        let Some((running, _)) = &commit.running else {
+            return false;
+        };
+        match input {
+            Input::ProcessOutput { id, stream, bytes } if id == running => {
+                match stream {
+                    Stream::Stdout => commit.stdout.extend_from_slice(bytes),
+                    Stream::Stderr => commit.stderr.extend_from_slice(bytes),
+                }
+                true
+            }
+            Input::ProcessExited { id, status } if id == running => {
+                let outcome = match status {
+                    Ok(Some(0)) => Ok(()),
+                    Ok(code) => {
+                        Err(code.map_or_else(|| "killed".to_owned(), |c| format!("exit {c}")))
+                    }
+                    Err(err) => Err(err.clone()),
+                };
+                self.step_done(outcome);
+                true
+            }
+            Input::FileWritten { id, result } if id == running => {
+                self.step_done(result.clone());
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// The running step ended: take its output, then run the next.
+    fn step_done(&mut self, outcome: Result<(), String>) {
+        let Some(commit) = self.commit.as_mut() else {
+            return;
+        };
+        let Some((_, step)) = commit.running.take() else {
+            return;
+        };
+        let stdout = String::from_utf8_lossy(&std::mem::take(&mut commit.stdout))
+            .trim()
+            .to_owned();
+        let stderr = String::from_utf8_lossy(&std::mem::take(&mut commit.stderr))
+            .trim()
+            .to_owned();
+        match (&step, outcome) {
+            // No HEAD yet: the first commit has no parent.
+            (Step::ReadHead, Err(_)) => {}
+            (Step::ReadHead, Ok(())) => {
+                commit.original_head = Some(stdout.clone());
+                commit.parent = Some(stdout);
+            }
+            (Step::FindIndexPath, Ok(())) => {
+                commit.index_path = if stdout.starts_with('/') {
+                    stdout
+                } else {
+                    format!("{}/{stdout}", commit.root)
+                };
+            }
+            (Step::WriteTree, Ok(())) => commit.tree = stdout,
+            (Step::CommitTree(chapter_id, _), Ok(())) => {
+                commit.commits.push(ChapterCommit {
+                    chapter_id: chapter_id.clone(),
+                    sha: stdout.clone(),
+                    branch: None,
+                });
+                commit.parent = Some(stdout);
+            }
+            (Step::Cleanup, _) => {}
+            (_, Ok(())) => {}
+            (step, Err(why)) => {
+                if commit.failed.is_none() {
+                    let detail = if stderr.is_empty() { why } else { stderr };
+                    commit.failed = Some(format!("{}: {detail}", describe(step)));
+                }
+                // Only the cleanup is left to run.
+                commit.steps.retain(|s| matches!(s, Step::Cleanup));
+            }
+        }
+        self.next_commit_step();
+    }
+
+    /// Starts the next step, or answers when none is left.
+    fn next_commit_step(&mut self) {
+        let Some(commit) = self.commit.as_mut() else {
+            return;
+        };
+        let Some(step) = commit.steps.pop_front() else {
+            let Some(commit) = self.commit.take() else {
+                return;
+            };
+            match commit.failed {
+                Some(reason) => self.emit(Event::ReviewChaptersCommitFailed(RequestFailed {
+                    request_id: commit.request_id,
+                    reason,
+                })),
+                None => {
+                    self.emit(Event::ReviewChaptersCommitted(ReviewChaptersCommitted {
+                        request_id: commit.request_id,
+                        commits: commit.commits,
+                    }));
+                    self.refresh_review();
+                }
+            }
+            return;
+        };
+        let git = |args: &[&str]| {
+            let mut all = vec!["git".to_owned()];
+            all.extend(args.iter().map(|a| (*a).to_owned()));
+            all
+        };
+        // The temporary index is chosen through the environment, which `env` sets for git.
+        let in_index = |args: &[&str]| {
+            let mut all = vec![
+                format!("GIT_INDEX_FILE={}", commit.index_path),
+                "git".to_owned(),
+            ];
+            all.extend(args.iter().map(|a| (*a).to_owned()));
+            all
+        };
+        let command: Result<Vec<String>, (String, Vec<u8>)> = match &step {
+            Step::FindIndexPath => Ok(git(&["rev-parse", "--git-path", "luxe-review.index"])),
+            Step::ReadHead => Ok(git(&["rev-parse", "--verify", "--quiet", "HEAD^{commit}"])),
+            Step::ResetIndex => Ok(match &commit.parent {
+                Some(head) => in_index(&["read-tree", head]),
+                None => in_index(&["read-tree", "--empty"]),
+            }),
+            Step::AddWhole(paths) => {
+                let mut args = vec!["add", "-A", "--"];
+                args.extend(paths.iter().map(String::as_str));
+                Ok(in_index(&args))
+            }
+            Step::WritePatch(patch) => Err((
+                format!("{}.patch", commit.index_path),
+                patch.clone().into_bytes(),
+            )),
+            Step::ApplyPatch => {
+                let patch = format!("{}.patch", commit.index_path);
+                Ok(in_index(&[
+                    "apply",
+                    "--cached",
+                    "--whitespace=nowarn",
+                    &patch,
+                ]))
+            }
+            Step::WriteTree => Ok(in_index(&["write-tree"])),
+            Step::CommitTree(_, message) => {
+                let mut args = vec!["commit-tree", commit.tree.as_str(), "-m", message.as_str()];
+                if let Some(parent) = &commit.parent {
+                    args.extend(["-p", parent.as_str()]);
+                }
+                Ok(git(&args))
+            }
+            Step::MoveHead => {
+                let last = commit.parent.clone().unwrap_or_default();
+                let mut args = vec![
+                    "update-ref",
+                    "-m",
+                    "luxe: commit review chapters",
+                    "HEAD",
+                    last.as_str(),
+                ];
+                if let Some(old) = &commit.original_head {
+                    args.push(old.as_str());
+                }
+                Ok(git(&args))
+            }
+            Step::ResetRealIndex(paths) => {
+                let mut args = vec!["reset", "--quiet", "--"];
+                args.extend(paths.iter().map(String::as_str));
+                Ok(git(&args))
+            }
+            Step::Cleanup => Ok(vec![
+                "rm".to_owned(),
+                "-f".to_owned(),
+                commit.index_path.clone(),
+                format!("{}.patch", commit.index_path),
+            ]),
+        };
+        // A step with nothing to do (no paths) is skipped.
+        if matches!(&step, Step::AddWhole(p) | Step::ResetRealIndex(p) if p.is_empty())
+            || (matches!(step, Step::Cleanup) && commit.index_path.is_empty())
+        {
+            return self.next_commit_step();
+        }
+        let root = commit.root.clone();
+        let id = self.effect_id();
+        if let Some(commit) = self.commit.as_mut() {
+            commit.running = Some((id, step.clone()));
+        }
+        match command {
+            Ok(mut args) => {
+                let program = if args[0] == "git" {
+                    args.remove(0)
+                } else {
+                    "env".to_owned()
+                };
+                self.outputs.push_back(Output::Spawn {
+                    id,
+                    program,
+                    args,
+                    cwd: root,
+                });
+            }
+            Err((path, bytes)) => self
+                .outputs
+                .push_back(Output::WriteFile { id, path, bytes }),
+        }
+    }
+}
+
+/// What a step is, for a failure's reason.
+fn describe(step: &Step) -> &'static str {
+    match step {
+        Step::FindIndexPath => "git rev-parse --git-path",
+        Step::ReadHead => "git rev-parse HEAD",
+        Step::ResetIndex => "git read-tree",
+        Step::AddWhole(_) => "git add",
+        Step::WritePatch(_) => "writing the chapter's patch",
+        Step::ApplyPatch => "git apply --cached",
+        Step::WriteTree => "git write-tree",
+        Step::CommitTree(..) => "git commit-tree",
+        Step::MoveHead => "git update-ref HEAD (did HEAD move?)",
+        Step::ResetRealIndex(_) => "git reset",
+        Step::Cleanup => "removing the temporary index",
+    }
+}
+
+/// The script for committing `chosen` (in chapter order) of `review`.
+fn plan(
+    review: &Review,
+    chosen: &[&Chapter],
+    messages: &BTreeMap<String, String>,
+) -> VecDeque<Step> {
+    let chapter_of: BTreeMap<&str, &str> = review
+        .chapters
+        .iter()
+        .flat_map(|c| c.hunk_ids.iter().map(move |h| (h.as_str(), c.id.as_str())))
+        .collect();
+    let hunks: BTreeMap<&str, &Hunk> = review.hunks.iter().map(|h| (h.id.as_str(), h)).collect();
+    let mut steps = VecDeque::from([Step::FindIndexPath, Step::ReadHead, Step::ResetIndex]);
+    let mut touched = BTreeSet::new();
+    for chapter in chosen {
+        let mut whole = Vec::new();
+        let mut patch = String::new();
+        for file in &review.files {
+            let mine: Vec<&Hunk> = file
+                .hunk_ids
+                .iter()
+                .filter(|h| chapter_of.get(h.as_str()) == Some(&chapter.id.as_str()))
+                .filter_map(|h| hunks.get(h.as_str()).copied())
+                .collect();
+            if mine.is_empty() {
+                continue;
+            }
+            touched.insert(file.path.clone());
+            if let Some(old) = &file.old_path {
+                touched.insert(old.clone());
+            }
+            if mine.len() == file.hunk_ids.len() {
+                whole.push(file.path.clone());
+                whole.extend(file.old_path.clone());
+            } else {
+                write_patch(&mut patch, file, &mine);
+            }
+        }
+        steps.push_back(Step::AddWhole(whole));
+        if !patch.is_empty() {
+            steps.push_back(Step::WritePatch(patch));
+            steps.push_back(Step::ApplyPatch);
+        }
+        let message = messages
+            .get(&chapter.id)
+            .cloned()
+            .unwrap_or_else(|| format!("{}\n\n{}", chapter.title, chapter.summary));
+        steps.push_back(Step::WriteTree);
+        steps.push_back(Step::CommitTree(chapter.id.clone(), message));
+    }
+    steps.push_back(Step::MoveHead);
+    steps.push_back(Step::ResetRealIndex(touched.into_iter().collect()));
+    steps.push_back(Step::Cleanup);
+    steps
+}
+
+/// Appends `hunks` of `file` to `patch` as a unified diff git can apply.
+fn write_patch(patch: &mut String, file: &ReviewFile, hunks: &[&Hunk]) {
+    let _ = writeln!(
+        patch,
+        "diff --git a/{0} b/{0}\n--- a/{0}\n+++ b/{0}",
+        file.path
+    );
+    for hunk in hunks {
+        let _ = writeln!(
+            patch,
+            "@@ -{},{} +{},{} @@",
+            hunk.old_start, hunk.old_lines, hunk.new_start, hunk.new_lines
+        );
+        for line in &hunk.lines {
+            let sign = match line.kind {
+                LineKind::Context => ' ',
+                LineKind::Add => '+',
+                LineKind::Del => '-',
+            };
+            let _ = writeln!(patch, "{sign}{}", line.text);
+            if line.no_newline {
+                patch.push_str("\\ No newline at end of file\n");
+            }
+        }
+    }
+}

@@ -1,0 +1,792 @@
+//! The open guided review in the session: loading it (io reads the diff, core builds the review
+//! and reads its session file), the save queue that makes every change durable before it is
+//! acknowledged, and what agent turns leave on threads.
+//!
+//! Saves are strictly one at a time: a change is applied to the last state on disk, written
+//! atomically, and only then kept and acknowledged. So 50 edits in flight are 50 answers in
+//! order, each checked against everything saved before it, and a failed write changes nothing.
+
+use std::collections::VecDeque;
+use std::time::Instant;
+
+use serde_json::Value;
+
+use crate::effects::{EffectId, Input, Output};
+use crate::protocol::actions::{EditReview, LoadGuidedReview, ReviewRequest};
+use crate::protocol::codec::Rejection;
+use crate::protocol::events::{
+    Event, GuidedReviewLoaded, GuidedReviewUpdated, RequestFailed, ReviewSessionEvent,
+    ReviewSessionSaved,
+};
+use crate::protocol::values::TurnSource;
+use crate::review::build::build;
+use crate::review::findings::{
+    AgentTask, Anchor, Author, Edit, EntryKind, Severity, Stored, ThreadEntry,
+};
+use crate::review::model::Review;
+use crate::review::source::ReviewTarget;
+
+use super::review_prompts::{agent_review_prompt, finding_prompt};
+use super::{Queued, Session};
+
+/// A review session file is never this large; a bigger one is not read.
+const SESSION_FILE_MAX: u64 = 64 * 1024 * 1024;
+
+/// What the agent does in a review turn.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum ReviewWork {
+    /// Answer on finding `.0`'s thread.
+    Answer(String),
+    /// Change the code for finding `.0`, then `report`.
+    Fix(String),
+    /// Review the whole diff with `add_finding`.
+    Review,
+}
+
+/// A review turn's task, carried by the queued message that starts it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct ReviewTask {
+    pub(super) review_id: String,
+    pub(super) work: ReviewWork,
+}
+
+impl ReviewTask {
+    /// The extra tools the turn offers.
+    pub(super) fn tools(&self) -> &'static [&'static str] {
+        match self.work {
+            ReviewWork::Answer(_) => &[],
+            ReviewWork::Fix(_) => &["report"],
+            ReviewWork::Review => &["add_finding"],
+        }
+    }
+}
+
+/// The review that is open.
+#[derive(Debug)]
+struct OpenReview {
+    review: Review,
+    /// The repository's work tree root.
+    root: String,
+    /// The session as it is on disk.
+    stored: Stored,
+    /// Its file; `None` when nothing is kept (no `LUXE_HOME`).
+    path: Option<String>,
+}
+
+/// Why a diff is being read.
+#[derive(Debug)]
+enum Reading {
+    /// `load_guided_review`.
+    Load { request_id: String },
+    /// A turn changed files: read the open review again.
+    Refresh { review_id: String },
+}
+
+/// A change waiting for its turn to be saved.
+#[derive(Debug)]
+enum Change {
+    /// A client's `edit_review`, checked when its turn comes.
+    Edit {
+        request_id: String,
+        edit: Result<Edit, String>,
+    },
+    /// `request_agent_review`: recorded, then the agent reviews.
+    AgentReviewRequested { request_id: String },
+    /// An entry on a finding's thread, and whether a turn still works on it.
+    Entry {
+        finding_id: String,
+        entry: ThreadEntry,
+        pending: bool,
+    },
+    /// A finding the agent added.
+    AgentFinding {
+        anchor: Anchor,
+        severity: Severity,
+        body: String,
+    },
+    /// A note about the whole review.
+    Note { body: String },
+    /// The re-read review moved anchors.
+    Follow,
+}
+
+/// The review part of the session.
+#[derive(Debug, Default)]
+pub(super) struct ReviewState {
+    /// `$LUXE_HOME/reviews`; `None` keeps nothing.
+    dir: Option<String>,
+    /// Diff reads in flight.
+    reading: Vec<(EffectId, Reading, ReviewTarget)>,
+    /// A built review waiting for its session file: the request, the review, its root and file.
+    opening: Option<(EffectId, String, Review, String, Option<String>)>,
+    open: Option<OpenReview>,
+    /// Changes waiting to be saved, for the open review.
+    queue: VecDeque<Change>,
+    /// The save being written: its effect, the state it writes, what it was, and the agent's
+    /// task it starts once on disk.
+    writing: Option<(EffectId, Stored, Change, Option<ReviewTask>)>,
+}
+
+impl ReviewState {
+    /// Review sessions live in `dir`.
+    pub(super) fn new(dir: Option<String>) -> Self {
+        Self {
+            dir,
+            ..Self::default()
+        }
+    }
+}
+
+impl Session {
+    /// `load_guided_review`.
+    pub(super) fn load_review(&mut self, load: LoadGuidedReview) {
+        if let ReviewTarget::PullRequest { .. } = load.target {
+            return self.emit(Event::GuidedReviewFailed(RequestFailed {
+                request_id: load.request_id,
+                reason: "pull_request reviews are read through gh: not supported by this build yet"
+                    .into(),
+            }));
+        }
+        self.read_diff(
+            Reading::Load {
+                request_id: load.request_id,
+            },
+            load.target,
+        );
+    }
+
+    fn read_diff(&mut self, reading: Reading, target: ReviewTarget) {
+        let id = self.effect_id();
+        self.review.reading.push((id, reading, target.clone()));
+        self.outputs.push_back(Output::ReadDiff {
+            id,
+            cwd: self.cwd.clone(),
+            target,
+        });
+    }
+
+    /// Routes a diff read or a review file read or write; `false` when the input is not one.
+    pub(super) fn review_effect(&mut self, now: Instant, input: &Input<'_>) -> bool {
+        if self.commit_effect(input) {
+            return true;
+        }
+        match input {
+            Input::DiffRead { id, result } => {
+                let Some(at) = self.review.reading.iter().position(|(r, ..)| r == id) else {
+                    return false;
+                };
+                let (_, reading, target) = self.review.reading.remove(at);
+                match (reading, result) {
+                    (Reading::Load { request_id }, Err(reason)) => {
+                        self.emit(Event::GuidedReviewFailed(RequestFailed {
+                            request_id,
+                            reason: reason.clone(),
+                        }));
+                    }
+                    (Reading::Load { request_id }, Ok(source)) => {
+                        let review = build(&target, source);
+                        self.open_review(now, request_id, review, source.root.clone());
+                    }
+                    (Reading::Refresh { review_id }, Ok(source)) => {
+                        self.refreshed(now, &review_id, build(&target, source));
+                    }
+                    (Reading::Refresh { .. }, Err(reason)) => {
+                        self.report_error(format!("the review could not be read again: {reason}"));
+                    }
+                }
+                true
+            }
+            Input::FileRead { id, result } => {
+                if !matches!(&self.review.opening, Some((o, ..)) if o == id) {
+                    return false;
+                }
+                let Some((_, request_id, review, root, path)) = self.review.opening.take() else {
+                    return true;
+                };
+                let stored = match result {
+                    Ok(content) => Stored::parse(&content.bytes, &review.id).map_err(|err| {
+                        format!(
+                            "the review session file {} cannot be read ({err}); move it away to start this review afresh",
+                            path.as_deref().unwrap_or_default()
+                        )
+                    }),
+                    Err(err) if is_not_found(err) => Ok(Stored::new(&review.id)),
+                    Err(err) => Err(format!("the review session file cannot be read: {err}")),
+                };
+                match stored {
+                    Ok(stored) => self.opened(now, request_id, review, stored, root, path),
+                    Err(reason) => self.emit(Event::GuidedReviewFailed(RequestFailed {
+                        request_id,
+                        reason,
+                    })),
+                }
+                true
+            }
+            Input::FileWritten { id, result } => {
+                if !matches!(&self.review.writing, Some((w, ..)) if w == id) {
+                    return false;
+                }
+                self.written(now, result.clone());
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// The review is built: read its session file (or start an empty one).
+    fn open_review(&mut self, now: Instant, request_id: String, review: Review, root: String) {
+        let path = self.review.dir.as_ref().map(|dir| {
+            format!(
+                "{}/{}.json",
+                dir.trim_end_matches('/'),
+                file_stem(&review.id)
+            )
+        });
+        let Some(file) = path.clone() else {
+            let stored = Stored::new(&review.id);
+            return self.opened(now, request_id, review, stored, root, None);
+        };
+        let id = self.effect_id();
+        self.review.opening = Some((id, request_id, review, root, path));
+        self.outputs.push_back(Output::ReadFile {
+            id,
+            path: file,
+            max_bytes: SESSION_FILE_MAX,
+        });
+    }
+
+    /// The review and its session are read: it is the open review now.
+    fn opened(
+        &mut self,
+        now: Instant,
+        request_id: String,
+        review: Review,
+        mut stored: Stored,
+        root: String,
+        path: Option<String>,
+    ) {
+        // Changes queued for a review that is no longer open have nowhere to go.
+        let replaced = self.review.open.as_ref().map(|o| o.review.id.clone());
+        if replaced.as_deref() != Some(review.id.as_str()) {
+            self.drop_queued_changes();
+        }
+        let moved = stored.follow(&review);
+        // A turn that worked on a finding did not outlive the process that ran it.
+        let stale: Vec<String> = stored
+            .session
+            .findings
+            .iter()
+            .filter(|f| f.pending)
+            .map(|f| f.id.clone())
+            .collect();
+        self.emit(Event::GuidedReviewLoaded(GuidedReviewLoaded {
+            request_id,
+            review: review.clone(),
+        }));
+        self.emit(Event::ReviewSessionRestored(ReviewSessionEvent {
+            session: stored.session.clone(),
+        }));
+        self.review.open = Some(OpenReview {
+            review,
+            root,
+            stored,
+            path,
+        });
+        if moved {
+            self.queue_change(now, Change::Follow);
+        }
+        for finding_id in stale {
+            let entry = self.system_entry(
+                now,
+                "The agent's turn on this comment ended when luxe stopped.",
+            );
+            self.close_thread(now, finding_id, entry);
+        }
+    }
+
+    /// Adds `entry` to finding `finding_id`, which no turn works on any more.
+    fn close_thread(&mut self, now: Instant, finding_id: String, entry: ThreadEntry) {
+        self.queue_change(
+            now,
+            Change::Entry {
+                finding_id,
+                entry,
+                pending: false,
+            },
+        );
+    }
+
+    /// A re-read of the open review after a turn changed files.
+    fn refreshed(&mut self, now: Instant, review_id: &str, review: Review) {
+        let Some(open) = self
+            .review
+            .open
+            .as_mut()
+            .filter(|o| o.review.id == review_id)
+        else {
+            return;
+        };
+        open.review = review.clone();
+        self.emit(Event::GuidedReviewUpdated(GuidedReviewUpdated { review }));
+        self.queue_change(now, Change::Follow);
+    }
+
+    /// A turn that changed files ended: read the open working-tree review again.
+    pub(super) fn refresh_review(&mut self) {
+        let Some(open) = &self.review.open else {
+            return;
+        };
+        if open.review.target != ReviewTarget::WorkingTree {
+            return;
+        }
+        let review_id = open.review.id.clone();
+        self.read_diff(Reading::Refresh { review_id }, ReviewTarget::WorkingTree);
+    }
+
+    /// `edit_review`: always answered under its `request_id`.
+    pub(super) fn edit_review(&mut self, now: Instant, edit: EditReview) {
+        if let Err(reason) = self.check_open(&edit.review_id) {
+            return self.emit(Event::ReviewSessionSaveFailed(RequestFailed {
+                request_id: edit.request_id,
+                reason,
+            }));
+        }
+        let request_id = edit.request_id.clone();
+        self.queue_change(
+            now,
+            Change::Edit {
+                request_id,
+                edit: parse_edit(edit),
+            },
+        );
+    }
+
+    /// `request_agent_review`: recorded at once, then the agent reviews.
+    pub(super) fn request_agent_review(
+        &mut self,
+        now: Instant,
+        request: ReviewRequest,
+    ) -> Result<(), Rejection> {
+        self.check_open(&request.review_id)
+            .map_err(|reason| Rejection {
+                kind: Some("request_agent_review".into()),
+                reason,
+                request_id: Some(request.request_id.clone()),
+            })?;
+        self.queue_change(
+            now,
+            Change::AgentReviewRequested {
+                request_id: request.request_id,
+            },
+        );
+        Ok(())
+    }
+
+    /// The open review's repository root.
+    pub(super) fn review_root(&self) -> Option<String> {
+        self.review.open.as_ref().map(|o| o.root.clone())
+    }
+
+    /// `Ok` when `review_id` is the open review, else why not.
+    pub(super) fn check_open(&self, review_id: &str) -> Result<&Review, String> {
+        match &self.review.open {
+            Some(open) if open.review.id == review_id => Ok(&open.review),
+            Some(open) => Err(format!(
+                "review {review_id} is not open (the open review is {})",
+                open.review.id
+            )),
+            None => Err("no review is open: load_guided_review first".into()),
+        }
+    }
+
+    /// Queues `change` and saves it when it is its turn.
+    fn queue_change(&mut self, now: Instant, change: Change) {
+        self.review.queue.push_back(change);
+        self.save_next(now);
+    }
+
+    /// Applies and writes the next queued change, if no write is in flight.
+    fn save_next(&mut self, now: Instant) {
+        while self.review.writing.is_none() {
+            let Some(change) = self.review.queue.pop_front() else {
+                return;
+            };
+            let Some(open) = self.review.open.as_ref() else {
+                return self.drop_queued_changes();
+            };
+            let at = self.wall_ms(now);
+            let review_id = open.review.id.clone();
+            let applied = apply_change(&open.stored, &change, &open.review, at);
+            let (next, task) = match applied {
+                Ok(done) => done,
+                Err(reason) => {
+                    self.change_failed(change, reason);
+                    continue;
+                }
+            };
+            let task = task.map(|work| ReviewTask { review_id, work });
+            match open.path.clone() {
+                Some(path) => {
+                    let id = self.effect_id();
+                    self.outputs.push_back(Output::WriteFile {
+                        id,
+                        path,
+                        bytes: next.to_bytes(),
+                    });
+                    self.review.writing = Some((id, next, change, task));
+                }
+                None => self.saved(now, next, change, task),
+            }
+        }
+    }
+
+    /// The write of the save in flight ended.
+    fn written(&mut self, now: Instant, result: Result<(), String>) {
+        let Some((_, next, change, task)) = self.review.writing.take() else {
+            return;
+        };
+        match result {
+            Ok(()) => self.saved(now, next, change, task),
+            Err(err) => self.change_failed(
+                change,
+                format!("the review session could not be saved: {err}"),
+            ),
+        }
+        self.save_next(now);
+    }
+
+    /// A change is on disk: keep it, say so, and start the agent's task.
+    fn saved(&mut self, now: Instant, next: Stored, change: Change, task: Option<ReviewTask>) {
+        let Some(open) = self.review.open.as_mut() else {
+            return;
+        };
+        open.stored = next;
+        let session = open.stored.session.clone();
+        let request_id = match change {
+            Change::Edit { request_id, .. } | Change::AgentReviewRequested { request_id } => {
+                Some(request_id)
+            }
+            _ => None,
+        };
+        self.emit(Event::ReviewSessionSaved(ReviewSessionSaved {
+            request_id,
+            session,
+        }));
+        if let Some(task) = task {
+            self.queue_review_turn(now, task);
+        }
+    }
+
+    /// A change could not be saved: an edit's request hears why; luxe's own changes are
+    /// reported as an error (the session goes on).
+    fn change_failed(&mut self, change: Change, reason: String) {
+        match change {
+            Change::Edit { request_id, .. } | Change::AgentReviewRequested { request_id } => {
+                self.emit(Event::ReviewSessionSaveFailed(RequestFailed {
+                    request_id,
+                    reason,
+                }));
+            }
+            Change::AgentFinding { .. }
+            | Change::Entry { .. }
+            | Change::Note { .. }
+            | Change::Follow => {
+                self.report_error(reason);
+            }
+        }
+    }
+
+    /// Answers the requests among the queued changes of a review that is no longer open.
+    fn drop_queued_changes(&mut self) {
+        for change in std::mem::take(&mut self.review.queue) {
+            if let Change::Edit { request_id, .. } | Change::AgentReviewRequested { request_id } =
+                change
+            {
+                self.emit(Event::ReviewSessionSaveFailed(RequestFailed {
+                    request_id,
+                    reason: "another review was opened before this change was saved".into(),
+                }));
+            }
+        }
+    }
+
+    /// Queues the review turn for `task`, with its prompt built from the review as it is now.
+    fn queue_review_turn(&mut self, now: Instant, task: ReviewTask) {
+        let Some(open) = &self.review.open else {
+            return;
+        };
+        let text = match &task.work {
+            ReviewWork::Answer(id) | ReviewWork::Fix(id) => {
+                let fix = matches!(task.work, ReviewWork::Fix(_));
+                match open.stored.session.findings.iter().find(|f| &f.id == id) {
+                    Some(finding) => finding_prompt(&open.review, finding, fix),
+                    None => return,
+                }
+            }
+            ReviewWork::Review => agent_review_prompt(&open.review),
+        };
+        let queued = Queued {
+            text,
+            images: Vec::new(),
+            review: Some(task),
+        };
+        self.submit(now, queued, TurnSource::Review);
+    }
+
+    /// The `report` and `add_finding` tools: what they changed, for the model, or why not.
+    pub(super) fn review_tool(
+        &mut self,
+        now: Instant,
+        name: &str,
+        input: &Value,
+    ) -> Result<String, String> {
+        let task = self
+            .turn
+            .as_ref()
+            .and_then(|t| t.review.clone())
+            .ok_or_else(|| format!("{name} is only available in a review turn"))?;
+        let review = self.check_open(&task.review_id)?.clone();
+        let at = self.wall_ms(now);
+        match (name, &task.work) {
+            ("report", ReviewWork::Fix(finding_id)) => {
+                let comment_id = input["comment_id"].as_str().unwrap_or_default();
+                let summary = input["summary"].as_str().unwrap_or_default().trim();
+                if comment_id != finding_id {
+                    return Err(format!(
+                        "this turn works on {finding_id}, not {comment_id:?}"
+                    ));
+                }
+                if summary.is_empty() {
+                    return Err("summary is empty".into());
+                }
+                if let Some(turn) = self.turn.as_mut() {
+                    turn.reported = true;
+                }
+                let entry = ThreadEntry {
+                    author: Author::Agent,
+                    kind: EntryKind::Report,
+                    body: summary.to_owned(),
+                    at,
+                };
+                self.queue_change(
+                    now,
+                    Change::Entry {
+                        finding_id: finding_id.clone(),
+                        entry,
+                        pending: true,
+                    },
+                );
+                Ok(format!("Reported on {finding_id}."))
+            }
+            ("add_finding", ReviewWork::Review) => {
+                let anchor: Anchor = serde_json::from_value(input["anchor"].clone())
+                    .map_err(|e| format!("invalid anchor: {e}"))?;
+                let severity: Severity = serde_json::from_value(input["severity"].clone())
+                    .unwrap_or(Severity::Suggestion);
+                let body = input["body"].as_str().unwrap_or_default().to_owned();
+                // Checked now so the model hears why; the save checks again.
+                let mut probe = Stored::new(&review.id);
+                if let Err(why) =
+                    probe.add_agent_finding(anchor.clone(), severity, body.clone(), &review, at)
+                {
+                    let note = format!("An agent finding was dropped: {why}.");
+                    self.queue_change(now, Change::Note { body: note });
+                    return Err(format!(
+                        "{why}; the finding was dropped. Anchor findings to lines shown in the diff."
+                    ));
+                }
+                self.queue_change(
+                    now,
+                    Change::AgentFinding {
+                        anchor,
+                        severity,
+                        body,
+                    },
+                );
+                Ok("Finding added.".into())
+            }
+            _ => Err(format!("{name} is not available in this review turn")),
+        }
+    }
+
+    /// A review turn ended: its answer or a note lands on the thread.
+    pub(super) fn review_turn_ended(
+        &mut self,
+        now: Instant,
+        task: &ReviewTask,
+        answer: &str,
+        reported: bool,
+        why: &str,
+    ) {
+        if self.check_open(&task.review_id).is_err() {
+            return;
+        }
+        let at = self.wall_ms(now);
+        let (finding_id, entry) = match &task.work {
+            ReviewWork::Answer(id) if !answer.trim().is_empty() => (
+                id.clone(),
+                ThreadEntry {
+                    author: Author::Agent,
+                    kind: EntryKind::Answer,
+                    body: answer.trim().to_owned(),
+                    at,
+                },
+            ),
+            ReviewWork::Answer(id) => (
+                id.clone(),
+                self.system_entry(now, &format!("The agent ended without an answer ({why}).")),
+            ),
+            ReviewWork::Fix(id) if reported => {
+                (id.clone(), self.system_entry(now, "The fix turn ended."))
+            }
+            ReviewWork::Fix(id) => (
+                id.clone(),
+                self.system_entry(
+                    now,
+                    &format!(
+                        "The fix turn ended without a report ({why}); the comment stays open."
+                    ),
+                ),
+            ),
+            ReviewWork::Review => return,
+        };
+        self.close_thread(now, finding_id, entry);
+    }
+
+    fn system_entry(&self, now: Instant, body: &str) -> ThreadEntry {
+        ThreadEntry {
+            author: Author::System,
+            kind: EntryKind::Note,
+            body: body.to_owned(),
+            at: self.wall_ms(now),
+        }
+    }
+}
+
+/// Applies `change` to `stored`: the new state and the agent's task, or why not.
+fn apply_change(
+    stored: &Stored,
+    change: &Change,
+    review: &Review,
+    at: u64,
+) -> Result<(Stored, Option<ReviewWork>), String> {
+    let mut next = stored.clone();
+    let work = match change {
+        Change::Edit { edit, .. } => {
+            let (applied, task) = stored.apply(edit.clone()?, review, at)?;
+            next = applied;
+            task.map(|(id, task)| match task {
+                AgentTask::Answer => ReviewWork::Answer(id),
+                AgentTask::Fix => ReviewWork::Fix(id),
+            })
+        }
+        Change::AgentReviewRequested { .. } => {
+            next.add_note("The agent was asked to review the change.".into(), at);
+            Some(ReviewWork::Review)
+        }
+        Change::Entry {
+            finding_id,
+            entry,
+            pending,
+        } => {
+            next.add_entry(finding_id, entry.clone(), *pending)?;
+            None
+        }
+        Change::AgentFinding {
+            anchor,
+            severity,
+            body,
+        } => {
+            next.add_agent_finding(anchor.clone(), *severity, body.clone(), review, at)?;
+            None
+        }
+        Change::Note { body } => {
+            next.add_note(body.clone(), at);
+            None
+        }
+        Change::Follow => {
+            next.follow(review);
+            next.session.revision += 1;
+            None
+        }
+    };
+    Ok((next, work))
+}
+
+/// The edit an `edit_review` describes, or why its fields do not make one.
+fn parse_edit(edit: EditReview) -> Result<Edit, String> {
+    let comment_id = || {
+        edit.comment_id
+            .clone()
+            .ok_or_else(|| format!("{} needs comment_id", edit.edit))
+    };
+    let body = || {
+        edit.body
+            .clone()
+            .ok_or_else(|| format!("{} needs body", edit.edit))
+    };
+    let severity = edit
+        .severity
+        .as_deref()
+        .map(|s| {
+            serde_json::from_value::<Severity>(Value::String(s.to_owned())).map_err(|_| {
+                format!("unknown severity {s:?}: question, suggestion, issue, nitpick or praise")
+            })
+        })
+        .transpose()?;
+    let send = edit.send.unwrap_or(false);
+    Ok(match edit.edit.as_str() {
+        "comment" => Edit::Comment {
+            anchor: serde_json::from_value(edit.anchor.clone().ok_or("comment needs anchor")?)
+                .map_err(|e| format!("invalid anchor: {e}"))?,
+            body: body()?,
+            severity: severity.ok_or("comment needs severity")?,
+            send,
+        },
+        "reply" => Edit::Reply {
+            comment_id: comment_id()?,
+            body: body()?,
+            send,
+        },
+        "request_fix" => Edit::RequestFix {
+            comment_id: comment_id()?,
+            body: edit.body.clone(),
+            send,
+        },
+        "update" => Edit::Update {
+            comment_id: comment_id()?,
+            body: edit.body.clone(),
+            severity,
+        },
+        "delete" => Edit::Delete {
+            comment_id: comment_id()?,
+        },
+        "resolve" => Edit::Resolve {
+            comment_id: comment_id()?,
+        },
+        "reopen" => Edit::Reopen {
+            comment_id: comment_id()?,
+        },
+        "send" => Edit::Send {
+            comment_id: comment_id()?,
+        },
+        other => {
+            return Err(format!(
+                "unknown edit {other:?}: comment, reply, request_fix, update, delete, resolve, reopen or send"
+            ));
+        }
+    })
+}
+
+/// Whether a read failed because the file is not there.
+fn is_not_found(error: &str) -> bool {
+    error.contains("No such file") || error.contains("not found")
+}
+
+/// The file name of a review's session, from its id (`review:abc` → `review-abc`).
+fn file_stem(review_id: &str) -> String {
+    review_id
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect()
+}

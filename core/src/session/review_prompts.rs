@@ -1,0 +1,177 @@
+//! What a review turn asks the agent: a finding with its thread, hunk and file; or the whole
+//! diff to review, with the ids its findings must be anchored to.
+
+use std::fmt::Write as _;
+
+use crate::review::findings::{Anchor, Author, EntryKind, Finding, Side};
+use crate::review::model::{Hunk, LineKind, Review};
+
+/// The most of a diff put in an agent-review prompt; the rest is named, not shown.
+const REVIEW_PROMPT_MAX: usize = 200_000;
+
+/// The prompt of a turn that answers on `finding`, or fixes it when `fix`.
+pub(super) fn finding_prompt(review: &Review, finding: &Finding, fix: bool) -> String {
+    let mut text = String::new();
+    let file_id = anchor_file(&finding.anchor);
+    let file = review.files.iter().find(|f| f.id == file_id);
+    let _ = writeln!(
+        text,
+        "This is a guided code review. The reviewer left finding {} ({:?}) on {}.",
+        finding.id,
+        finding.severity,
+        file.map_or("a file that is no longer in the diff", |f| f.path.as_str())
+    );
+    if finding.outdated {
+        text.push_str("Its anchor is outdated: the code it pointed at has changed since.\n");
+    }
+    if let Some(line_text) = &finding.line_text {
+        let _ = writeln!(
+            text,
+            "It points at {}: `{line_text}`",
+            describe(&finding.anchor)
+        );
+    }
+    if let Some(hunk) =
+        anchor_hunk(&finding.anchor).and_then(|id| review.hunks.iter().find(|h| h.id == id))
+    {
+        text.push_str("\nThe hunk:\n```diff\n");
+        write_hunk(&mut text, hunk, false);
+        text.push_str("```\n");
+    }
+    text.push_str("\nThe thread so far:\n");
+    for entry in &finding.thread {
+        let who = match entry.author {
+            Author::Reviewer => "reviewer",
+            Author::Agent => "you",
+            Author::System => "luxe",
+        };
+        let what = match entry.kind {
+            EntryKind::Comment => "comment",
+            EntryKind::Reply => "reply",
+            EntryKind::FixRequest => "fix request",
+            EntryKind::Answer => "answer",
+            EntryKind::Report => "report",
+            EntryKind::Note => "note",
+        };
+        let _ = writeln!(text, "- {who} ({what}): {}", entry.body);
+    }
+    text.push('\n');
+    if fix {
+        let _ = write!(
+            text,
+            "Change the code as the reviewer asks, with your tools. When done, call the `report` \
+             tool with comment_id \"{}\" and a short summary of what you changed (or why you \
+             could not).",
+            finding.id
+        );
+    } else {
+        text.push_str(
+            "Answer the reviewer's latest message on this thread. Read the code if you need to; \
+             do not change files unless the reviewer asks you to. Your final message is posted \
+             on the thread as your answer.",
+        );
+    }
+    text
+}
+
+/// The prompt of a turn that reviews the whole diff.
+pub(super) fn agent_review_prompt(review: &Review) -> String {
+    let mut text = String::from(
+        "Review this change as a careful senior engineer. For every problem worth raising \
+         (bugs, missing tests, unclear code, risks), call the `add_finding` tool with an anchor \
+         {\"kind\":\"line\",\"file_id\":…,\"hunk_id\":…,\"side\":\"new\"|\"old\",\"line\":…} that \
+         names a line shown below (new-side numbers for context and added lines, old-side for \
+         deleted ones), a severity (question, suggestion, issue, nitpick or praise) and a body. \
+         Then end with a short overall summary.\n\n",
+    );
+    let mut left_out = Vec::new();
+    for file in &review.files {
+        if text.len() > REVIEW_PROMPT_MAX {
+            left_out.push(file.path.as_str());
+            continue;
+        }
+        let _ = writeln!(
+            text,
+            "File {} (file_id {}, {:?}):",
+            file.path, file.id, file.status
+        );
+        for hunk in review.hunks.iter().filter(|h| h.file_id == file.id) {
+            let _ = writeln!(text, "hunk_id {}:", hunk.id);
+            text.push_str("```diff\n");
+            write_hunk(&mut text, hunk, true);
+            text.push_str("```\n");
+        }
+    }
+    if !left_out.is_empty() {
+        let _ = write!(
+            text,
+            "\nLeft out for size (read them yourself if needed): {}\n",
+            left_out.join(", ")
+        );
+    }
+    text
+}
+
+/// A hunk as diff text, with line numbers when `numbered` (`old new` before each line).
+fn write_hunk(text: &mut String, hunk: &Hunk, numbered: bool) {
+    let _ = writeln!(
+        text,
+        "@@ -{},{} +{},{} @@ {}",
+        hunk.old_start, hunk.old_lines, hunk.new_start, hunk.new_lines, hunk.header
+    );
+    for line in &hunk.lines {
+        let sign = match line.kind {
+            LineKind::Context => ' ',
+            LineKind::Add => '+',
+            LineKind::Del => '-',
+        };
+        if numbered {
+            let n = |v: Option<u32>| v.map_or_else(|| "-".to_owned(), |n| n.to_string());
+            let _ = writeln!(
+                text,
+                "{:>5} {:>5} {sign}{}",
+                n(line.old_line),
+                n(line.new_line),
+                line.text
+            );
+        } else {
+            let _ = writeln!(text, "{sign}{}", line.text);
+        }
+    }
+}
+
+fn anchor_file(anchor: &Anchor) -> &str {
+    match anchor {
+        Anchor::Line { file_id, .. }
+        | Anchor::Range { file_id, .. }
+        | Anchor::Hunk { file_id, .. }
+        | Anchor::File { file_id } => file_id,
+    }
+}
+
+fn anchor_hunk(anchor: &Anchor) -> Option<&str> {
+    match anchor {
+        Anchor::Line { hunk_id, .. }
+        | Anchor::Range { hunk_id, .. }
+        | Anchor::Hunk { hunk_id, .. } => Some(hunk_id),
+        Anchor::File { .. } => None,
+    }
+}
+
+fn describe(anchor: &Anchor) -> String {
+    let side = |s: &Side| match s {
+        Side::Old => "old",
+        Side::New => "new",
+    };
+    match anchor {
+        Anchor::Line { side: s, line, .. } => format!("{} line {line}", side(s)),
+        Anchor::Range {
+            side: s,
+            start_line,
+            end_line,
+            ..
+        } => format!("{} lines {start_line}–{end_line}", side(s)),
+        Anchor::Hunk { .. } => "the hunk".into(),
+        Anchor::File { .. } => "the file".into(),
+    }
+}

@@ -1,0 +1,50 @@
+//! Real git repositories for tests: the git CLI with no global or system configuration, a
+//! fixed author, and `home/` (the workspace's `LUXE_HOME`) ignored.
+
+use std::path::Path;
+use std::process::Command;
+
+/// Runs `git args` in `dir` and returns its stdout; panics with stderr when it fails.
+pub fn git(dir: &Path, args: &[&str]) -> String {
+    let out = git_command(dir).args(args).output().expect("git runs");
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// A git command in `dir` that reads no user or system configuration.
+pub fn git_command(dir: &Path) -> Command {
+    let mut cmd = Command::new("git");
+    cmd.current_dir(dir)
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_AUTHOR_NAME", "Test")
+        .env("GIT_AUTHOR_EMAIL", "test@example.com")
+        .env("GIT_COMMITTER_NAME", "Test")
+        .env("GIT_COMMITTER_EMAIL", "test@example.com");
+    cmd
+}
+
+/// Makes `dir` a repository on `main` whose first commit holds `files` and a `.gitignore` that
+/// leaves out `home/`; luxe's own commits there get the same author.
+pub fn init_repo(dir: &Path, files: &[(&str, &str)]) {
+    git(dir, &["init", "--quiet", "-b", "main"]);
+    git(dir, &["config", "user.name", "Test"]);
+    git(dir, &["config", "user.email", "test@example.com"]);
+    write(dir, ".gitignore", "home/\n");
+    for (path, text) in files {
+        write(dir, path, text);
+    }
+    git(dir, &["add", "-A"]);
+    git(dir, &["commit", "--quiet", "-m", "base"]);
+}
+
+/// Writes `text` to `path` under `dir`, making directories.
+pub fn write(dir: &Path, path: &str, text: &str) {
+    let path = dir.join(path);
+    std::fs::create_dir_all(path.parent().expect("a parent")).expect("mkdir");
+    std::fs::write(path, text).expect("write");
+}

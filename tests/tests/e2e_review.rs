@@ -1,0 +1,458 @@
+//! Guided review end to end: real repositories, the real binary, the loopback model for the
+//! agent's answers, fixes and reviews, and real commits.
+
+use luxe_tests::git_repo::{git, init_repo, write};
+use luxe_tests::model_server::{ModelServer, Reply};
+use luxe_tests::process::{LuxeProcess, Workspace};
+use serde_json::{Value, json};
+
+const LIB: &str = "fn alpha() -> u32 {\n    1\n}\n\n// spacer\n// spacer\n// spacer\n// spacer\n// spacer\n// spacer\n\nfn beta() -> u32 {\n    2\n}\n";
+
+/// A repository with a base commit and three working-tree changes: `beta` changed, a new
+/// file, and the README.
+fn project() -> Workspace {
+    let ws = Workspace::new();
+    init_repo(ws.path(), &[("src/lib.rs", LIB), ("README.md", "# Demo\n")]);
+    write(
+        ws.path(),
+        "src/lib.rs",
+        &LIB.replace("    2\n", "    2 + 40\n"),
+    );
+    write(ws.path(), "src/new.rs", "pub fn gamma() {}\n");
+    write(ws.path(), "README.md", "# Demo\n\nNow with gamma.\n");
+    ws
+}
+
+fn start(ws: &Workspace, server: Option<&ModelServer>, flags: &[&str]) -> LuxeProcess {
+    let mut cmd = ws.luxe();
+    if let Some(server) = server {
+        cmd.env("ANTHROPIC_API_KEY", "k")
+            .env("ANTHROPIC_BASE_URL", server.anthropic_base_url());
+    }
+    cmd.args(flags);
+    let mut luxe = LuxeProcess::spawn(cmd);
+    luxe.expect("ready");
+    luxe.expect("state_changed");
+    luxe
+}
+
+/// Loads the working-tree review: `(review, session)`.
+fn load(luxe: &mut LuxeProcess) -> (Value, Value) {
+    luxe.send(r#"{"kind":"load_guided_review","content":{"request_id":"load","target":{"kind":"working_tree"}}}"#);
+    let loaded = luxe.expect("guided_review_loaded");
+    assert_eq!(loaded["request_id"], "load");
+    let restored = luxe.expect("review_session_restored");
+    (loaded["review"].clone(), restored["session"].clone())
+}
+
+/// The anchor of the added line `needle` (new side).
+fn anchor_at(review: &Value, needle: &str) -> Value {
+    for hunk in review["hunks"].as_array().unwrap() {
+        for line in hunk["lines"].as_array().unwrap() {
+            if line["kind"] == "add" && line["text"].as_str().unwrap().contains(needle) {
+                return json!({"kind": "line", "file_id": hunk["file_id"], "hunk_id": hunk["id"],
+                    "side": "new", "line": line["new_line"]});
+            }
+        }
+    }
+    panic!("no added line with {needle}: {review}");
+}
+
+fn edit(luxe: &mut LuxeProcess, request_id: &str, review_id: &Value, fields: Value) {
+    let mut content = json!({"request_id": request_id, "review_id": review_id});
+    for (k, v) in fields.as_object().unwrap() {
+        content[k] = v.clone();
+    }
+    luxe.send(&json!({"kind": "edit_review", "content": content}).to_string());
+}
+
+#[test]
+fn load_comment_restart_restore_then_outdated_after_an_edit() {
+    let ws = project();
+    let mut luxe = start(&ws, None, &[]);
+    let (review, session) = load(&mut luxe);
+    assert_eq!(session["revision"], 0);
+    let paths: Vec<&str> = review["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(paths, ["README.md", "src/lib.rs", "src/new.rs"]);
+    let chapters = review["chapters"].as_array().unwrap();
+    let covered: usize = chapters
+        .iter()
+        .map(|c| c["hunk_ids"].as_array().unwrap().len())
+        .sum();
+    assert_eq!(covered, review["hunks"].as_array().unwrap().len());
+
+    let id = &review["id"];
+    let anchor = anchor_at(&review, "2 + 40");
+    edit(
+        &mut luxe,
+        "c1",
+        id,
+        json!({"edit": "comment", "anchor": anchor, "body": "Why 40?", "severity": "question"}),
+    );
+    let saved = luxe.expect("review_session_saved");
+    assert_eq!(saved["request_id"], "c1");
+    assert_eq!(saved["session"]["revision"], 1);
+    let finding = &saved["session"]["findings"][0];
+    assert_eq!(finding["status"], "draft");
+    assert_eq!(finding["line_text"], "    2 + 40");
+
+    // Every bad edit is answered under its id, and changes nothing.
+    edit(
+        &mut luxe,
+        "bad1",
+        id,
+        json!({"edit": "reply", "comment_id": "finding_9", "body": "x"}),
+    );
+    edit(
+        &mut luxe,
+        "bad2",
+        id,
+        json!({"edit": "comment", "anchor": {"kind": "file", "file_id": "file:nope"}, "body": "x", "severity": "issue"}),
+    );
+    edit(
+        &mut luxe,
+        "bad3",
+        id,
+        json!({"edit": "comment", "anchor": anchor, "body": " ", "severity": "issue"}),
+    );
+    edit(
+        &mut luxe,
+        "bad4",
+        &json!("review:other"),
+        json!({"edit": "resolve", "comment_id": "finding_1"}),
+    );
+    for (request_id, why) in [
+        ("bad1", "unknown comment finding_9"),
+        ("bad2", "anchor not in the review"),
+        ("bad3", "empty body"),
+        ("bad4", "is not open"),
+    ] {
+        let failed = luxe.expect("review_session_save_failed");
+        assert_eq!(failed["request_id"], request_id);
+        assert!(failed["reason"].as_str().unwrap().contains(why), "{failed}");
+    }
+    luxe.send(r#"{"kind":"request_agent_review","content":{"request_id":"r1","review_id":"review:other"}}"#);
+    let rejected = luxe.expect("action_rejected");
+    assert_eq!(rejected["request_id"], "r1");
+    luxe.send(r#"{"kind":"close"}"#);
+    assert_eq!(luxe.wait().0.code(), Some(0));
+    let files = std::fs::read_dir(ws.path().join("home/reviews"))
+        .unwrap()
+        .count();
+    assert_eq!(files, 1, "the session is on disk");
+
+    // A restart brings the finding back.
+    let mut luxe = start(&ws, None, &[]);
+    let (again, session) = load(&mut luxe);
+    assert_eq!(again["id"], review["id"]);
+    assert_eq!(again["revision_id"], review["revision_id"]);
+    assert_eq!(session["revision"], 1);
+    assert_eq!(session["findings"][0]["outdated"], false);
+    luxe.send(r#"{"kind":"close"}"#);
+    luxe.wait();
+
+    // The anchored line changes: the finding is kept, outdated, with its original text.
+    write(
+        ws.path(),
+        "src/lib.rs",
+        &LIB.replace("    2\n", "    2 + 41\n"),
+    );
+    let mut luxe = start(&ws, None, &[]);
+    let (_, session) = load(&mut luxe);
+    let finding = &session["findings"][0];
+    assert_eq!(finding["outdated"], true, "{session}");
+    assert_eq!(finding["line_text"], "    2 + 40");
+    let saved = luxe.expect("review_session_saved");
+    assert!(
+        saved.get("request_id").is_none(),
+        "marking outdated is saved as progress"
+    );
+}
+
+#[test]
+fn fifty_edits_in_flight_get_fifty_answers() {
+    let ws = project();
+    let mut luxe = start(&ws, None, &[]);
+    let (review, _) = load(&mut luxe);
+    let anchor = anchor_at(&review, "gamma");
+    let mut lines = String::new();
+    for n in 0..50 {
+        let content = json!({"request_id": format!("e{n}"), "review_id": review["id"], "edit": "comment",
+            "anchor": anchor, "body": format!("note {n}"), "severity": "nitpick"});
+        lines.push_str(&json!({"kind": "edit_review", "content": content}).to_string());
+        lines.push('\n');
+    }
+    luxe.send_raw(lines.as_bytes());
+    for n in 0..50 {
+        let saved = luxe.expect("review_session_saved");
+        assert_eq!(saved["request_id"], format!("e{n}"));
+        assert_eq!(saved["session"]["revision"], n + 1);
+    }
+}
+
+#[test]
+fn not_a_git_repository_fails_with_a_reason() {
+    let ws = Workspace::new();
+    let mut luxe = start(&ws, None, &[]);
+    luxe.send(r#"{"kind":"load_guided_review","content":{"request_id":"l","target":{"kind":"working_tree"}}}"#);
+    let failed = luxe.expect("guided_review_failed");
+    assert_eq!(failed["request_id"], "l");
+    assert!(
+        failed["reason"]
+            .as_str()
+            .unwrap()
+            .contains("not a git repository"),
+        "{failed}"
+    );
+}
+
+/// Frames until the review turn ends and its thread entry is saved.
+fn review_turn(luxe: &mut LuxeProcess) -> Vec<Value> {
+    let mut frames = luxe.until("turn_ended");
+    loop {
+        let frame = luxe.recv();
+        let done = frame["kind"] == "review_session_saved";
+        frames.push(frame);
+        if done {
+            return frames;
+        }
+    }
+}
+
+#[test]
+fn a_question_and_a_fix_are_answered_on_their_thread() {
+    let ws = project();
+    let server = ModelServer::start();
+    let mut luxe = start(&ws, Some(&server), &[]);
+    let (review, _) = load(&mut luxe);
+    let id = review["id"].clone();
+    server.push(Reply::text("Forty is the offset the caller expects."));
+    edit(
+        &mut luxe,
+        "q",
+        &id,
+        json!({"edit": "comment", "anchor": anchor_at(&review, "2 + 40"),
+        "body": "Why add 40 here?", "severity": "question", "send": true}),
+    );
+    let saved = luxe.expect("review_session_saved");
+    assert_eq!(saved["request_id"], "q");
+    assert_eq!(saved["session"]["findings"][0]["pending"], true);
+    let frames = review_turn(&mut luxe);
+    let started = frames.iter().find(|f| f["kind"] == "turn_started").unwrap();
+    assert_eq!(started["content"]["source"], "review");
+    let last = &frames.last().unwrap()["content"]["session"]["findings"][0];
+    assert_eq!(last["pending"], false);
+    let answer = &last["thread"][1];
+    assert_eq!(
+        (&answer["author"], &answer["kind"]),
+        (&json!("agent"), &json!("answer"))
+    );
+    assert_eq!(answer["body"], "Forty is the offset the caller expects.");
+    let asked = server.requests().last().unwrap().body.to_string();
+    assert!(
+        asked.contains("Why add 40 here?") && asked.contains("2 + 40"),
+        "{asked}"
+    );
+
+    // A fix: the agent edits (asking permission as usual), reports, and the review is re-read.
+    server.push(Reply::tool_call(
+        "t1",
+        "edit",
+        json!({"path": "src/lib.rs", "old_text": "2 + 40", "new_text": "42"}),
+    ));
+    server.push(Reply::tool_call(
+        "t2",
+        "report",
+        json!({"comment_id": "finding_1", "summary": "Folded the constant."}),
+    ));
+    server.push(Reply::text("Done."));
+    edit(
+        &mut luxe,
+        "f",
+        &id,
+        json!({"edit": "request_fix", "comment_id": "finding_1", "send": true}),
+    );
+    assert_eq!(luxe.expect("review_session_saved")["request_id"], "f");
+    let prompt = luxe.until("permission_requested");
+    let request = &prompt.last().unwrap()["content"];
+    luxe.send(
+        &json!({"kind": "respond_permission", "content": {"id": request["id"], "reply": "once"}})
+            .to_string(),
+    );
+    // The report, the re-read review and the finding's end arrive as they are saved or read.
+    let (mut reported, mut updated, mut closed) = (false, false, false);
+    while !(reported && updated && closed) {
+        let frame = luxe.recv();
+        let thread = &frame["content"]["session"]["findings"][0]["thread"];
+        if let Some(entries) = thread.as_array() {
+            reported |= entries
+                .iter()
+                .any(|e| e["kind"] == "report" && e["body"] == "Folded the constant.");
+        }
+        if frame["kind"] == "guided_review_updated" {
+            updated = true;
+            let text = frame["content"]["review"].to_string();
+            assert!(text.contains("    42") && !text.contains("2 + 40"));
+        }
+        if frame["kind"] == "review_session_saved" {
+            // Done, and outdated: the line it pointed at changed.
+            let finding = &frame["content"]["session"]["findings"][0];
+            closed |= finding["pending"] == false && finding["outdated"] == true;
+        }
+    }
+    assert_eq!(
+        std::fs::read_to_string(ws.path().join("src/lib.rs")).unwrap(),
+        LIB.replace("    2\n", "    42\n")
+    );
+}
+
+#[test]
+fn a_fix_turn_without_a_report_says_why_and_stays_open() {
+    let ws = project();
+    let server = ModelServer::start();
+    let mut luxe = start(&ws, Some(&server), &[]);
+    let (review, _) = load(&mut luxe);
+    edit(
+        &mut luxe,
+        "c",
+        &review["id"],
+        json!({"edit": "comment", "anchor": anchor_at(&review, "gamma"),
+        "body": "Document gamma.", "severity": "issue"}),
+    );
+    luxe.expect("review_session_saved");
+    server.push(Reply::text("I looked but changed nothing."));
+    edit(
+        &mut luxe,
+        "f",
+        &review["id"],
+        json!({"edit": "request_fix", "comment_id": "finding_1", "body": "Add a doc comment.", "send": true}),
+    );
+    assert_eq!(luxe.expect("review_session_saved")["request_id"], "f");
+    let frames = review_turn(&mut luxe);
+    let finding = &frames.last().unwrap()["content"]["session"]["findings"][0];
+    assert_eq!(finding["status"], "open");
+    assert_eq!(finding["pending"], false);
+    let note = finding["thread"].as_array().unwrap().last().unwrap();
+    assert_eq!(
+        (&note["author"], &note["kind"]),
+        (&json!("system"), &json!("note"))
+    );
+    assert!(
+        note["body"].as_str().unwrap().contains("without a report"),
+        "{note}"
+    );
+}
+
+#[test]
+fn agent_review_keeps_a_valid_finding_and_notes_an_invented_one() {
+    let ws = project();
+    let server = ModelServer::start();
+    let mut luxe = start(&ws, Some(&server), &[]);
+    let (review, _) = load(&mut luxe);
+    let valid = anchor_at(&review, "gamma");
+    let mut invented = valid.clone();
+    invented["line"] = json!(999);
+    server.push(Reply::tool_call(
+        "a1",
+        "add_finding",
+        json!({"anchor": valid, "severity": "suggestion", "body": "gamma needs a test"}),
+    ));
+    server.push(Reply::tool_call(
+        "a2",
+        "add_finding",
+        json!({"anchor": invented, "severity": "issue", "body": "made up"}),
+    ));
+    server.push(Reply::text("Reviewed."));
+    luxe.send(&json!({"kind": "request_agent_review", "content": {"request_id": "ar", "review_id": review["id"]}}).to_string());
+    let recorded = luxe.expect("review_session_saved");
+    assert_eq!(recorded["request_id"], "ar");
+    // Progress arrives as saves without request_id, until the note about the invented anchor.
+    let last = loop {
+        let frame = luxe.recv();
+        if frame["kind"] != "review_session_saved" {
+            continue;
+        }
+        let session = frame["content"]["session"].clone();
+        let dropped = session["notes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|n| n["body"].as_str().unwrap().contains("dropped"));
+        if dropped {
+            break session;
+        }
+    };
+    let findings = last["findings"].as_array().unwrap();
+    assert_eq!(findings.len(), 1, "{last}");
+    assert_eq!(findings[0]["thread"][0]["author"], "agent");
+    assert_eq!(findings[0]["thread"][0]["body"], "gamma needs a test");
+    let results = server.requests().last().unwrap().body.to_string();
+    assert!(
+        results.contains("anchor not in the review"),
+        "the model hears why"
+    );
+}
+
+#[test]
+fn commit_review_chapters_makes_one_commit_per_chapter_with_the_same_diff() {
+    let ws = project();
+    let before_head = git(ws.path(), &["rev-parse", "HEAD"]).trim().to_owned();
+    git(ws.path(), &["add", "-N", "src/new.rs"]);
+    let before = git(ws.path(), &["diff", "HEAD"]);
+    git(ws.path(), &["reset", "--quiet"]);
+    let mut luxe = start(&ws, None, &[]);
+    let (review, _) = load(&mut luxe);
+    let chapters = review["chapters"].as_array().unwrap().len();
+    luxe.send(&json!({"kind": "commit_review_chapters", "content": {"request_id": "k", "review_id": review["id"]}}).to_string());
+    let committed = luxe.expect("review_chapters_committed");
+    assert_eq!(committed["request_id"], "k");
+    let commits = committed["commits"].as_array().unwrap();
+    assert_eq!(commits.len(), chapters);
+    let log = git(ws.path(), &["rev-list", &format!("{before_head}..HEAD")]);
+    assert_eq!(log.lines().count(), chapters);
+    assert_eq!(
+        log.lines().next().unwrap(),
+        commits.last().unwrap()["sha"].as_str().unwrap()
+    );
+    assert_eq!(
+        git(ws.path(), &["diff", &before_head, "HEAD"]),
+        before,
+        "the commits hold the change"
+    );
+    assert_eq!(
+        git(ws.path(), &["status", "--porcelain"]),
+        "",
+        "nothing left, index in step"
+    );
+    let updated = luxe.expect("guided_review_updated");
+    assert!(
+        updated["review"]["files"].as_array().unwrap().is_empty(),
+        "the review is read again"
+    );
+}
+
+#[test]
+fn commit_review_chapters_is_refused_when_read_only_and_for_stacks() {
+    let ws = project();
+    let mut luxe = start(&ws, None, &["--read-only"]);
+    let (review, _) = load(&mut luxe);
+    luxe.send(&json!({"kind": "commit_review_chapters", "content": {"request_id": "k", "review_id": review["id"]}}).to_string());
+    let rejected = luxe.expect("action_rejected");
+    assert_eq!(rejected["reason"], "read-only session");
+    let mut luxe = start(&ws, None, &[]);
+    let (review, _) = load(&mut luxe);
+    luxe.send(&json!({"kind": "commit_review_chapters", "content": {"request_id": "s", "review_id": review["id"], "stack": true}}).to_string());
+    let rejected = luxe.expect("action_rejected");
+    assert!(
+        rejected["reason"]
+            .as_str()
+            .unwrap()
+            .contains("not supported by this build yet")
+    );
+    assert_eq!(git(ws.path(), &["rev-list", "--count", "HEAD"]).trim(), "1");
+}
