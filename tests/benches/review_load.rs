@@ -1,19 +1,24 @@
 //! Loading a large working-tree review: `luxe_io::git::read_diff` over a generated repository
 //! whose working tree changes 2,000 files (100,000 lines replaced) beside 2,000 untouched ones,
 //! next to `git diff HEAD` plus `git ls-files --others --exclude-standard` measured in the same
-//! run; and read_diff's peak memory, from a child process that does only that.
+//! run; read_diff's peak memory, from a child process that does only that; and the whole
+//! `load_guided_review` through `luxe --rpc` (request to `guided_review_loaded`) beside git
+//! again, with luxe's peak memory.
 //!
 //! `cargo bench -p luxe-tests --bench review_load` (release build; `LUXE_BENCH_RUNS` sets the
 //! number of runs, default 11).
 
 use std::fmt::Write as _;
+use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
-use std::process::Command;
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use luxe_core::review::source::ReviewTarget;
 use luxe_io::git::read_diff;
 use luxe_tests::bench::{median, ms, proc_status_kib};
+use luxe_tests::git_repo::git_command;
+use luxe_tests::process::luxe_bin;
 use tempfile::TempDir;
 
 const CHANGED_FILES: usize = 2_000;
@@ -58,24 +63,69 @@ fn main() {
         "read_diff memory   peak {peak} KiB   (the same process before reading: {at_rest} KiB)"
     );
 
-    // END-TO-END (to add once core builds reviews): spawn `luxe --rpc` in `repo.path()`
-    // (`luxe_tests::process::LuxeProcess` over `Workspace::luxe`, with its cwd set to the
-    // repository), send `load_guided_review` with `{"kind":"working_tree"}`, and time until
-    // `guided_review_loaded`; report it beside `git` above, median of `runs`.
+    let (load, git_again, peak) = end_to_end(repo.path(), runs);
+    println!(
+        "load_guided_review end to end (request → guided_review_loaded) {:.1} ms   (baseline: git diff HEAD + git ls-files --others {:.1} ms, ratio {:.2}; median of {runs})",
+        ms(load),
+        ms(git_again),
+        load.as_secs_f64() / git_again.as_secs_f64()
+    );
+    println!("luxe peak memory after {} loads   {peak} KiB", runs + 1);
+}
+
+/// Times `load_guided_review` through a running `luxe --rpc` in `dir`, from writing the request
+/// to reading the last byte of `guided_review_loaded` (lines are split, not parsed), with git
+/// timed again in the same stretch; returns the medians and luxe's peak resident set in KiB.
+fn end_to_end(dir: &Path, runs: usize) -> (Duration, Duration, u64) {
+    let home = TempDir::new().expect("LUXE_HOME");
+    let mut child = Command::new(luxe_bin())
+        .arg("--rpc")
+        .current_dir(dir)
+        .env("LUXE_HOME", home.path())
+        .env_remove("LUXE_LOG")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("luxe spawns");
+    let mut stdin = child.stdin.take().expect("piped");
+    let mut stdout = BufReader::with_capacity(1 << 20, child.stdout.take().expect("piped"));
+    let mut line = Vec::new();
+    let mut next_line = |line: &mut Vec<u8>| {
+        line.clear();
+        stdout.read_until(b'\n', line).expect("a frame");
+    };
+    for _ in 0..2 {
+        next_line(&mut line);
+    }
+    let mut n = 0;
+    let load = median(runs, || {
+        n += 1;
+        let start = Instant::now();
+        writeln!(
+            stdin,
+            r#"{{"kind":"load_guided_review","content":{{"request_id":"l{n}","target":{{"kind":"working_tree"}}}}}}"#
+        )
+        .expect("luxe reads");
+        next_line(&mut line);
+        let elapsed = start.elapsed();
+        assert!(
+            line.starts_with(br#"{"kind":"guided_review_loaded""#),
+            "{}",
+            String::from_utf8_lossy(&line[..line.len().min(300)])
+        );
+        next_line(&mut line);
+        assert!(line.starts_with(br#"{"kind":"review_session_restored""#));
+        elapsed
+    });
+    let git_again = median(runs, || time_git(dir));
+    let peak = proc_status_kib(&child.id().to_string(), "VmHWM");
+    drop(stdin);
+    child.wait().expect("luxe exits");
+    (load, git_again, peak)
 }
 
 fn git(dir: &Path, args: &[&str]) -> Vec<u8> {
-    let output = Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_AUTHOR_NAME", "Bench")
-        .env("GIT_AUTHOR_EMAIL", "bench@example.com")
-        .env("GIT_COMMITTER_NAME", "Bench")
-        .env("GIT_COMMITTER_EMAIL", "bench@example.com")
-        .output()
-        .expect("git runs");
+    let output = git_command(dir).args(args).output().expect("git runs");
     assert!(
         output.status.success(),
         "git {args:?}: {}",

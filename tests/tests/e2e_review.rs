@@ -280,6 +280,16 @@ fn a_question_and_a_fix_are_answered_on_their_thread() {
     assert_eq!(luxe.expect("review_session_saved")["request_id"], "f");
     let prompt = luxe.until("permission_requested");
     let request = &prompt.last().unwrap()["content"];
+    // Edits keep working while the turn runs.
+    edit(
+        &mut luxe,
+        "r",
+        &id,
+        json!({"edit": "reply", "comment_id": "finding_1", "body": "Take your time."}),
+    );
+    let saved = luxe.expect("review_session_saved");
+    assert_eq!(saved["request_id"], "r");
+    assert_eq!(saved["session"]["findings"][0]["pending"], true);
     luxe.send(
         &json!({"kind": "respond_permission", "content": {"id": request["id"], "reply": "once"}})
             .to_string(),

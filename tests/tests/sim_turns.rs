@@ -16,6 +16,7 @@ use luxe_core::permissions::is_env_file;
 use luxe_core::permissions::rules::Rule;
 use luxe_core::protocol::events::Event;
 use luxe_core::protocol::values::PermissionMode;
+use luxe_core::review::source::{ChangedFile, DiffSource, FileStatus};
 use luxe_core::settings::{Scope, SettingsSource};
 use luxe_core::{Config, Input, Output};
 use quickcheck::{Arbitrary, Gen, QuickCheck};
@@ -32,6 +33,34 @@ enum Op {
     Model(ModelOp),
     Effect(bool),
     Advance(u16),
+    Review(ReviewOp),
+}
+
+/// What a reviewer does; anchors are taken from the loaded review (or invented).
+#[derive(Clone, Debug)]
+enum ReviewOp {
+    Load,
+    Comment { valid: bool, send: bool },
+    Fix,
+    AgentReview,
+    Commit,
+    OtherReview,
+}
+
+impl Arbitrary for ReviewOp {
+    fn arbitrary(g: &mut Gen) -> Self {
+        match u8::arbitrary(g) % 7 {
+            0 => Self::Load,
+            1 | 2 => Self::Comment {
+                valid: u8::arbitrary(g) % 4 != 0,
+                send: bool::arbitrary(g),
+            },
+            3 => Self::Fix,
+            4 => Self::AgentReview,
+            5 => Self::Commit,
+            _ => Self::OtherReview,
+        }
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -59,9 +88,10 @@ impl Arbitrary for ModelOp {
 
 impl Arbitrary for Op {
     fn arbitrary(g: &mut Gen) -> Self {
-        match u8::arbitrary(g) % 17 {
+        match u8::arbitrary(g) % 20 {
             0..=1 => Self::Submit,
             16 => Self::Compact,
+            17..=19 => Self::Review(ReviewOp::arbitrary(g)),
             2 => Self::Steer,
             3 => Self::Interrupt,
             4 => Self::AutoApprove(bool::arbitrary(g)),
@@ -141,6 +171,7 @@ fn config() -> Config {
     config.timings.retry_max = Duration::from_millis(1000);
     config.timings.bash_timeout = Duration::from_millis(2000);
     config.timings.model_idle_timeout = Duration::from_millis(2500);
+    config.reviews_dir = Some("/home/u/.luxe/reviews".into());
     config
 }
 
@@ -153,6 +184,8 @@ struct World {
     effects: VecDeque<Output>,
     prompt: Option<(String, String)>,
     tool_ids: u32,
+    /// The review last loaded, as JSON.
+    review: Option<Value>,
 }
 
 impl World {
@@ -170,6 +203,7 @@ impl World {
             effects: VecDeque::new(),
             prompt: None,
             tool_ids: 0,
+            review: None,
         };
         let start = world.checked.take_start();
         world.absorb(start);
@@ -200,6 +234,9 @@ impl World {
                 }
                 Output::Frame(Event::QuestionAsked(q)) => {
                     self.prompt = Some(("question".into(), q.id));
+                }
+                Output::Frame(Event::GuidedReviewLoaded(loaded)) => {
+                    self.review = serde_json::to_value(&loaded.review).ok();
                 }
                 Output::Frame(Event::PermissionResolved(_) | Event::QuestionResolved(_)) => {
                     self.prompt = None;
@@ -252,6 +289,7 @@ impl World {
                 self.line(frame);
             }
             Op::Model(model) => self.model(model),
+            Op::Review(op) => self.review(op),
             Op::Effect(ok) => self.effect(*ok),
             Op::Advance(ms) => {
                 let out = self.checked.advance(Duration::from_millis(u64::from(*ms)));
@@ -302,6 +340,45 @@ impl World {
         self.input(Input::HttpEnded { id });
     }
 
+    fn review(&mut self, op: &ReviewOp) {
+        let id = self
+            .review
+            .as_ref()
+            .map_or(json!("review:none"), |r| r["id"].clone());
+        let content = match op {
+            ReviewOp::Load => {
+                return self.line(json!({"kind":"load_guided_review","content":{"request_id":"l","target":{"kind":"working_tree"}}}));
+            }
+            ReviewOp::Comment { valid, send } => {
+                let hunk = self
+                    .review
+                    .as_ref()
+                    .map_or(Value::Null, |r| r["hunks"][0].clone());
+                let line = if *valid {
+                    hunk["new_start"].clone()
+                } else {
+                    json!(999)
+                };
+                json!({"edit":"comment","body":"why?","severity":"question","send":send,
+                    "anchor":{"kind":"line","file_id":hunk["file_id"],"hunk_id":hunk["id"],"side":"new","line":line}})
+            }
+            ReviewOp::Fix => json!({"edit":"request_fix","comment_id":"finding_1","send":true}),
+            ReviewOp::AgentReview => {
+                return self.line(json!({"kind":"request_agent_review","content":{"request_id":"a","review_id":id}}));
+            }
+            ReviewOp::Commit => {
+                return self.line(json!({"kind":"commit_review_chapters","content":{"request_id":"k","review_id":id}}));
+            }
+            ReviewOp::OtherReview => {
+                return self.line(json!({"kind":"edit_review","content":{"request_id":"o","review_id":"review:other","edit":"resolve","comment_id":"finding_1"}}));
+            }
+        };
+        let mut content = content;
+        content["request_id"] = json!("e");
+        content["review_id"] = id;
+        self.line(json!({"kind":"edit_review","content":content}));
+    }
+
     /// Answers request `id` with an error `status` and `body`.
     fn fail_with(&mut self, id: EffectId, status: u16, body: &[u8]) {
         self.input(Input::HttpResponse {
@@ -319,6 +396,27 @@ impl World {
         };
         let fail = || Err::<(), String>("simulated failure".into());
         match effect {
+            Output::ReadFile { id, path, .. } if path.contains("/reviews/") => {
+                // No session yet, or one that is not a session file.
+                let result = if ok {
+                    Err("No such file or directory (os error 2)".into())
+                } else {
+                    Ok(FileContent {
+                        bytes: b"{broken".to_vec(),
+                        total_len: 7,
+                    })
+                };
+                self.input(Input::FileRead { id, result });
+            }
+            Output::ReadDiff { id, .. } => {
+                let source = review_source();
+                let result = if ok {
+                    Ok(&source)
+                } else {
+                    Err("not a git repository: /work/app".into())
+                };
+                self.input(Input::DiffRead { id, result });
+            }
             Output::ReadFile { id, path, .. } => {
                 if self.started {
                     assert!(!is_env_file(&path), "a tool read {path}");
@@ -402,6 +500,24 @@ impl World {
     }
 }
 
+/// A small working-tree change for reviews.
+fn review_source() -> DiffSource {
+    DiffSource {
+        root: "/work/app".into(),
+        base_commit: Some("a".repeat(40)),
+        head_commit: None,
+        files: vec![ChangedFile {
+            path: "src/lib.rs".into(),
+            old_path: None,
+            status: FileStatus::Modified,
+            old_mode: Some(0o100_644),
+            new_mode: Some(0o100_644),
+            old: Some(b"fn a() {}\nfn b() {}\n".to_vec()),
+            new: Some(b"fn a() {}\nfn b() { 1 }\n".to_vec()),
+        }],
+    }
+}
+
 fn effect_id(output: &Output) -> Option<EffectId> {
     match output {
         Output::ReadFile { id, .. }
@@ -409,7 +525,8 @@ fn effect_id(output: &Output) -> Option<EffectId> {
         | Output::Spawn { id, .. }
         | Output::Search { id, .. }
         | Output::ResolvePath { id, .. }
-        | Output::ListFiles { id, .. } => Some(*id),
+        | Output::ListFiles { id, .. }
+        | Output::ReadDiff { id, .. } => Some(*id),
         _ => None,
     }
 }
