@@ -5,6 +5,7 @@ use std::time::{Duration, Instant};
 
 use luxe_core::harness::{Checked, frames, test_config};
 use luxe_core::protocol::events::Event;
+use luxe_core::review::source::{ChangedFile, DiffSource, FileStatus};
 use luxe_core::{Config, Input, Output};
 
 /// A session under simulation. Later capabilities add scripted models, tools, gh and git here.
@@ -109,5 +110,24 @@ impl Drop for Sim {
         if std::thread::panicking() {
             eprintln!("--- sim transcript ---\n{}", self.transcript.join("\n"));
         }
+    }
+}
+
+/// A small working-tree change, as io would read it, for review simulations: one modified
+/// file whose second line changed.
+pub fn small_review_source() -> DiffSource {
+    DiffSource {
+        root: "/work/app".into(),
+        base_commit: Some("a".repeat(40)),
+        head_commit: None,
+        files: vec![ChangedFile {
+            path: "src/lib.rs".into(),
+            old_path: None,
+            status: FileStatus::Modified,
+            old_mode: Some(0o100_644),
+            new_mode: Some(0o100_644),
+            old: Some(b"fn a() {}\nfn b() {}\n".to_vec()),
+            new: Some(b"fn a() {}\nfn b() { 1 }\n".to_vec()),
+        }],
     }
 }

@@ -4,32 +4,14 @@
 use luxe_core::effects::{EffectId, FileContent};
 use luxe_core::harness::{frames, test_config};
 use luxe_core::protocol::events::Event;
-use luxe_core::review::source::{ChangedFile, DiffSource, FileStatus};
 use luxe_core::{Input, Output};
-use luxe_tests::sim::Sim;
+use luxe_tests::sim::{Sim, small_review_source};
 use serde_json::{Value, json};
 
 fn sim() -> Sim {
     let mut config = test_config();
     config.reviews_dir = Some("/home/u/.luxe/reviews".into());
     Sim::with_config(config)
-}
-
-fn source() -> DiffSource {
-    DiffSource {
-        root: "/work/app".into(),
-        base_commit: Some("a".repeat(40)),
-        head_commit: None,
-        files: vec![ChangedFile {
-            path: "src/lib.rs".into(),
-            old_path: None,
-            status: FileStatus::Modified,
-            old_mode: Some(0o100_644),
-            new_mode: Some(0o100_644),
-            old: Some(b"fn a() {}\nfn b() {}\n".to_vec()),
-            new: Some(b"fn a() {}\nfn b() { 1 }\n".to_vec()),
-        }],
-    }
 }
 
 fn effect(outputs: &[Output], want: &str) -> EffectId {
@@ -53,7 +35,7 @@ fn json_of(event: &Event) -> Value {
 fn load(sim: &mut Sim, file: Result<FileContent, String>) -> (Value, Vec<Event>) {
     let out = sim.send_outputs(br#"{"kind":"load_guided_review","content":{"request_id":"l","target":{"kind":"working_tree"}}}"#);
     let id = effect(&out, "diff");
-    let source = source();
+    let source = small_review_source();
     let out = sim.input(Input::DiffRead {
         id,
         result: Ok(&source),

@@ -16,9 +16,9 @@ use luxe_core::permissions::is_env_file;
 use luxe_core::permissions::rules::Rule;
 use luxe_core::protocol::events::Event;
 use luxe_core::protocol::values::PermissionMode;
-use luxe_core::review::source::{ChangedFile, DiffSource, FileStatus};
 use luxe_core::settings::{Scope, SettingsSource};
 use luxe_core::{Config, Input, Output};
+use luxe_tests::sim::small_review_source;
 use quickcheck::{Arbitrary, Gen, QuickCheck};
 use serde_json::{Value, json};
 
@@ -409,7 +409,7 @@ impl World {
                 self.input(Input::FileRead { id, result });
             }
             Output::ReadDiff { id, .. } => {
-                let source = review_source();
+                let source = small_review_source();
                 let result = if ok {
                     Ok(&source)
                 } else {
@@ -497,24 +497,6 @@ impl World {
             }),
             other => panic!("unexpected effect {other:?}"),
         }
-    }
-}
-
-/// A small working-tree change for reviews.
-fn review_source() -> DiffSource {
-    DiffSource {
-        root: "/work/app".into(),
-        base_commit: Some("a".repeat(40)),
-        head_commit: None,
-        files: vec![ChangedFile {
-            path: "src/lib.rs".into(),
-            old_path: None,
-            status: FileStatus::Modified,
-            old_mode: Some(0o100_644),
-            new_mode: Some(0o100_644),
-            old: Some(b"fn a() {}\nfn b() {}\n".to_vec()),
-            new: Some(b"fn a() {}\nfn b() { 1 }\n".to_vec()),
-        }],
     }
 }
 
