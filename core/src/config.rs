@@ -103,6 +103,10 @@ pub struct Timings {
     pub max_attempts: u32,
     /// How long a model response may send nothing before it counts as a network failure.
     pub model_idle_timeout: Duration,
+    /// How long one `gh` command may run.
+    pub gh_timeout: Duration,
+    /// How often the workspace is probed again while gh is usable.
+    pub github_poll: Duration,
 }
 
 impl Default for Timings {
@@ -113,6 +117,8 @@ impl Default for Timings {
             retry_max: Duration::from_secs(60),
             max_attempts: 5,
             model_idle_timeout: Duration::from_secs(300),
+            gh_timeout: Duration::from_secs(30),
+            github_poll: Duration::from_secs(60),
         }
     }
 }

@@ -205,6 +205,8 @@ pub enum Output {
         args: Vec<String>,
         /// The working directory.
         cwd: String,
+        /// Variables set for it on top of luxe's own environment.
+        env: Vec<(String, String)>,
     },
     /// Kill a process and its whole process group; `ProcessExited` follows.
     Kill {

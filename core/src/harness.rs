@@ -12,6 +12,7 @@ use crate::protocol::codec::{Body, Incoming, decode, encode};
 use crate::protocol::events::{
     Event, GuidedReviewLoaded, RequestFailed, ReviewChaptersCommitted, ReviewSessionSaved,
 };
+use crate::protocol::github::{GithubDone, PullRequestsListed, ReviewThreadResolved};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Fuzz body for the codec: decoding never panics, a decoded action survives a round trip
@@ -132,14 +133,14 @@ impl Checked {
         let mut bytes = line.to_vec();
         bytes.push(b'\n');
         let was_closed = self.exited;
-        // A review request is answered later (after git and disk), exactly once.
+        // A review or GitHub request is answered later (after git, gh or disk), exactly once.
         if let Ok(Some(Incoming {
             body: Body::Action(action),
             request_id: Some(id),
         })) = decode(line)
             && !was_closed
             && line.len() <= self.luxe.max_frame_bytes()
-            && is_review_request(&action)
+            && answered_later(&action)
         {
             *self.ledger.awaiting.entry(id).or_default() += 1;
         }
@@ -174,10 +175,11 @@ impl Checked {
                     | Action::RespondPermission(_)
                     | Action::AnswerQuestion(_)
                     | Action::InterruptTurn
-                    | Action::SetPermissionAutoApprove(_),
+                    | Action::SetPermissionAutoApprove(_)
+                    | Action::RefreshWorkspace,
                 ) => {}
                 // Answered now or later, exactly once: the ledger counts.
-                Body::Action(action) if is_review_request(&action) => {}
+                Body::Action(action) if answered_later(&action) => {}
                 // Started (its end is the ledger's to check) or refused, with its id either way.
                 Body::Action(Action::Compact(compact)) => {
                     let id = Some(&compact.request_id);
@@ -222,14 +224,22 @@ impl Checked {
     }
 }
 
-/// Whether `action` is a review request, answered once, possibly later.
-fn is_review_request(action: &Action) -> bool {
+/// Whether `action` is answered once, possibly later (after git, gh or the disk): review and
+/// GitHub requests.
+fn answered_later(action: &Action) -> bool {
     matches!(
         action,
         Action::LoadGuidedReview(_)
             | Action::EditReview(_)
             | Action::RequestAgentReview(_)
             | Action::CommitReviewChapters(_)
+            | Action::ListPullRequests(_)
+            | Action::GetPullRequest(_)
+            | Action::PostPullRequestComment(_)
+            | Action::ReplyToReviewThread(_)
+            | Action::ResolveReviewThread(_)
+            | Action::EditPullRequest(_)
+            | Action::MergePullRequest(_)
     )
 }
 
@@ -349,7 +359,22 @@ impl Ledger {
             | Event::ReviewSessionSaved(ReviewSessionSaved {
                 request_id: Some(request_id),
                 ..
-            }) => self.answered(request_id),
+            })
+            | Event::GithubReadFailed(RequestFailed { request_id, .. })
+            | Event::PullRequestCommentPostFailed(RequestFailed { request_id, .. })
+            | Event::ReviewThreadReplyFailed(RequestFailed { request_id, .. })
+            | Event::ReviewThreadResolveFailed(RequestFailed { request_id, .. })
+            | Event::PullRequestEditFailed(RequestFailed { request_id, .. })
+            | Event::PullRequestMergeFailed(RequestFailed { request_id, .. })
+            | Event::PullRequestsListed(PullRequestsListed { request_id, .. })
+            | Event::PullRequestCommentPosted(GithubDone { request_id, .. })
+            | Event::ReviewThreadReplied(GithubDone { request_id, .. })
+            | Event::PullRequestEdited(GithubDone { request_id, .. })
+            | Event::PullRequestMerged(GithubDone { request_id, .. })
+            | Event::ReviewThreadResolved(ReviewThreadResolved { request_id, .. }) => {
+                self.answered(request_id);
+            }
+            Event::PullRequestFetched(fetched) => self.answered(&fetched.request_id),
             Event::ActionRejected(r) => {
                 if let Some(id) = &r.request_id
                     && self.awaiting.contains_key(id)
@@ -405,9 +430,13 @@ impl Ledger {
         );
         // The start-up probes (git status, AGENTS.md, .env files) run before any turn; a review
         // request works (reads, git) until it is answered, and review progress is saved any time.
+        // GitHub's probe (git status, then gh) also runs on refresh and on a poll: only the
+        // agent's `bash` is a tool.
         let review_save =
             matches!(effect, Output::WriteFile { path, .. } if path.contains("/reviews/"));
-        if is_tool_work && !self.starting && !review_save && self.awaiting.is_empty() {
+        let not_a_tool = matches!(effect, Output::Spawn { program, .. } if program != "bash");
+        if is_tool_work && !self.starting && !review_save && !not_a_tool && self.awaiting.is_empty()
+        {
             assert!(
                 self.open_turn.is_some() || self.open_compaction.is_some(),
                 "{effect:?} outside a turn"

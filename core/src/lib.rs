@@ -24,6 +24,7 @@
 pub mod config;
 pub mod effects;
 pub mod git;
+pub mod github;
 pub mod harness;
 mod luxe;
 pub mod model;

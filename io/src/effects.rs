@@ -288,8 +288,9 @@ impl Effects {
                 program,
                 args,
                 cwd,
+                env,
             } => {
-                let process = Process::spawn(id, &program, &args, &cwd, sender);
+                let process = Process::spawn(id, &program, &args, &cwd, &env, sender);
                 self.processes.insert(id, process);
             }
             Output::Kill { id } => match self.processes.get(&id) {

@@ -48,6 +48,12 @@ pub fn timings() -> Timings {
     if let Some(d) = ms("LUXE_MODEL_IDLE_TIMEOUT_MS") {
         timings.model_idle_timeout = d;
     }
+    if let Some(d) = ms("LUXE_GH_TIMEOUT_MS") {
+        timings.gh_timeout = d;
+    }
+    if let Some(d) = ms("LUXE_GITHUB_POLL_MS") {
+        timings.github_poll = d;
+    }
     timings
 }
 

@@ -31,11 +31,16 @@ impl Process {
         program: &str,
         args: &[String],
         cwd: &str,
+        env: &[(String, String)],
         sender: Sender<Completion>,
     ) -> Self {
         let mut command = std::process::Command::new(program);
         // async-process has no process_group of its own, so the std builder sets it.
-        command.args(args).current_dir(cwd).process_group(0);
+        command
+            .args(args)
+            .current_dir(cwd)
+            .envs(env.iter().map(|(k, v)| (k, v)))
+            .process_group(0);
         // Stdio is set on the async builder: it resets the std builder's to inherit.
         let mut command = Command::from(command);
         command

@@ -268,6 +268,7 @@ fn spawn(program: &str, args: &[&str]) -> Output {
         program: program.into(),
         args: args.iter().map(|&a| a.into()).collect(),
         cwd: "/".into(),
+        env: Vec::new(),
     }
 }
 
@@ -302,6 +303,34 @@ fn a_process_reports_both_streams_then_its_exit_code() {
         let (stdout, stderr, status) = run_out(&results).await;
         assert_eq!((&stdout[..], &stderr[..]), (&b"out\n"[..], &b"err\n"[..]));
         assert_eq!(status, Ok(Some(3)));
+    });
+}
+
+#[test]
+fn the_variables_given_reach_the_process_on_top_of_luxes_own() {
+    let (mut effects, results) = performer();
+    smol::block_on(async {
+        let Output::Spawn {
+            id,
+            program,
+            args,
+            cwd,
+            ..
+        } = spawn("bash", &["-c", "echo \"$LUXE_TEST_VAR:${PATH:+path}\""])
+        else {
+            unreachable!()
+        };
+        let env = vec![("LUXE_TEST_VAR".to_owned(), "given".to_owned())];
+        effects.start(Output::Spawn {
+            id,
+            program,
+            args,
+            cwd,
+            env,
+        });
+        let (stdout, _, status) = run_out(&results).await;
+        assert_eq!(stdout, b"given:path\n");
+        assert_eq!(status, Ok(Some(0)));
     });
 }
 

@@ -128,6 +128,8 @@ pub struct LuxeProcess {
     frames: Receiver<String>,
     stderr: Option<thread::JoinHandle<String>>,
     transcript: Vec<String>,
+    /// Whether `workspace_updated` frames reach the test (see [`LuxeProcess::watch_workspace`]).
+    workspace: bool,
 }
 
 impl LuxeProcess {
@@ -161,7 +163,15 @@ impl LuxeProcess {
             frames,
             stderr: Some(stderr),
             transcript: Vec::new(),
+            workspace: false,
         }
+    }
+
+    /// Lets `workspace_updated` frames through to [`LuxeProcess::recv`]. Without it they are
+    /// recorded in the transcript but skipped: they arrive whenever the GitHub probe ends, which
+    /// tests of other capabilities do not wait for.
+    pub fn watch_workspace(&mut self) {
+        self.workspace = true;
     }
 
     /// The process id.
@@ -190,18 +200,23 @@ impl LuxeProcess {
 
     /// The next frame, parsed; fails the test if none comes in time or it is not a frame.
     pub fn recv(&mut self) -> Value {
-        match self.frames.recv_timeout(patience()) {
-            Ok(line) => {
-                self.transcript.push(format!("→ {line}"));
-                let frame: Value = serde_json::from_str(&line)
-                    .unwrap_or_else(|e| self.fail(&format!("stdout line is not JSON ({e})")));
-                if !frame["kind"].is_string() {
-                    self.fail("a frame without a string kind");
+        loop {
+            match self.frames.recv_timeout(patience()) {
+                Ok(line) => {
+                    self.transcript.push(format!("→ {line}"));
+                    let frame: Value = serde_json::from_str(&line)
+                        .unwrap_or_else(|e| self.fail(&format!("stdout line is not JSON ({e})")));
+                    if !frame["kind"].is_string() {
+                        self.fail("a frame without a string kind");
+                    }
+                    if frame["kind"] == "workspace_updated" && !self.workspace {
+                        continue;
+                    }
+                    return frame;
                 }
-                frame
+                Err(RecvTimeoutError::Timeout) => self.fail("no frame in time"),
+                Err(RecvTimeoutError::Disconnected) => self.fail("stdout closed"),
             }
-            Err(RecvTimeoutError::Timeout) => self.fail("no frame in time"),
-            Err(RecvTimeoutError::Disconnected) => self.fail("stdout closed"),
         }
     }
 
@@ -236,7 +251,15 @@ impl LuxeProcess {
 
     /// Whether stdout ends with no further frame.
     pub fn expect_stdout_closed(&mut self) {
-        match self.frames.recv_timeout(patience()) {
+        let mut next = self.frames.recv_timeout(patience());
+        while let Ok(line) = &next {
+            if self.workspace || !line.starts_with(r#"{"kind":"workspace_updated""#) {
+                break;
+            }
+            self.transcript.push(format!("→ {line}"));
+            next = self.frames.recv_timeout(patience());
+        }
+        match next {
             Err(RecvTimeoutError::Disconnected) => {}
             Ok(line) => self.fail(&format!("unexpected frame {line}")),
             Err(RecvTimeoutError::Timeout) => self.fail("stdout stayed open"),

@@ -96,11 +96,11 @@ fn each_row_of_the_bad_input_table() {
 fn request_id_is_echoed_and_unbuilt_kinds_say_so() {
     let ws = Workspace::new();
     let mut luxe = started(&ws);
-    luxe.send(r#"{"kind":"list_pull_requests","content":{"request_id":"m1"}}"#);
+    luxe.send(r#"{"kind":"preview_stack","content":{"request_id":"m1"}}"#);
     let rejected = luxe.expect("action_rejected");
     assert_eq!(rejected["request_id"], "m1");
     assert_eq!(rejected["reason"], "not supported by this build yet");
-    luxe.send(r#"{"kind":"merge_pull_request","content":{"request_id":"g1","number":3}}"#);
+    luxe.send(r#"{"kind":"merge_pull_request","content":{"request_id":"g1","number":3,"method":"squash"}}"#);
     let rejected = luxe.expect("action_rejected");
     assert_eq!(rejected["request_id"], "g1");
     assert_eq!(

@@ -2,10 +2,10 @@
 
 use std::time::Duration;
 
-use luxe_core::Input;
-use luxe_core::harness::test_config;
+use luxe_core::harness::{frames, test_config};
 use luxe_core::protocol::events::Event;
 use luxe_core::protocol::values::{PermissionMode, TurnEndReason};
+use luxe_core::{Input, Output};
 use luxe_tests::sim::Sim;
 
 fn kinds(frames: &[Event]) -> Vec<&'static str> {
@@ -32,8 +32,14 @@ fn the_seed_session_in_simulation() {
         panic!("{turn:?}")
     };
     assert_eq!(ended.reason, TurnEndReason::Error);
-    // No turn runs: time passing changes nothing.
-    assert!(sim.advance(Duration::from_secs(3600)).is_empty());
+    // No turn runs: time passing shows nothing (the GitHub probe that never got an answer is
+    // killed at its deadline, an effect, not a frame).
+    let later = sim.advance(Duration::from_secs(3600));
+    assert_eq!(frames(&later).count(), 0, "{later:?}");
+    assert!(
+        later.iter().all(|o| matches!(o, Output::Kill { .. })),
+        "{later:?}"
+    );
     let second = sim.send(r#"{"kind":"submit_user_message","content":{"text":"again"}}"#);
     let Event::TurnStarted(started) = &second[1] else {
         panic!("{second:?}")
@@ -115,7 +121,7 @@ fn github_writes_flag_lets_writes_reach_the_not_built_answer() {
     let mut config = test_config();
     config.github_writes = true;
     let mut sim = Sim::with_config(config);
-    let out = sim.send(r#"{"kind":"merge_pull_request","content":{"request_id":"m"}}"#);
+    let out = sim.send(r#"{"kind":"open_stack","content":{"request_id":"m"}}"#);
     let Event::ActionRejected(rejected) = &out[0] else {
         panic!("{out:?}")
     };

@@ -5,6 +5,10 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::frame_enum::frame_enum;
+use super::github::{
+    EditPullRequest, GetPullRequest, ListPullRequests, MergePullRequest, PostPullRequestComment,
+    ReplyToReviewThread, ResolveReviewThread,
+};
 use super::values::{Mode, PermissionReply, QuestionReply, Thinking};
 use crate::review::source::ReviewTarget;
 
@@ -43,6 +47,22 @@ frame_enum! {
         RequestAgentReview(ReviewRequest) = "request_agent_review",
         /// Commit the open working-tree review chapter by chapter.
         CommitReviewChapters(CommitReviewChapters) = "commit_review_chapters",
+        /// Probe the checkout and its pull request again.
+        RefreshWorkspace = "refresh_workspace",
+        /// List pull requests.
+        ListPullRequests(ListPullRequests) = "list_pull_requests",
+        /// Read one pull request with its review threads.
+        GetPullRequest(GetPullRequest) = "get_pull_request",
+        /// Comment on a pull request.
+        PostPullRequestComment(PostPullRequestComment) = "post_pull_request_comment",
+        /// Reply on a review thread.
+        ReplyToReviewThread(ReplyToReviewThread) = "reply_to_review_thread",
+        /// Resolve or reopen a review thread.
+        ResolveReviewThread(ResolveReviewThread) = "resolve_review_thread",
+        /// Change a pull request's title, description or base.
+        EditPullRequest(EditPullRequest) = "edit_pull_request",
+        /// Merge a pull request at the head luxe last saw.
+        MergePullRequest(MergePullRequest) = "merge_pull_request",
         /// Finish writes, end child processes and exit 0.
         Close = "close",
     }

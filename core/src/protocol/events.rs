@@ -4,6 +4,9 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::frame_enum::frame_enum;
+use super::github::{
+    GithubDone, PullRequestFetched, PullRequestsListed, ReviewThreadResolved, WorkspaceUpdated,
+};
 use super::values::{
     CompactionTrigger, Mode, PermissionMode, PermissionReply, QuestionReply, Thinking,
     TurnEndReason, TurnSource,
@@ -82,6 +85,34 @@ frame_enum! {
         ReviewChaptersCommitted(ReviewChaptersCommitted) = "review_chapters_committed",
         /// The chapters could not be committed.
         ReviewChaptersCommitFailed(RequestFailed) = "review_chapters_commit_failed",
+        /// The checkout and its pull request, as the dock shows them.
+        WorkspaceUpdated(Box<WorkspaceUpdated>) = "workspace_updated",
+        /// Pull requests, answering `list_pull_requests`.
+        PullRequestsListed(PullRequestsListed) = "pull_requests_listed",
+        /// A pull request, answering `get_pull_request`.
+        PullRequestFetched(Box<PullRequestFetched>) = "pull_request_fetched",
+        /// A GitHub read failed.
+        GithubReadFailed(RequestFailed) = "github_read_failed",
+        /// A comment was posted.
+        PullRequestCommentPosted(GithubDone) = "pull_request_comment_posted",
+        /// A comment could not be posted.
+        PullRequestCommentPostFailed(RequestFailed) = "pull_request_comment_post_failed",
+        /// A review thread got a reply.
+        ReviewThreadReplied(GithubDone) = "review_thread_replied",
+        /// A reply could not be posted.
+        ReviewThreadReplyFailed(RequestFailed) = "review_thread_reply_failed",
+        /// A review thread was resolved or reopened.
+        ReviewThreadResolved(ReviewThreadResolved) = "review_thread_resolved",
+        /// A review thread could not be resolved.
+        ReviewThreadResolveFailed(RequestFailed) = "review_thread_resolve_failed",
+        /// A pull request was changed.
+        PullRequestEdited(GithubDone) = "pull_request_edited",
+        /// A pull request could not be changed.
+        PullRequestEditFailed(RequestFailed) = "pull_request_edit_failed",
+        /// A pull request was merged.
+        PullRequestMerged(GithubDone) = "pull_request_merged",
+        /// A pull request could not be merged.
+        PullRequestMergeFailed(RequestFailed) = "pull_request_merge_failed",
     }
 }
 

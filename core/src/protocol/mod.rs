@@ -4,6 +4,7 @@ pub mod actions;
 pub mod codec;
 pub mod events;
 mod frame_enum;
+pub mod github;
 pub mod kinds;
 pub mod lines;
 pub mod schema;

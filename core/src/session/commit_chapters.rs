@@ -12,7 +12,10 @@
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::fmt::Write as _;
 
-use crate::effects::{EffectId, Input, Output, Stream};
+use std::time::Instant;
+
+use super::commands::Commands;
+use crate::effects::{EffectId, Input, Output};
 use crate::protocol::actions::CommitReviewChapters;
 use crate::protocol::events::{ChapterCommit, Event, RequestFailed, ReviewChaptersCommitted};
 use crate::review::model::{Chapter, Hunk, LineKind, Review, ReviewFile};
@@ -53,10 +56,10 @@ pub(super) struct Commit {
     request_id: String,
     root: String,
     steps: VecDeque<Step>,
-    /// The step running and its effect.
-    running: Option<(EffectId, Step)>,
-    stdout: Vec<u8>,
-    stderr: Vec<u8>,
+    /// The git command running, if the step is one.
+    commands: Commands<Step>,
+    /// The patch being written, if the step is that.
+    writing: Option<EffectId>,
     index_path: String,
     original_head: Option<String>,
     parent: Option<String>,
@@ -68,7 +71,11 @@ pub(super) struct Commit {
 
 impl Session {
     /// `commit_review_chapters`: refused at once when it cannot start.
-    pub(super) fn commit_chapters(&mut self, request: CommitReviewChapters) -> Result<(), String> {
+    pub(super) fn commit_chapters(
+        &mut self,
+        now: Instant,
+        request: CommitReviewChapters,
+    ) -> Result<(), String> {
         let review = self.check_open(&request.review_id)?.clone();
         if review.target != ReviewTarget::WorkingTree {
             return Err("only a working_tree review can be committed".into());
@@ -105,9 +112,8 @@ impl Session {
             request_id: request.request_id,
             root,
             steps,
-            running: None,
-            stdout: Vec::new(),
-            stderr: Vec::new(),
+            commands: Commands::default(),
+            writing: None,
             index_path: String::new(),
             original_head: None,
             parent: None,
@@ -115,60 +121,53 @@ impl Session {
             commits: Vec::new(),
             failed: None,
         });
-        self.next_commit_step();
+        self.next_commit_step(now);
         Ok(())
     }
 
     /// Routes a result of the running step; `false` when the input is not one.
-    pub(super) fn commit_effect(&mut self, input: &Input<'_>) -> bool {
+    pub(super) fn commit_effect(&mut self, now: Instant, input: &Input<'_>) -> bool {
         let Some(commit) = self.commit.as_mut() else {
             return false;
         };
-        let Some((running, _)) = &commit.running else {
-            return false;
-        };
-        match input {
-            Input::ProcessOutput { id, stream, bytes } if id == running => {
-                match stream {
-                    Stream::Stdout => commit.stdout.extend_from_slice(bytes),
-                    Stream::Stderr => commit.stderr.extend_from_slice(bytes),
-                }
-                true
+        if let Input::FileWritten { id, result } = input {
+            if commit.writing != Some(*id) {
+                return false;
             }
-            Input::ProcessExited { id, status } if id == running => {
-                let outcome = match status {
-                    Ok(Some(0)) => Ok(()),
-                    Ok(code) => {
-                        Err(code.map_or_else(|| "killed".to_owned(), |c| format!("exit {c}")))
-                    }
-                    Err(err) => Err(err.clone()),
-                };
-                self.step_done(outcome);
-                true
-            }
-            Input::FileWritten { id, result } if id == running => {
-                self.step_done(result.clone());
-                true
-            }
-            _ => false,
+            commit.writing = None;
+            let outcome = result.clone();
+            self.step_done(
+                now,
+                &Step::WritePatch(String::new()),
+                outcome,
+                String::new(),
+            );
+            return true;
         }
+        let (taken, finished) = commit.commands.handle(input);
+        if let Some(done) = finished {
+            let outcome = match done.failure("git") {
+                None => Ok(()),
+                Some(why) => Err(why),
+            };
+            let stdout = done.stdout_text();
+            self.step_done(now, &done.purpose, outcome, stdout);
+        }
+        taken
     }
 
-    /// The running step ended: take its output, then run the next.
-    fn step_done(&mut self, outcome: Result<(), String>) {
+    /// A step ended: take its output, then run the next.
+    fn step_done(
+        &mut self,
+        now: Instant,
+        step: &Step,
+        outcome: Result<(), String>,
+        stdout: String,
+    ) {
         let Some(commit) = self.commit.as_mut() else {
             return;
         };
-        let Some((_, step)) = commit.running.take() else {
-            return;
-        };
-        let stdout = String::from_utf8_lossy(&std::mem::take(&mut commit.stdout))
-            .trim()
-            .to_owned();
-        let stderr = String::from_utf8_lossy(&std::mem::take(&mut commit.stderr))
-            .trim()
-            .to_owned();
-        match (&step, outcome) {
+        match (step, outcome) {
             // No HEAD yet: the first commit has no parent.
             (Step::ReadHead, Err(_)) => {}
             (Step::ReadHead, Ok(())) => {
@@ -195,18 +194,17 @@ impl Session {
             (_, Ok(())) => {}
             (step, Err(why)) => {
                 if commit.failed.is_none() {
-                    let detail = if stderr.is_empty() { why } else { stderr };
-                    commit.failed = Some(format!("{}: {detail}", describe(step)));
+                    commit.failed = Some(format!("{}: {why}", describe(step)));
                 }
                 // Only the cleanup is left to run.
                 commit.steps.retain(|s| matches!(s, Step::Cleanup));
             }
         }
-        self.next_commit_step();
+        self.next_commit_step(now);
     }
 
     /// Starts the next step, or answers when none is left.
-    fn next_commit_step(&mut self) {
+    fn next_commit_step(&mut self, now: Instant) {
         let Some(commit) = self.commit.as_mut() else {
             return;
         };
@@ -229,21 +227,17 @@ impl Session {
             }
             return;
         };
-        let git = |args: &[&str]| {
-            let mut all = vec!["git".to_owned()];
-            all.extend(args.iter().map(|a| (*a).to_owned()));
-            all
+        let git = |args: &[&str]| Command {
+            program: "git",
+            args: args.iter().map(|a| (*a).to_owned()).collect(),
+            env: Vec::new(),
         };
-        // The temporary index is chosen through the environment, which `env` sets for git.
-        let in_index = |args: &[&str]| {
-            let mut all = vec![
-                format!("GIT_INDEX_FILE={}", commit.index_path),
-                "git".to_owned(),
-            ];
-            all.extend(args.iter().map(|a| (*a).to_owned()));
-            all
+        // The temporary index is chosen through git's environment.
+        let in_index = |args: &[&str]| Command {
+            env: vec![("GIT_INDEX_FILE".to_owned(), commit.index_path.clone())],
+            ..git(args)
         };
-        let command: Result<Vec<String>, (String, Vec<u8>)> = match &step {
+        let command: Result<Command, (String, Vec<u8>)> = match &step {
             Step::FindIndexPath => Ok(git(&["rev-parse", "--git-path", "luxe-review.index"])),
             Step::ReadHead => Ok(git(&["rev-parse", "--verify", "--quiet", "HEAD^{commit}"])),
             Step::ResetIndex => Ok(match &commit.parent {
@@ -295,43 +289,47 @@ impl Session {
                 args.extend(paths.iter().map(String::as_str));
                 Ok(git(&args))
             }
-            Step::Cleanup => Ok(vec![
-                "rm".to_owned(),
-                "-f".to_owned(),
-                commit.index_path.clone(),
-                format!("{}.patch", commit.index_path),
-            ]),
+            Step::Cleanup => Ok(Command {
+                program: "rm",
+                args: vec![
+                    "-f".to_owned(),
+                    commit.index_path.clone(),
+                    format!("{}.patch", commit.index_path),
+                ],
+                env: Vec::new(),
+            }),
         };
         // A step with nothing to do (no paths) is skipped.
         if matches!(&step, Step::AddWhole(p) | Step::ResetRealIndex(p) if p.is_empty())
             || (matches!(step, Step::Cleanup) && commit.index_path.is_empty())
         {
-            return self.next_commit_step();
+            return self.next_commit_step(now);
         }
         let root = commit.root.clone();
-        let id = self.effect_id();
-        if let Some(commit) = self.commit.as_mut() {
-            commit.running = Some((id, step.clone()));
-        }
         match command {
-            Ok(mut args) => {
-                let program = if args[0] == "git" {
-                    args.remove(0)
-                } else {
-                    "env".to_owned()
-                };
-                self.outputs.push_back(Output::Spawn {
-                    id,
-                    program,
-                    args,
-                    cwd: root,
-                });
+            Ok(command) => {
+                let id = self.spawn(command.program, command.args, root, command.env);
+                if let Some(commit) = self.commit.as_mut() {
+                    commit.commands.start(id, step, now, None);
+                }
             }
-            Err((path, bytes)) => self
-                .outputs
-                .push_back(Output::WriteFile { id, path, bytes }),
+            Err((path, bytes)) => {
+                let id = self.effect_id();
+                if let Some(commit) = self.commit.as_mut() {
+                    commit.writing = Some(id);
+                }
+                self.outputs
+                    .push_back(Output::WriteFile { id, path, bytes });
+            }
         }
     }
+}
+
+/// A command of the script.
+struct Command {
+    program: &'static str,
+    args: Vec<String>,
+    env: Vec<(String, String)>,
 }
 
 /// What a step is, for a failure's reason.

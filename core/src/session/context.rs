@@ -55,6 +55,7 @@ impl Context {
                 program: "git".to_owned(),
                 args: STATUS_ARGS.iter().map(|a| (*a).to_owned()).collect(),
                 cwd: cwd.to_owned(),
+                env: Vec::new(),
             },
             Output::ReadFile {
                 id: agents,

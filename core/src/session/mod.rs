@@ -2,9 +2,11 @@
 //! every decoded action. Turn logic lives in `turn.rs`, tool calls in `tool_run.rs`, the
 //! start-up probes in `context.rs`.
 
+mod commands;
 mod commit_chapters;
 mod compaction;
 mod context;
+mod github;
 mod review;
 mod review_prompts;
 mod store;
@@ -84,6 +86,7 @@ pub struct Session {
     rng: Rng,
     review: review::ReviewState,
     commit: Option<commit_chapters::Commit>,
+    github: github::Github,
     /// `now` at start, and the wall clock then (ms since the epoch), for thread entry times.
     clock_origin: (Instant, u64),
     closed: bool,
@@ -163,6 +166,7 @@ impl Session {
             rng: Rng::new(config.rng_seed),
             review: review::ReviewState::new(config.reviews_dir.clone()),
             commit: None,
+            github: github::Github::default(),
             clock_origin: (now, config.unix_ms),
             closed: false,
             outputs: VecDeque::new(),
@@ -191,6 +195,7 @@ impl Session {
             session.restore(restored);
         }
         session.start_probes();
+        session.probe_workspace(now, true);
         Ok(session)
     }
 
@@ -209,15 +214,20 @@ impl Session {
         self.outputs.pop_front()
     }
 
-    /// The earliest deadline of a running turn, if any.
+    /// The earliest deadline: a running turn's, a gh command's, the next workspace poll.
     pub fn poll_timeout(&self) -> Option<Instant> {
-        self.turn.as_ref().and_then(Turn::deadline)
+        let turn = self.turn.as_ref().and_then(Turn::deadline);
+        match (turn, self.github.deadline()) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
     }
 
     /// Runs what is due at `now`.
     pub fn handle_timeout(&mut self, now: Instant) {
         if !self.closed {
             self.turn_timeout(now);
+            self.github_timeout(now);
         }
     }
 
@@ -230,6 +240,7 @@ impl Session {
         if self.store_result(&input)
             || self.sessions_read(&input)
             || self.review_effect(now, &input)
+            || self.github_effect(now, &input)
         {
             return;
         }
@@ -344,10 +355,18 @@ impl Session {
                     }
                 }
                 Action::CommitReviewChapters(commit) => {
-                    if let Err(reason) = self.commit_chapters(commit) {
+                    if let Err(reason) = self.commit_chapters(now, commit) {
                         self.reject(refuse("commit_review_chapters", &reason));
                     }
                 }
+                Action::RefreshWorkspace => self.probe_workspace(now, true),
+                Action::ListPullRequests(list) => self.list_pull_requests(now, list),
+                Action::GetPullRequest(get) => self.get_pull_request(now, get),
+                Action::PostPullRequestComment(post) => self.post_pull_request_comment(now, post),
+                Action::ReplyToReviewThread(reply) => self.reply_to_review_thread(now, reply),
+                Action::ResolveReviewThread(resolve) => self.resolve_review_thread(now, resolve),
+                Action::EditPullRequest(edit) => self.edit_pull_request(now, edit),
+                Action::MergePullRequest(merge) => self.merge_pull_request(now, merge),
                 Action::Close => self.close(0),
             },
         }

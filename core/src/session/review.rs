@@ -167,7 +167,7 @@ impl Session {
 
     /// Routes a diff read or a review file read or write; `false` when the input is not one.
     pub(super) fn review_effect(&mut self, now: Instant, input: &Input<'_>) -> bool {
-        if self.commit_effect(input) {
+        if self.commit_effect(now, input) {
             return true;
         }
         match input {

@@ -476,6 +476,7 @@ impl Session {
                         program: "bash".to_owned(),
                         args: vec!["-c".to_owned(), command],
                         cwd,
+                        env: Vec::new(),
                     },
                     Work::Bash {
                         redact: self.redactor.stream(),

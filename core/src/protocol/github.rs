@@ -1,0 +1,332 @@
+//! The GitHub frames' content (design §7): what clients send to read and write through gh, and
+//! what luxe answers.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// `list_pull_requests`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ListPullRequests {
+    /// Echoed on the answer.
+    pub request_id: String,
+    /// `owner/name`; the checkout's own when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repository: Option<String>,
+    /// `open` (default), `closed`, `merged` or `all`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub state: Option<PullRequestFilter>,
+}
+
+/// Which pull requests `list_pull_requests` lists.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum PullRequestFilter {
+    /// Open ones.
+    Open,
+    /// Closed without merging, and merged.
+    Closed,
+    /// Merged ones.
+    Merged,
+    /// All.
+    All,
+}
+
+/// `get_pull_request`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct GetPullRequest {
+    /// Echoed on the answer.
+    pub request_id: String,
+    /// `owner/name`; the checkout's own when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repository: Option<String>,
+    /// The pull request.
+    pub number: u64,
+}
+
+/// `post_pull_request_comment`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct PostPullRequestComment {
+    /// Echoed on the answer.
+    pub request_id: String,
+    /// `owner/name`; the checkout's own when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repository: Option<String>,
+    /// The pull request.
+    pub number: u64,
+    /// The comment (Markdown).
+    pub body: String,
+}
+
+/// `reply_to_review_thread`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ReplyToReviewThread {
+    /// Echoed on the answer.
+    pub request_id: String,
+    /// `owner/name`; the checkout's own when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repository: Option<String>,
+    /// The thread's GraphQL id (from `pull_request_fetched`).
+    pub thread_id: String,
+    /// The reply (Markdown).
+    pub body: String,
+}
+
+/// `resolve_review_thread`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ResolveReviewThread {
+    /// Echoed on the answer.
+    pub request_id: String,
+    /// `owner/name`; the checkout's own when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repository: Option<String>,
+    /// The thread's GraphQL id.
+    pub thread_id: String,
+    /// `false` reopens it; default `true`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resolved: Option<bool>,
+}
+
+/// `edit_pull_request`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct EditPullRequest {
+    /// Echoed on the answer.
+    pub request_id: String,
+    /// `owner/name`; the checkout's own when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repository: Option<String>,
+    /// The pull request.
+    pub number: u64,
+    /// A new title.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// A new description.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub body: Option<String>,
+    /// A new base branch.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub base: Option<String>,
+    /// Draft or ready for review (not supported by this build yet).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub draft: Option<bool>,
+}
+
+/// `merge_pull_request`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct MergePullRequest {
+    /// Echoed on the answer.
+    pub request_id: String,
+    /// `owner/name`; the checkout's own when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repository: Option<String>,
+    /// The pull request.
+    pub number: u64,
+    /// How.
+    pub method: MergeMethod,
+    /// Delete the head branch after merging.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delete_branch: Option<bool>,
+}
+
+/// How a pull request is merged.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum MergeMethod {
+    /// A merge commit.
+    Merge,
+    /// One squashed commit.
+    Squash,
+    /// The commits rebased onto the base.
+    Rebase,
+}
+
+/// Whether gh can be used.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum GithubState {
+    /// gh is installed, logged in, and the checkout has a GitHub remote.
+    Ready,
+    /// gh is not on PATH.
+    Missing,
+    /// gh is not logged in.
+    Unauthenticated,
+    /// The checkout has no GitHub remote (or is not a git repository).
+    NoRemote,
+}
+
+/// `workspace_updated`: the checkout and its pull request, as the dock shows them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct WorkspaceUpdated {
+    /// The branch; null when detached or not a repository.
+    pub branch: Option<String>,
+    /// HEAD's commit; null before the first commit.
+    pub head_sha: Option<String>,
+    /// The upstream branch.
+    pub upstream: Option<String>,
+    /// Commits ahead of the upstream.
+    pub ahead: u32,
+    /// Commits behind the upstream.
+    pub behind: u32,
+    /// Anything changed, staged or untracked.
+    pub dirty: bool,
+    /// `owner/name` of the checkout's GitHub repository, when known.
+    pub repository: Option<String>,
+    /// Whether gh can be used.
+    pub github: GithubState,
+    /// The branch's pull request, if any.
+    pub pull_request: Option<BranchPullRequest>,
+}
+
+/// The current branch's pull request in `workspace_updated`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct BranchPullRequest {
+    /// Its number.
+    pub number: u64,
+    /// Its title.
+    pub title: String,
+    /// Its page.
+    pub url: String,
+    /// `OPEN`, `CLOSED` or `MERGED`, as GitHub says.
+    pub state: String,
+    /// A draft.
+    pub draft: bool,
+    /// The base branch.
+    pub base: String,
+    /// The head branch.
+    pub head: String,
+    /// `APPROVED`, `CHANGES_REQUESTED`, `REVIEW_REQUIRED`, or null.
+    pub review_decision: Option<String>,
+    /// `MERGEABLE`, `CONFLICTING` or `UNKNOWN`.
+    pub mergeable: Option<String>,
+    /// Its checks.
+    pub checks: Vec<Check>,
+}
+
+/// One check of a pull request.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Check {
+    /// Its name.
+    pub name: String,
+    /// The state as GitHub says it (`SUCCESS`, `FAILURE`, `IN_PROGRESS`, …).
+    pub state: String,
+    /// gh's grouping: `pass`, `fail`, `pending`, `skipping` or `cancel`.
+    pub bucket: String,
+    /// Its details page.
+    pub link: Option<String>,
+}
+
+/// A pull request in a listing.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct PullRequestSummary {
+    /// Its number.
+    pub number: u64,
+    /// Its title.
+    pub title: String,
+    /// Its page.
+    pub url: String,
+    /// `OPEN`, `CLOSED` or `MERGED`.
+    pub state: String,
+    /// A draft.
+    pub draft: bool,
+    /// The head branch.
+    pub head: String,
+    /// The base branch.
+    pub base: String,
+    /// The author's login.
+    pub author: Option<String>,
+    /// When it last changed (ISO 8601, as GitHub says).
+    pub updated_at: Option<String>,
+}
+
+/// `pull_requests_listed`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct PullRequestsListed {
+    /// The request's.
+    pub request_id: String,
+    /// Newest first, as gh lists them.
+    pub pull_requests: Vec<PullRequestSummary>,
+}
+
+/// `pull_request_fetched`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct PullRequestFetched {
+    /// The request's.
+    pub request_id: String,
+    /// The pull request.
+    pub pull_request: PullRequestDetail,
+}
+
+/// One pull request with its description and review threads.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct PullRequestDetail {
+    /// What a listing says of it.
+    #[serde(flatten)]
+    pub summary: PullRequestSummary,
+    /// The description.
+    pub body: String,
+    /// The head commit.
+    pub head_sha: String,
+    /// `APPROVED`, `CHANGES_REQUESTED`, `REVIEW_REQUIRED`, or null.
+    pub review_decision: Option<String>,
+    /// `MERGEABLE`, `CONFLICTING` or `UNKNOWN`.
+    pub mergeable: Option<String>,
+    /// Lines added.
+    pub additions: u64,
+    /// Lines deleted.
+    pub deletions: u64,
+    /// Files changed.
+    pub changed_files: u64,
+    /// Its review threads.
+    pub threads: Vec<ReviewThread>,
+}
+
+/// A review thread on a pull request.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ReviewThread {
+    /// Its GraphQL id, for `reply_to_review_thread` and `resolve_review_thread`.
+    pub id: String,
+    /// Resolved.
+    pub resolved: bool,
+    /// The file.
+    pub path: String,
+    /// The line, when it still exists.
+    pub line: Option<u64>,
+    /// `LEFT` or `RIGHT`.
+    pub side: Option<String>,
+    /// The comments, oldest first.
+    pub comments: Vec<ThreadComment>,
+}
+
+/// A comment of a review thread.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ThreadComment {
+    /// Its id.
+    pub id: String,
+    /// Its author's login.
+    pub author: Option<String>,
+    /// The text.
+    pub body: String,
+    /// When (ISO 8601).
+    pub created_at: Option<String>,
+}
+
+/// A GitHub request answered with a link (`pull_request_comment_posted`, `review_thread_replied`,
+/// `pull_request_edited`, `pull_request_merged`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct GithubDone {
+    /// The request's.
+    pub request_id: String,
+    /// What gh printed as the result's address, when it printed one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+}
+
+/// `review_thread_resolved`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ReviewThreadResolved {
+    /// The request's.
+    pub request_id: String,
+    /// The thread.
+    pub thread_id: String,
+    /// Whether it is resolved now.
+    pub resolved: bool,
+}

@@ -1,0 +1,176 @@
+//! Child processes luxe runs for itself (git for chapter commits, gh), as opposed to the
+//! agent's `bash`: each collects its output, ends by its deadline, and comes back whole, with
+//! what it was for, to whoever started it.
+
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+
+use crate::effects::{EffectId, Input, Output, Stream};
+
+use super::Session;
+
+/// The most output kept of one command; gh's largest answers (a PR's diff) fit well inside.
+const OUTPUT_MAX: usize = 64 * 1024 * 1024;
+
+/// A command's end.
+#[derive(Debug)]
+pub(super) struct Finished<P> {
+    /// What it was for.
+    pub(super) purpose: P,
+    /// `Ok(Some(code))` on exit, `Ok(None)` when killed, `Err` when it could not start.
+    pub(super) status: Result<Option<i32>, String>,
+    /// Its standard output.
+    pub(super) stdout: Vec<u8>,
+    /// Its standard error.
+    pub(super) stderr: Vec<u8>,
+    /// Whether it was killed for running past its deadline.
+    pub(super) timed_out: bool,
+}
+
+impl<P> Finished<P> {
+    /// Standard output as text, trimmed.
+    pub(super) fn stdout_text(&self) -> String {
+        String::from_utf8_lossy(&self.stdout).trim().to_owned()
+    }
+
+    /// Why it failed, in words, or `None` when it exited 0.
+    pub(super) fn failure(&self, name: &str) -> Option<String> {
+        let stderr = String::from_utf8_lossy(&self.stderr).trim().to_owned();
+        match &self.status {
+            Ok(Some(0)) => None,
+            _ if self.timed_out => Some(format!("{name} did not answer in time")),
+            Err(err) => Some(err.clone()),
+            Ok(_) if !stderr.is_empty() => Some(stderr),
+            Ok(Some(code)) => Some(format!("{name} exited with {code}")),
+            Ok(None) => Some(format!("{name} was killed")),
+        }
+    }
+}
+
+/// A running command.
+#[derive(Debug)]
+struct Running<P> {
+    purpose: P,
+    stdout: Vec<u8>,
+    stderr: Vec<u8>,
+    deadline: Option<Instant>,
+    timed_out: bool,
+}
+
+/// The running commands of one kind of work, by effect.
+#[derive(Debug)]
+pub(super) struct Commands<P> {
+    running: BTreeMap<EffectId, Running<P>>,
+}
+
+impl<P> Default for Commands<P> {
+    fn default() -> Self {
+        Self {
+            running: BTreeMap::new(),
+        }
+    }
+}
+
+impl<P> Commands<P> {
+    /// Remembers command `id`, to end by `timeout` after `now` when given.
+    pub(super) fn start(
+        &mut self,
+        id: EffectId,
+        purpose: P,
+        now: Instant,
+        timeout: Option<Duration>,
+    ) {
+        self.running.insert(
+            id,
+            Running {
+                purpose,
+                stdout: Vec::new(),
+                stderr: Vec::new(),
+                deadline: timeout.map(|t| now + t),
+                timed_out: false,
+            },
+        );
+    }
+
+    /// Takes `input` if it belongs to one of these commands: `Some(true)` when taken,
+    /// `Some(false)` not, and the command's end when it ended.
+    pub(super) fn handle(&mut self, input: &Input<'_>) -> (bool, Option<Finished<P>>) {
+        match input {
+            Input::ProcessOutput { id, stream, bytes } => match self.running.get_mut(id) {
+                Some(running) => {
+                    let out = match stream {
+                        Stream::Stdout => &mut running.stdout,
+                        Stream::Stderr => &mut running.stderr,
+                    };
+                    let room = OUTPUT_MAX.saturating_sub(out.len());
+                    out.extend_from_slice(&bytes[..room.min(bytes.len())]);
+                    (true, None)
+                }
+                None => (false, None),
+            },
+            Input::ProcessExited { id, status } => match self.running.remove(id) {
+                Some(running) => (
+                    true,
+                    Some(Finished {
+                        purpose: running.purpose,
+                        status: status.clone(),
+                        stdout: running.stdout,
+                        stderr: running.stderr,
+                        timed_out: running.timed_out,
+                    }),
+                ),
+                None => (false, None),
+            },
+            _ => (false, None),
+        }
+    }
+
+    /// The earliest deadline of a command not yet killed.
+    pub(super) fn deadline(&self) -> Option<Instant> {
+        self.running
+            .values()
+            .filter(|r| !r.timed_out)
+            .filter_map(|r| r.deadline)
+            .min()
+    }
+
+    /// The commands past their deadline at `now`, marked so; io kills them and their exit
+    /// comes back as usual.
+    pub(super) fn overdue(&mut self, now: Instant) -> Vec<EffectId> {
+        self.running
+            .iter_mut()
+            .filter(|(_, r)| !r.timed_out && r.deadline.is_some_and(|d| d <= now))
+            .map(|(id, r)| {
+                r.timed_out = true;
+                *id
+            })
+            .collect()
+    }
+}
+
+impl Session {
+    /// Spawns `program args` in `cwd` with `env` and returns its effect id.
+    pub(super) fn spawn(
+        &mut self,
+        program: &str,
+        args: Vec<String>,
+        cwd: String,
+        env: Vec<(String, String)>,
+    ) -> EffectId {
+        let id = self.effect_id();
+        self.outputs.push_back(Output::Spawn {
+            id,
+            program: program.to_owned(),
+            args,
+            cwd,
+            env,
+        });
+        id
+    }
+
+    /// Kills the given commands.
+    pub(super) fn kill_all(&mut self, ids: Vec<EffectId>) {
+        self.outputs
+            .extend(ids.into_iter().map(|id| Output::Kill { id }));
+    }
+}

@@ -1,0 +1,573 @@
+//! GitHub in the session: the workspace probe behind `workspace_updated` (git, then gh: auth,
+//! repository, the branch's pull request and its checks), and the reads and writes clients
+//! ask for, each a short chain of gh commands run with gh's quiet environment and a timeout.
+
+use std::collections::BTreeMap;
+use std::time::Instant;
+
+use crate::git::status::{STATUS_ARGS, parse as parse_status};
+use crate::github::{gh, parse};
+use crate::protocol::events::{Event, RequestFailed};
+use crate::protocol::github::{
+    EditPullRequest, GetPullRequest, GithubDone, GithubState, ListPullRequests, MergePullRequest,
+    PostPullRequestComment, PullRequestDetail, PullRequestFetched, PullRequestFilter,
+    PullRequestsListed, ReplyToReviewThread, ResolveReviewThread, ReviewThreadResolved,
+    WorkspaceUpdated,
+};
+
+use super::Session;
+use super::commands::{Commands, Finished};
+
+/// One command of GitHub work, and what it is for.
+#[derive(Debug)]
+pub(super) enum Job {
+    /// A step of the workspace probe.
+    Probe(ProbeStep),
+    /// A step of a client's request.
+    Request { request_id: String, step: Step },
+}
+
+/// The workspace probe, in order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum ProbeStep {
+    Git,
+    Auth,
+    Repo,
+    PullRequest,
+    Checks,
+}
+
+/// A request's steps.
+#[derive(Debug)]
+pub(super) enum Step {
+    List,
+    /// Read the pull request; `graphql_repository` is where its threads are asked for,
+    /// `repository` what the client named.
+    View {
+        repository: Option<String>,
+        graphql_repository: String,
+    },
+    Threads {
+        repository: Option<String>,
+        detail: Box<PullRequestDetail>,
+    },
+    Comment,
+    Reply,
+    Resolve {
+        thread_id: String,
+        resolved: bool,
+    },
+    Edit,
+    MergeHead {
+        merge: MergePullRequest,
+    },
+    Merge {
+        number: u64,
+        repository: Option<String>,
+    },
+}
+
+impl Step {
+    /// The failure event of the request this step serves.
+    fn failed(&self, request_id: String, reason: String) -> Event {
+        let failed = RequestFailed { request_id, reason };
+        match self {
+            Self::List | Self::View { .. } | Self::Threads { .. } => {
+                Event::GithubReadFailed(failed)
+            }
+            Self::Comment => Event::PullRequestCommentPostFailed(failed),
+            Self::Reply => Event::ReviewThreadReplyFailed(failed),
+            Self::Resolve { .. } => Event::ReviewThreadResolveFailed(failed),
+            Self::Edit => Event::PullRequestEditFailed(failed),
+            Self::MergeHead { .. } | Self::Merge { .. } => Event::PullRequestMergeFailed(failed),
+        }
+    }
+}
+
+/// The GitHub part of the session.
+#[derive(Debug, Default)]
+pub(super) struct Github {
+    commands: Commands<Job>,
+    /// The workspace the running probe is filling in.
+    probing: Option<WorkspaceUpdated>,
+    /// Whether the running probe's result is sent even if nothing changed.
+    announce: bool,
+    /// A probe was asked for while one ran: run again after it.
+    again: Option<bool>,
+    /// What was last sent.
+    last: Option<WorkspaceUpdated>,
+    /// When to probe again.
+    next_poll: Option<Instant>,
+    /// The head commit last seen per `(repository, number)` (`None`: the checkout's own), which
+    /// a merge must still find.
+    heads: BTreeMap<(Option<String>, u64), String>,
+}
+
+impl Github {
+    /// The earliest time GitHub work waits for.
+    pub(super) fn deadline(&self) -> Option<Instant> {
+        match (self.commands.deadline(), self.next_poll) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+}
+
+impl Session {
+    /// Probes the checkout and its pull request; `announce` sends the result even when nothing
+    /// changed (start, `refresh_workspace`, after a write; a poll sends only changes).
+    pub(super) fn probe_workspace(&mut self, now: Instant, announce: bool) {
+        if self.github.probing.is_some() {
+            let again = self.github.again.unwrap_or(false) || announce;
+            self.github.again = Some(again);
+            return;
+        }
+        self.github.next_poll = None;
+        self.github.announce = announce;
+        self.github.probing = Some(WorkspaceUpdated {
+            branch: None,
+            head_sha: None,
+            upstream: None,
+            ahead: 0,
+            behind: 0,
+            dirty: false,
+            repository: None,
+            github: GithubState::Ready,
+            pull_request: None,
+        });
+        let args = STATUS_ARGS.iter().map(|a| (*a).to_owned()).collect();
+        let id = self.spawn("git", args, self.cwd.clone(), Vec::new());
+        let timeout = self.timings.gh_timeout;
+        self.github
+            .commands
+            .start(id, Job::Probe(ProbeStep::Git), now, Some(timeout));
+    }
+
+    /// Runs `gh args` for `job`.
+    fn run_gh(&mut self, now: Instant, args: Vec<String>, job: Job) {
+        let env = gh::ENV
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+            .collect();
+        let id = self.spawn("gh", args, self.cwd.clone(), env);
+        let timeout = self.timings.gh_timeout;
+        self.github.commands.start(id, job, now, Some(timeout));
+    }
+
+    /// Routes a gh or git result; `false` when the input is not GitHub work's.
+    pub(super) fn github_effect(
+        &mut self,
+        now: Instant,
+        input: &crate::effects::Input<'_>,
+    ) -> bool {
+        let (taken, finished) = self.github.commands.handle(input);
+        if let Some(done) = finished {
+            let Finished {
+                purpose,
+                status,
+                stdout,
+                stderr,
+                timed_out,
+            } = done;
+            let result = Outcome {
+                status,
+                stdout: String::from_utf8_lossy(&stdout).into_owned(),
+                stderr: String::from_utf8_lossy(&stderr).into_owned(),
+                timed_out,
+            };
+            match purpose {
+                Job::Probe(step) => self.probe_step_done(now, step, &result),
+                Job::Request { request_id, step } => {
+                    self.request_step_done(now, request_id, step, &result);
+                }
+            }
+        }
+        taken
+    }
+
+    /// Kills gh commands past their deadline and starts a due poll.
+    pub(super) fn github_timeout(&mut self, now: Instant) {
+        let overdue = self.github.commands.overdue(now);
+        self.kill_all(overdue);
+        if self.github.next_poll.is_some_and(|at| at <= now) {
+            self.github.next_poll = None;
+            self.probe_workspace(now, false);
+        }
+    }
+
+    fn probe_step_done(&mut self, now: Instant, step: ProbeStep, result: &Outcome) {
+        let Some(workspace) = self.github.probing.as_mut() else {
+            return;
+        };
+        let next = match step {
+            ProbeStep::Git => {
+                if result.ok() {
+                    let status = parse_status(&result.stdout);
+                    workspace.branch = status.branch;
+                    workspace.head_sha = status.head;
+                    workspace.upstream = status.upstream;
+                    workspace.ahead = status.ahead;
+                    workspace.behind = status.behind;
+                    workspace.dirty = status.dirty;
+                }
+                Some((gh::auth_status(), ProbeStep::Auth))
+            }
+            ProbeStep::Auth => match result.failure() {
+                None => Some((gh::repo_view(), ProbeStep::Repo)),
+                Some((state, _)) => {
+                    workspace.github = state.unwrap_or(GithubState::Unauthenticated);
+                    None
+                }
+            },
+            ProbeStep::Repo => match parse::repository(&result.stdout) {
+                Ok(repository) if result.ok() => {
+                    workspace.repository = Some(repository);
+                    Some((gh::current_pr(), ProbeStep::PullRequest))
+                }
+                _ => {
+                    workspace.github = match result.failure() {
+                        Some((Some(state), _)) => state,
+                        _ => GithubState::NoRemote,
+                    };
+                    None
+                }
+            },
+            ProbeStep::PullRequest => match parse::branch_pull_request(&result.stdout) {
+                Ok(pr) if result.ok() => {
+                    if let Ok(head) = parse::head_sha(&result.stdout) {
+                        self.github.heads.insert((None, pr.number), head);
+                    }
+                    let number = pr.number;
+                    workspace.pull_request = Some(pr);
+                    Some((gh::pr_checks(number, None), ProbeStep::Checks))
+                }
+                // No pull request for this branch (or none readable): the dock shows none.
+                _ => None,
+            },
+            ProbeStep::Checks => {
+                // gh exits 8 while checks are pending; its JSON is still the answer.
+                if let (Ok(checks), Some(pr)) = (
+                    parse::checks(&result.stdout),
+                    workspace.pull_request.as_mut(),
+                ) {
+                    pr.checks = checks;
+                }
+                None
+            }
+        };
+        match next {
+            Some((args, step)) => self.run_gh(now, args, Job::Probe(step)),
+            None => self.probe_done(now),
+        }
+    }
+
+    /// The probe finished: send what it found, and plan the next poll.
+    fn probe_done(&mut self, now: Instant) {
+        let Some(workspace) = self.github.probing.take() else {
+            return;
+        };
+        let changed = self.github.last.as_ref() != Some(&workspace);
+        if changed || self.github.announce {
+            self.emit(Event::WorkspaceUpdated(Box::new(workspace.clone())));
+        }
+        if workspace.github == GithubState::Ready {
+            self.github.next_poll = Some(now + self.timings.github_poll);
+        }
+        self.github.last = Some(workspace);
+        if let Some(announce) = self.github.again.take() {
+            self.probe_workspace(now, announce);
+        }
+    }
+
+    /// `list_pull_requests`.
+    pub(super) fn list_pull_requests(&mut self, now: Instant, list: ListPullRequests) {
+        let args = gh::pr_list(
+            list.state.unwrap_or(PullRequestFilter::Open),
+            list.repository.as_deref(),
+        );
+        let job = Job::Request {
+            request_id: list.request_id,
+            step: Step::List,
+        };
+        self.run_gh(now, args, job);
+    }
+
+    /// `get_pull_request`: the pull request, then its review threads.
+    pub(super) fn get_pull_request(&mut self, now: Instant, get: GetPullRequest) {
+        let Some(graphql_repository) = get
+            .repository
+            .clone()
+            .or_else(|| self.github.last.as_ref().and_then(|w| w.repository.clone()))
+        else {
+            let reason = "no GitHub repository is known for this checkout: name one with `repository`, or refresh_workspace".to_owned();
+            return self.emit(Event::GithubReadFailed(RequestFailed {
+                request_id: get.request_id,
+                reason,
+            }));
+        };
+        let args = gh::pr_view(get.number, get.repository.as_deref());
+        let job = Job::Request {
+            request_id: get.request_id,
+            step: Step::View {
+                repository: get.repository,
+                graphql_repository,
+            },
+        };
+        self.run_gh(now, args, job);
+    }
+
+    /// `post_pull_request_comment`.
+    pub(super) fn post_pull_request_comment(&mut self, now: Instant, post: PostPullRequestComment) {
+        let args = gh::pr_comment(post.number, &post.body, post.repository.as_deref());
+        let job = Job::Request {
+            request_id: post.request_id,
+            step: Step::Comment,
+        };
+        self.run_gh(now, args, job);
+    }
+
+    /// `reply_to_review_thread`.
+    pub(super) fn reply_to_review_thread(&mut self, now: Instant, reply: ReplyToReviewThread) {
+        let args = gh::thread_reply(&reply.thread_id, &reply.body);
+        let job = Job::Request {
+            request_id: reply.request_id,
+            step: Step::Reply,
+        };
+        self.run_gh(now, args, job);
+    }
+
+    /// `resolve_review_thread`.
+    pub(super) fn resolve_review_thread(&mut self, now: Instant, resolve: ResolveReviewThread) {
+        let resolved = resolve.resolved.unwrap_or(true);
+        let args = gh::thread_resolve(&resolve.thread_id, resolved);
+        let job = Job::Request {
+            request_id: resolve.request_id,
+            step: Step::Resolve {
+                thread_id: resolve.thread_id,
+                resolved,
+            },
+        };
+        self.run_gh(now, args, job);
+    }
+
+    /// `edit_pull_request`.
+    pub(super) fn edit_pull_request(&mut self, now: Instant, edit: EditPullRequest) {
+        let failed = |reason: &str| {
+            Event::PullRequestEditFailed(RequestFailed {
+                request_id: edit.request_id.clone(),
+                reason: reason.to_owned(),
+            })
+        };
+        if edit.draft.is_some() {
+            return self.emit(failed("changing draft is not supported by this build yet"));
+        }
+        let Some(args) = gh::pr_edit(
+            edit.number,
+            edit.title.as_deref(),
+            edit.body.as_deref(),
+            edit.base.as_deref(),
+            edit.repository.as_deref(),
+        ) else {
+            return self.emit(failed("nothing to change: give title, body or base"));
+        };
+        let job = Job::Request {
+            request_id: edit.request_id,
+            step: Step::Edit,
+        };
+        self.run_gh(now, args, job);
+    }
+
+    /// `merge_pull_request`: at the head luxe last saw, read first if it saw none.
+    pub(super) fn merge_pull_request(&mut self, now: Instant, merge: MergePullRequest) {
+        let key = (merge.repository.clone(), merge.number);
+        let request_id = merge.request_id.clone();
+        match self.github.heads.get(&key).cloned() {
+            Some(head) => {
+                let args = gh::pr_merge(
+                    merge.number,
+                    merge.method,
+                    merge.delete_branch.unwrap_or(false),
+                    &head,
+                    merge.repository.as_deref(),
+                );
+                let step = Step::Merge {
+                    number: merge.number,
+                    repository: merge.repository,
+                };
+                self.run_gh(now, args, Job::Request { request_id, step });
+            }
+            None => {
+                let args = gh::pr_head(merge.number, merge.repository.as_deref());
+                let step = Step::MergeHead { merge };
+                self.run_gh(now, args, Job::Request { request_id, step });
+            }
+        }
+    }
+
+    fn request_step_done(
+        &mut self,
+        now: Instant,
+        request_id: String,
+        step: Step,
+        result: &Outcome,
+    ) {
+        if let Some((state, reason)) = result.failure() {
+            if let (Some(state), Some(last)) = (state, self.github.last.as_mut())
+                && last.github != state
+            {
+                last.github = state;
+                let update = Box::new(last.clone());
+                self.emit(Event::WorkspaceUpdated(update));
+            }
+            return self.emit(step.failed(request_id, reason));
+        }
+        let stdout = result.stdout.as_str();
+        let wrote = match step {
+            Step::List => {
+                match parse::pull_requests(stdout) {
+                    Ok(pull_requests) => self.emit(Event::PullRequestsListed(PullRequestsListed {
+                        request_id,
+                        pull_requests,
+                    })),
+                    Err(reason) => self.emit(Event::GithubReadFailed(RequestFailed {
+                        request_id,
+                        reason,
+                    })),
+                }
+                false
+            }
+            Step::View {
+                repository,
+                graphql_repository,
+            } => {
+                match parse::pull_request(stdout) {
+                    Ok(detail) => {
+                        let args = gh::review_threads(&graphql_repository, detail.summary.number);
+                        let step = Step::Threads {
+                            repository,
+                            detail: Box::new(detail),
+                        };
+                        self.run_gh(now, args, Job::Request { request_id, step });
+                    }
+                    Err(reason) => self.emit(Event::GithubReadFailed(RequestFailed {
+                        request_id,
+                        reason,
+                    })),
+                }
+                false
+            }
+            Step::Threads {
+                repository,
+                mut detail,
+            } => {
+                match parse::threads(stdout) {
+                    Ok(threads) => {
+                        detail.threads = threads;
+                        self.github
+                            .heads
+                            .insert((repository, detail.summary.number), detail.head_sha.clone());
+                        self.emit(Event::PullRequestFetched(Box::new(PullRequestFetched {
+                            request_id,
+                            pull_request: *detail,
+                        })));
+                    }
+                    Err(reason) => self.emit(Event::GithubReadFailed(RequestFailed {
+                        request_id,
+                        reason,
+                    })),
+                }
+                false
+            }
+            Step::Comment => {
+                self.emit(Event::PullRequestCommentPosted(GithubDone {
+                    request_id,
+                    url: parse::printed_url(stdout),
+                }));
+                true
+            }
+            Step::Reply => {
+                self.emit(Event::ReviewThreadReplied(GithubDone {
+                    request_id,
+                    url: parse::reply_url(stdout),
+                }));
+                true
+            }
+            Step::Resolve {
+                thread_id,
+                resolved,
+            } => {
+                self.emit(Event::ReviewThreadResolved(ReviewThreadResolved {
+                    request_id,
+                    thread_id,
+                    resolved,
+                }));
+                true
+            }
+            Step::Edit => {
+                self.emit(Event::PullRequestEdited(GithubDone {
+                    request_id,
+                    url: parse::printed_url(stdout),
+                }));
+                true
+            }
+            Step::MergeHead { merge } => {
+                match parse::head_sha(stdout) {
+                    Ok(head) => {
+                        self.github
+                            .heads
+                            .insert((merge.repository.clone(), merge.number), head);
+                        self.merge_pull_request(now, merge);
+                    }
+                    Err(reason) => self.emit(Event::PullRequestMergeFailed(RequestFailed {
+                        request_id,
+                        reason,
+                    })),
+                }
+                false
+            }
+            Step::Merge { number, repository } => {
+                self.github.heads.remove(&(repository, number));
+                self.emit(Event::PullRequestMerged(GithubDone {
+                    request_id,
+                    url: parse::printed_url(stdout),
+                }));
+                true
+            }
+        };
+        if wrote {
+            self.probe_workspace(now, true);
+        }
+    }
+}
+
+/// A finished command's result as text.
+#[derive(Debug)]
+struct Outcome {
+    status: Result<Option<i32>, String>,
+    stdout: String,
+    stderr: String,
+    timed_out: bool,
+}
+
+impl Outcome {
+    fn ok(&self) -> bool {
+        matches!(self.status, Ok(Some(0))) && !self.timed_out
+    }
+
+    /// `None` on success; else the dock state it implies, if any, and the reason.
+    fn failure(&self) -> Option<(Option<GithubState>, String)> {
+        if self.ok() {
+            return None;
+        }
+        let (spawn_error, code) = match &self.status {
+            Err(error) => (Some(error.as_str()), None),
+            Ok(code) => (None, *code),
+        };
+        Some(parse::failure(
+            spawn_error,
+            code,
+            &self.stderr,
+            self.timed_out,
+        ))
+    }
+}
