@@ -5,7 +5,7 @@ use luxe_core::Config;
 use luxe_core::config::{Providers, Requested, SessionFile};
 use luxe_core::protocol::values::PermissionMode;
 use luxe_core::store;
-use luxe_io::environment;
+use luxe_io::{environment, startup};
 
 /// Luxe, a coding agent. `luxe --rpc` speaks JSON frames over stdin and stdout, one per line.
 #[derive(Debug, Parser)]
@@ -61,8 +61,22 @@ impl Flags {
         if !self.rpc {
             return Err("this build has no interactive interface: run `luxe --rpc`".into());
         }
-        let cwd = environment::cwd()
+        let requested = Requested {
+            issue: self.issue,
+            from_pr: self.from_pr,
+            worktree: self.worktree.clone(),
+            on_ask: self.on_ask.is_some(),
+        };
+        if let Some(refusal) = requested.refusal() {
+            return Err(refusal);
+        }
+        let session_id = environment::new_session_id();
+        let timings = environment::timings();
+        let started_in = environment::cwd()
             .map_err(|err| format!("cannot read the working directory: {err}"))?;
+        // --issue, --from-pr and --worktree run before anything reads the directory.
+        let prepared = startup::prepare(&requested, &started_in, &session_id, timings.gh_timeout)?;
+        let cwd = prepared.cwd.unwrap_or(started_in);
         let home = environment::luxe_home();
         match &home {
             Some(home) => tracing::debug!(home = %home.display(), "LUXE_HOME"),
@@ -71,11 +85,8 @@ impl Flags {
         let settings = environment::settings_files(home.as_deref(), std::path::Path::new(&cwd))?;
         let sessions = home.as_ref().map(|h| h.join("sessions"));
         let resume = self.session_to_resume(sessions.as_deref(), &cwd)?;
-        let mut config = Config::new(
-            env!("CARGO_PKG_VERSION"),
-            &environment::new_session_id(),
-            &cwd,
-        );
+        let mut config = Config::new(env!("CARGO_PKG_VERSION"), &session_id, &cwd);
+        config.issue = prepared.issue;
         config.sessions_dir = sessions.map(|s| s.to_string_lossy().into_owned());
         config.reviews_dir = home
             .as_ref()
@@ -83,15 +94,10 @@ impl Flags {
         config.unix_ms = environment::unix_ms();
         config.resume = resume;
         config.model = self.model;
-        config.requested = Requested {
-            issue: self.issue,
-            from_pr: self.from_pr,
-            worktree: self.worktree,
-            on_ask: self.on_ask.is_some(),
-        };
+        config.requested = requested;
         config.providers = Providers::from_vars(&environment::provider_vars());
         config.settings = settings;
-        config.timings = environment::timings();
+        config.timings = timings;
         config.rng_seed = environment::random_seed();
         config.platform = environment::platform();
         config.today = environment::today();

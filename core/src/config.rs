@@ -137,31 +137,16 @@ pub struct Requested {
 }
 
 impl Requested {
-    /// Why this build cannot start the requested session, if it cannot. `--on-ask` is refused
-    /// by design: the client answers prompts itself.
+    /// Why the requested session cannot start, if it cannot. `--on-ask` is refused by design:
+    /// the client answers prompts itself. (`--issue`, `--from-pr` and `--worktree` are prepared
+    /// by io before start-up; see `github::startup`.)
     pub fn refusal(&self) -> Option<String> {
         if self.on_ask {
             return Some(
                 "--on-ask cannot be used with --rpc: your client answers prompts itself".into(),
             );
         }
-        let not_built = [
-            (self.issue.is_some(), "--issue", "GitHub is not built yet"),
-            (
-                self.from_pr.is_some(),
-                "--from-pr",
-                "GitHub is not built yet",
-            ),
-            (
-                self.worktree.is_some(),
-                "--worktree",
-                "worktrees are not built yet",
-            ),
-        ];
-        not_built
-            .iter()
-            .find(|(given, ..)| *given)
-            .map(|(_, flag, why)| format!("{flag} is not supported by this build yet ({why})"))
+        None
     }
 }
 
@@ -193,6 +178,8 @@ pub struct Config {
     pub reviews_dir: Option<String>,
     /// The wall clock at start, in milliseconds since the Unix epoch (thread entries' `at`).
     pub unix_ms: u64,
+    /// `--issue`'s issue, read before start-up, for the first turn.
+    pub issue: Option<crate::github::startup::IssueContext>,
     /// The session `-c` or `--resume` chose.
     pub resume: Option<SessionFile>,
     /// Which providers the environment configures, and where they are.
@@ -236,6 +223,7 @@ impl Config {
             sessions_dir: None,
             reviews_dir: None,
             unix_ms: 0,
+            issue: None,
             resume: None,
             providers: Providers::default(),
             settings: Vec::new(),

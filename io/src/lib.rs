@@ -13,6 +13,7 @@ pub mod git;
 mod http;
 mod process;
 mod search;
+pub mod startup;
 
 pub use driver::run;
 pub use effects::{Completion, Effects};

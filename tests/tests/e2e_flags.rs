@@ -44,23 +44,50 @@ fn continue_with_resume_is_a_usage_error() {
 }
 
 #[test]
-fn flags_for_unbuilt_features_exit_2_saying_so() {
+fn start_up_flags_that_cannot_be_prepared_exit_2_saying_why() {
+    // No gh on PATH here, and not a git repository.
     let ws = Workspace::new();
-    for args in [
-        &["--issue", "12"][..],
-        &["--from-pr", "7"],
-        &["--worktree"],
-        &["--worktree", "feature"],
+    for (args, why) in [
+        (&["--issue", "12"][..], "--issue 12: cannot run gh"),
+        (&["--from-pr", "7"], "--from-pr 7: cannot run gh"),
+        (&["--worktree"], "--worktree: not in a git repository"),
+        (
+            &["--worktree", "feature"],
+            "--worktree: not in a git repository",
+        ),
     ] {
-        let (code, stdout, stderr) = refused(ws.luxe().args(args));
+        let mut cmd = ws.luxe();
+        cmd.args(args).env("PATH", "/usr/bin:/bin");
+        let (code, stdout, stderr) = refused(&mut cmd);
         assert_eq!(code, 2, "{args:?}");
         assert_eq!(stdout, "", "{args:?}");
         assert_eq!(stderr.lines().count(), 1, "{stderr}");
-        assert!(
-            stderr.contains("not supported by this build yet"),
-            "{stderr}"
-        );
+        assert!(stderr.contains(why), "{args:?}: {stderr}");
     }
+}
+
+#[test]
+fn worktree_starts_the_session_in_a_new_worktree_on_a_new_branch() {
+    let ws = Workspace::new();
+    luxe_tests::git_repo::init_repo(ws.path(), &[("a.txt", "a\n")]);
+    let mut luxe = luxe_tests::process::LuxeProcess::spawn({
+        let mut cmd = ws.luxe();
+        cmd.args(["--worktree", "feat"]);
+        cmd
+    });
+    let ready = luxe.expect("ready");
+    let top = ws.path().canonicalize().unwrap();
+    let expected = format!("{}-feat", top.display());
+    assert_eq!(ready["cwd"], expected.as_str());
+    assert!(std::path::Path::new(&expected).join("a.txt").exists());
+    let branch = luxe_tests::git_repo::git(
+        std::path::Path::new(&expected),
+        &["branch", "--show-current"],
+    );
+    assert_eq!(branch.trim(), "feat");
+    luxe.send(r#"{"kind":"close"}"#);
+    assert_eq!(luxe.wait().0.code(), Some(0));
+    luxe_tests::git_repo::git(ws.path(), &["worktree", "remove", "--force", &expected]);
 }
 
 #[test]

@@ -3,3 +3,4 @@
 
 pub mod gh;
 pub mod parse;
+pub mod startup;

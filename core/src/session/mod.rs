@@ -87,6 +87,8 @@ pub struct Session {
     review: review::ReviewState,
     commit: Option<commit_chapters::Commit>,
     github: github::Github,
+    /// `--issue`'s issue, until the first turn takes it.
+    issue: Option<crate::github::startup::IssueContext>,
     /// `now` at start, and the wall clock then (ms since the epoch), for thread entry times.
     clock_origin: (Instant, u64),
     closed: bool,
@@ -167,6 +169,7 @@ impl Session {
             review: review::ReviewState::new(config.reviews_dir.clone()),
             commit: None,
             github: github::Github::default(),
+            issue: config.issue.clone(),
             clock_origin: (now, config.unix_ms),
             closed: false,
             outputs: VecDeque::new(),

@@ -157,6 +157,14 @@ impl Session {
             source,
         }));
         let mut content = vec![Block::Text { text: message.text }];
+        if let Some(issue) = self.issue.take() {
+            content.insert(
+                0,
+                Block::Text {
+                    text: issue.prompt(),
+                },
+            );
+        }
         content.extend(message.images.into_iter().map(|i| Block::Image {
             media_type: i.media_type,
             data: i.data,
