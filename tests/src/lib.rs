@@ -1,8 +1,10 @@
 //! Test support for Luxe: a [`sim::Sim`] that drives `luxe-core` on a virtual clock, a
-//! [`process::LuxeProcess`] that spawns the real `luxe` binary and speaks frames to it, and a
-//! [`model_server::ModelServer`] that plays scripted model replies over HTTP.
+//! [`process::LuxeProcess`] that spawns the real `luxe` binary and speaks frames to it, a
+//! [`model_server::ModelServer`] that plays scripted model replies over HTTP, and a
+//! [`fake_gh::FakeGh`] that stands in for the user's `gh` on `PATH`.
 
 pub mod bench;
+pub mod fake_gh;
 pub mod git_repo;
 pub mod model_server;
 pub mod process;
