@@ -12,7 +12,9 @@ use crate::protocol::codec::{Body, Incoming, decode, encode};
 use crate::protocol::events::{
     Event, GuidedReviewLoaded, RequestFailed, ReviewChaptersCommitted, ReviewSessionSaved,
 };
-use crate::protocol::github::{GithubDone, PullRequestsListed, ReviewThreadResolved};
+use crate::protocol::github::{
+    GithubDone, PullRequestOpened, PullRequestsListed, ReviewThreadResolved,
+};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Fuzz body for the codec: decoding never panics, a decoded action survives a round trip
@@ -142,6 +144,7 @@ impl Checked {
             && line.len() <= self.luxe.max_frame_bytes()
             && answered_later(&action)
         {
+            self.ledger.counted.insert(id.clone());
             *self.ledger.awaiting.entry(id).or_default() += 1;
         }
         let out = self.input(Input::ClientBytes(&bytes));
@@ -240,6 +243,8 @@ fn answered_later(action: &Action) -> bool {
             | Action::ResolveReviewThread(_)
             | Action::EditPullRequest(_)
             | Action::MergePullRequest(_)
+            | Action::PreviewPullRequest(_)
+            | Action::OpenPullRequest(_)
     )
 }
 
@@ -280,8 +285,10 @@ fn assert_one_rejection(frames: &[&Event], kind: Option<&str>, line: &[u8]) {
 #[derive(Debug, Default)]
 struct Ledger {
     open_turn: Option<String>,
-    /// Review requests not answered yet, by request id (a count, as ids may repeat).
+    /// Review and GitHub requests not answered yet, by request id (a count, as ids repeat).
     awaiting: BTreeMap<String, u32>,
+    /// Every request id ever counted in `awaiting`.
+    counted: BTreeSet<String>,
     /// `(request_id, turn_id)` of the compaction under way.
     open_compaction: Option<(Option<String>, Option<String>)>,
     turns_seen: BTreeSet<String>,
@@ -375,6 +382,11 @@ impl Ledger {
                 self.answered(request_id);
             }
             Event::PullRequestFetched(fetched) => self.answered(&fetched.request_id),
+            Event::PullRequestPreview(preview) => self.answered(&preview.request_id),
+            Event::PullRequestOpened(PullRequestOpened { request_id, .. })
+            | Event::PullRequestOpenFailed(RequestFailed { request_id, .. }) => {
+                self.answered(request_id);
+            }
             Event::ActionRejected(r) => {
                 if let Some(id) = &r.request_id
                     && self.awaiting.contains_key(id)
@@ -445,6 +457,10 @@ impl Ledger {
     }
 
     fn answered(&mut self, request_id: &str) {
+        // Requests fed as raw chunks (not through `Checked::line`) were never counted.
+        if !self.counted.contains(request_id) {
+            return;
+        }
         let count = self
             .awaiting
             .get_mut(request_id)

@@ -52,7 +52,12 @@ pub fn auth_status() -> Vec<String> {
 
 /// The checkout's repository.
 pub fn repo_view() -> Vec<String> {
-    owned(&["repo", "view", "--json", "nameWithOwner,url"])
+    owned(&[
+        "repo",
+        "view",
+        "--json",
+        "nameWithOwner,url,defaultBranchRef",
+    ])
 }
 
 /// The current branch's pull request.
@@ -200,6 +205,32 @@ pub fn pr_merge(
         args.push("--delete-branch".to_owned());
     }
     with_repo(args, repository)
+}
+
+/// Opens a pull request of `head` into `base`.
+pub fn pr_create(title: &str, body: &str, base: &str, head: &str, draft: bool) -> Vec<String> {
+    let mut args = owned(&[
+        "pr", "create", "--title", title, "--body", body, "--base", base, "--head", head,
+    ]);
+    if draft {
+        args.push("--draft".to_owned());
+    }
+    args
+}
+
+/// The commits of `head` not on `base`, oldest first: hash, NUL, subject, RS.
+pub fn git_log(base: &str, head: &str) -> Vec<String> {
+    owned(&[
+        "log",
+        "--reverse",
+        "--format=%H%x00%s%x1e",
+        &format!("{base}..{head}"),
+    ])
+}
+
+/// Pushes `branch` to `origin` and sets it as the upstream.
+pub fn git_push(branch: &str) -> Vec<String> {
+    owned(&["push", "--set-upstream", "origin", branch])
 }
 
 /// The head commit of pull request `number`, for a merge luxe has not seen the head of.

@@ -56,16 +56,38 @@ pub fn failure(
     (None, reason)
 }
 
-/// `gh repo view --json nameWithOwner`.
-pub fn repository(stdout: &str) -> Result<String, String> {
+/// `gh repo view --json nameWithOwner,url,defaultBranchRef`: `owner/name` and the default
+/// branch (when GitHub says).
+pub fn repository(stdout: &str) -> Result<(String, Option<String>), String> {
+    #[derive(Deserialize)]
+    struct Branch {
+        name: String,
+    }
     #[derive(Deserialize)]
     #[serde(rename_all = "camelCase")]
     struct Repo {
         name_with_owner: String,
+        default_branch_ref: Option<Branch>,
     }
     serde_json::from_str::<Repo>(stdout)
-        .map(|r| r.name_with_owner)
+        .map(|r| (r.name_with_owner, r.default_branch_ref.map(|b| b.name)))
         .map_err(|e| format!("gh repo view gave unreadable output: {e}"))
+}
+
+/// `git log --format=%H%x00%s%x1e`: `(sha, subject)` per commit.
+pub fn commits(stdout: &str) -> Vec<(String, String)> {
+    stdout
+        .split('\x1e')
+        .filter_map(|record| {
+            let (sha, subject) = record.trim().split_once('\0')?;
+            Some((sha.to_owned(), subject.to_owned()))
+        })
+        .collect()
+}
+
+/// The number at the end of a pull request's URL (`…/pull/12`).
+pub fn pr_number(url: &str) -> Option<u64> {
+    url.trim().rsplit('/').next()?.parse().ok()
 }
 
 #[derive(Debug, Deserialize)]
@@ -317,8 +339,19 @@ mod tests {
         assert_eq!(threads[0].comments[0].author.as_deref(), Some("bo"));
         assert_eq!(
             repository(r#"{"nameWithOwner":"o/r","url":"u"}"#).unwrap(),
-            "o/r"
+            ("o/r".into(), None)
         );
+        let with_default =
+            r#"{"nameWithOwner":"o/r","url":"u","defaultBranchRef":{"name":"trunk"}}"#;
+        assert_eq!(
+            repository(with_default).unwrap().1.as_deref(),
+            Some("trunk")
+        );
+        assert_eq!(
+            commits("a\0one\x1e\nb\0two\x1e\n"),
+            [("a".into(), "one".into()), ("b".into(), "two".into())]
+        );
+        assert_eq!(pr_number("https://github.com/o/r/pull/12\n"), Some(12));
         assert_eq!(
             printed_url("done\nhttps://github.com/o/r/pull/7#issuecomment-1\n").as_deref(),
             Some("https://github.com/o/r/pull/7#issuecomment-1")

@@ -6,8 +6,8 @@ use serde::{Deserialize, Serialize};
 
 use super::frame_enum::frame_enum;
 use super::github::{
-    EditPullRequest, GetPullRequest, ListPullRequests, MergePullRequest, PostPullRequestComment,
-    ReplyToReviewThread, ResolveReviewThread,
+    EditPullRequest, GetPullRequest, ListPullRequests, MergePullRequest, OpenPullRequest,
+    PostPullRequestComment, PreviewPullRequest, ReplyToReviewThread, ResolveReviewThread,
 };
 use super::values::{Mode, PermissionReply, QuestionReply, Thinking};
 use crate::review::source::ReviewTarget;
@@ -47,6 +47,10 @@ frame_enum! {
         RequestAgentReview(ReviewRequest) = "request_agent_review",
         /// Commit the open working-tree review chapter by chapter.
         CommitReviewChapters(CommitReviewChapters) = "commit_review_chapters",
+        /// Draft a pull request of the current branch.
+        PreviewPullRequest(PreviewPullRequest) = "preview_pull_request",
+        /// Open the previewed pull request.
+        OpenPullRequest(OpenPullRequest) = "open_pull_request",
         /// Probe the checkout and its pull request again.
         RefreshWorkspace = "refresh_workspace",
         /// List pull requests.

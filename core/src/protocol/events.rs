@@ -5,7 +5,8 @@ use serde::{Deserialize, Serialize};
 
 use super::frame_enum::frame_enum;
 use super::github::{
-    GithubDone, PullRequestFetched, PullRequestsListed, ReviewThreadResolved, WorkspaceUpdated,
+    GithubDone, PullRequestFetched, PullRequestOpened, PullRequestPreview, PullRequestsListed,
+    ReviewThreadResolved, WorkspaceUpdated,
 };
 use super::values::{
     CompactionTrigger, Mode, PermissionMode, PermissionReply, QuestionReply, Thinking,
@@ -85,6 +86,12 @@ frame_enum! {
         ReviewChaptersCommitted(ReviewChaptersCommitted) = "review_chapters_committed",
         /// The chapters could not be committed.
         ReviewChaptersCommitFailed(RequestFailed) = "review_chapters_commit_failed",
+        /// A drafted pull request, answering `preview_pull_request`.
+        PullRequestPreview(Box<PullRequestPreview>) = "pull_request_preview",
+        /// The previewed pull request is open.
+        PullRequestOpened(PullRequestOpened) = "pull_request_opened",
+        /// The previewed pull request could not be opened (confirm again to retry).
+        PullRequestOpenFailed(RequestFailed) = "pull_request_open_failed",
         /// The checkout and its pull request, as the dock shows them.
         WorkspaceUpdated(Box<WorkspaceUpdated>) = "workspace_updated",
         /// Pull requests, answering `list_pull_requests`.

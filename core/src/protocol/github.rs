@@ -330,3 +330,69 @@ pub struct ReviewThreadResolved {
     /// Whether it is resolved now.
     pub resolved: bool,
 }
+
+/// `preview_pull_request`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct PreviewPullRequest {
+    /// Echoed on the preview; `open_pull_request` confirms with the same id.
+    pub request_id: String,
+    /// The base branch; the repository's default branch when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub base: Option<String>,
+    /// The head branch; the current branch when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub head: Option<String>,
+}
+
+/// `open_pull_request`: confirms the preview of the same `request_id`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct OpenPullRequest {
+    /// The preview's.
+    pub request_id: String,
+    /// A title instead of the drafted one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// A description instead of the drafted one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Open it as a draft.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub draft: Option<bool>,
+}
+
+/// `pull_request_preview`: what `open_pull_request` will open.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct PullRequestPreview {
+    /// The request's.
+    pub request_id: String,
+    /// The drafted title.
+    pub title: String,
+    /// The drafted description.
+    pub description: String,
+    /// The base branch.
+    pub base: String,
+    /// The head branch.
+    pub head: String,
+    /// The commits it holds, oldest first.
+    pub commits: Vec<PreviewCommit>,
+}
+
+/// A commit of a preview.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct PreviewCommit {
+    /// Its hash.
+    pub sha: String,
+    /// Its subject line.
+    pub subject: String,
+}
+
+/// `pull_request_opened`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct PullRequestOpened {
+    /// The preview's and confirmation's.
+    pub request_id: String,
+    /// Its number.
+    pub number: u64,
+    /// Its page.
+    pub url: String,
+}

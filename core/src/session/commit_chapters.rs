@@ -167,6 +167,15 @@ impl Session {
         let Some(commit) = self.commit.as_mut() else {
             return;
         };
+        // What git prints for a tree or commit must be an object id, nothing else.
+        let outcome = match (step, outcome) {
+            (Step::ReadHead | Step::WriteTree | Step::CommitTree(..), Ok(()))
+                if !is_object_id(&stdout) =>
+            {
+                Err(format!("git printed no object id ({} bytes)", stdout.len()))
+            }
+            (_, outcome) => outcome,
+        };
         match (step, outcome) {
             // No HEAD yet: the first commit has no parent.
             (Step::ReadHead, Err(_)) => {}
@@ -330,6 +339,11 @@ struct Command {
     program: &'static str,
     args: Vec<String>,
     env: Vec<(String, String)>,
+}
+
+/// A full hexadecimal object id (SHA-1 or SHA-256).
+fn is_object_id(text: &str) -> bool {
+    matches!(text.len(), 40 | 64) && text.bytes().all(|b| b.is_ascii_hexdigit())
 }
 
 /// What a step is, for a failure's reason.

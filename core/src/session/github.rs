@@ -10,7 +10,8 @@ use crate::github::{gh, parse};
 use crate::protocol::events::{Event, RequestFailed};
 use crate::protocol::github::{
     EditPullRequest, GetPullRequest, GithubDone, GithubState, ListPullRequests, MergePullRequest,
-    PostPullRequestComment, PullRequestDetail, PullRequestFetched, PullRequestFilter,
+    OpenPullRequest, PostPullRequestComment, PreviewCommit, PreviewPullRequest, PullRequestDetail,
+    PullRequestFetched, PullRequestFilter, PullRequestOpened, PullRequestPreview,
     PullRequestsListed, ReplyToReviewThread, ResolveReviewThread, ReviewThreadResolved,
     WorkspaceUpdated,
 };
@@ -65,6 +66,17 @@ pub(super) enum Step {
         number: u64,
         repository: Option<String>,
     },
+    /// The commits of a preview.
+    PreviewLog {
+        base: String,
+        head: String,
+    },
+    /// Push the head of a confirmed preview.
+    Push {
+        draft: bool,
+    },
+    /// Open it.
+    Create,
 }
 
 impl Step {
@@ -80,6 +92,8 @@ impl Step {
             Self::Resolve { .. } => Event::ReviewThreadResolveFailed(failed),
             Self::Edit => Event::PullRequestEditFailed(failed),
             Self::MergeHead { .. } | Self::Merge { .. } => Event::PullRequestMergeFailed(failed),
+            Self::PreviewLog { .. } => Event::GithubReadFailed(failed),
+            Self::Push { .. } | Self::Create => Event::PullRequestOpenFailed(failed),
         }
     }
 }
@@ -101,6 +115,10 @@ pub(super) struct Github {
     /// The head commit last seen per `(repository, number)` (`None`: the checkout's own), which
     /// a merge must still find.
     heads: BTreeMap<(Option<String>, u64), String>,
+    /// The repository's default branch, from the probe.
+    default_branch: Option<String>,
+    /// Previewed pull requests not opened yet, by request id.
+    previews: BTreeMap<String, PullRequestPreview>,
 }
 
 impl Github {
@@ -152,6 +170,67 @@ impl Session {
         let id = self.spawn("gh", args, self.cwd.clone(), env);
         let timeout = self.timings.gh_timeout;
         self.github.commands.start(id, job, now, Some(timeout));
+    }
+
+    /// Runs `git args` for `job` (a push may take as long as gh).
+    fn run_git(&mut self, now: Instant, args: Vec<String>, job: Job) {
+        let id = self.spawn("git", args, self.cwd.clone(), Vec::new());
+        let timeout = self.timings.gh_timeout;
+        self.github.commands.start(id, job, now, Some(timeout));
+    }
+
+    /// `preview_pull_request`: the commits of the head not on the base, and a drafted title
+    /// and description (with the open review's chapters, if any).
+    pub(super) fn preview_pull_request(&mut self, now: Instant, preview: PreviewPullRequest) {
+        let last = self.github.last.as_ref();
+        let head = preview.head.or_else(|| last.and_then(|w| w.branch.clone()));
+        let base = preview.base.or_else(|| self.github.default_branch.clone());
+        let (Some(head), Some(base)) = (head, base) else {
+            return self.emit(Event::GithubReadFailed(RequestFailed {
+                request_id: preview.request_id,
+                reason: "no head or base branch known: name them, or refresh_workspace (the base defaults to the repository's default branch, the head to the current branch)".into(),
+            }));
+        };
+        let args = gh::git_log(&format!("origin/{base}"), &head);
+        let step = Step::PreviewLog { base, head };
+        self.run_git(
+            now,
+            args,
+            Job::Request {
+                request_id: preview.request_id,
+                step,
+            },
+        );
+    }
+
+    /// `open_pull_request`: push the head, then open what the preview of this request showed.
+    pub(super) fn open_pull_request(
+        &mut self,
+        now: Instant,
+        open: OpenPullRequest,
+    ) -> Result<(), String> {
+        let Some(draft) = self.github.previews.get_mut(&open.request_id) else {
+            return Err("no preview to confirm: send preview_pull_request with this request_id first (a pull request opens once)".into());
+        };
+        if let Some(title) = open.title {
+            draft.title = title;
+        }
+        if let Some(description) = open.description {
+            draft.description = description;
+        }
+        let args = gh::git_push(&draft.head);
+        let step = Step::Push {
+            draft: open.draft.unwrap_or(false),
+        };
+        self.run_git(
+            now,
+            args,
+            Job::Request {
+                request_id: open.request_id,
+                step,
+            },
+        );
+        Ok(())
     }
 
     /// Routes a gh or git result; `false` when the input is not GitHub work's.
@@ -220,8 +299,9 @@ impl Session {
                 }
             },
             ProbeStep::Repo => match parse::repository(&result.stdout) {
-                Ok(repository) if result.ok() => {
+                Ok((repository, default_branch)) if result.ok() => {
                     workspace.repository = Some(repository);
+                    self.github.default_branch = default_branch;
                     Some((gh::current_pr(), ProbeStep::PullRequest))
                 }
                 _ => {
@@ -525,6 +605,55 @@ impl Session {
                 }
                 false
             }
+            Step::PreviewLog { base, head } => {
+                let commits: Vec<PreviewCommit> = parse::commits(stdout)
+                    .into_iter()
+                    .map(|(sha, subject)| PreviewCommit { sha, subject })
+                    .collect();
+                let (title, description) = self.draft_pull_request(&head, &commits);
+                let preview = PullRequestPreview {
+                    request_id: request_id.clone(),
+                    title,
+                    description,
+                    base,
+                    head,
+                    commits,
+                };
+                self.github.previews.insert(request_id, preview.clone());
+                self.emit(Event::PullRequestPreview(Box::new(preview)));
+                false
+            }
+            Step::Push { draft } => {
+                match self.github.previews.get(&request_id) {
+                    Some(p) => {
+                        let args = gh::pr_create(&p.title, &p.description, &p.base, &p.head, draft);
+                        self.run_gh(
+                            now,
+                            args,
+                            Job::Request {
+                                request_id,
+                                step: Step::Create,
+                            },
+                        );
+                    }
+                    None => self.emit(Event::PullRequestOpenFailed(RequestFailed {
+                        request_id,
+                        reason: "the preview is gone".into(),
+                    })),
+                }
+                false
+            }
+            Step::Create => {
+                self.github.previews.remove(&request_id);
+                let url = parse::printed_url(stdout).unwrap_or_default();
+                let number = parse::pr_number(&url).unwrap_or(0);
+                self.emit(Event::PullRequestOpened(PullRequestOpened {
+                    request_id,
+                    number,
+                    url,
+                }));
+                true
+            }
             Step::Merge { number, repository } => {
                 self.github.heads.remove(&(repository, number));
                 self.emit(Event::PullRequestMerged(GithubDone {
@@ -537,6 +666,28 @@ impl Session {
         if wrote {
             self.probe_workspace(now, true);
         }
+    }
+}
+
+impl Session {
+    /// A title and description for a pull request of `head` holding `commits`.
+    fn draft_pull_request(&self, head: &str, commits: &[PreviewCommit]) -> (String, String) {
+        let title = match commits {
+            [only] => only.subject.clone(),
+            _ => head.replace(['-', '_', '/'], " "),
+        };
+        let mut description = String::from("## Commits\n");
+        for commit in commits {
+            let short = &commit.sha[..commit.sha.len().min(7)];
+            description.push_str(&format!("- {} ({short})\n", commit.subject));
+        }
+        if let Some(chapters) = self.review_chapters() {
+            description.push_str("\n## Chapters\n");
+            for (title, summary) in chapters {
+                description.push_str(&format!("- **{title}**: {summary}\n"));
+            }
+        }
+        (title, description)
     }
 }
 

@@ -363,6 +363,17 @@ impl Session {
                     }
                 }
                 Action::RefreshWorkspace => self.probe_workspace(now, true),
+                Action::PreviewPullRequest(preview) => self.preview_pull_request(now, preview),
+                Action::OpenPullRequest(open) => {
+                    let request_id = open.request_id.clone();
+                    if let Err(reason) = self.open_pull_request(now, open) {
+                        self.reject(Rejection {
+                            kind: Some("open_pull_request".into()),
+                            reason,
+                            request_id: Some(request_id),
+                        });
+                    }
+                }
                 Action::ListPullRequests(list) => self.list_pull_requests(now, list),
                 Action::GetPullRequest(get) => self.get_pull_request(now, get),
                 Action::PostPullRequestComment(post) => self.post_pull_request_comment(now, post),

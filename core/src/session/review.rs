@@ -382,6 +382,18 @@ impl Session {
         Ok(())
     }
 
+    /// The open review's chapters, `(title, summary)`, for a pull request's description.
+    pub(super) fn review_chapters(&self) -> Option<Vec<(String, String)>> {
+        let open = self.review.open.as_ref()?;
+        Some(
+            open.review
+                .chapters
+                .iter()
+                .map(|c| (c.title.clone(), c.summary.clone()))
+                .collect(),
+        )
+    }
+
     /// The open review's repository root.
     pub(super) fn review_root(&self) -> Option<String> {
         self.review.open.as_ref().map(|o| o.root.clone())

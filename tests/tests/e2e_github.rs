@@ -1,0 +1,523 @@
+//! GitHub end to end: the real binary running the fake `gh` (tests/fake_gh) in a real
+//! repository with a bare origin on disk; every test checks the frames and what gh was asked.
+
+use luxe_tests::fake_gh::{FakeGh, example_state};
+use luxe_tests::git_repo::{git, init_repo, write};
+use luxe_tests::process::{LuxeProcess, Workspace};
+use serde_json::{Value, json};
+
+/// A repository on branch `frobs` (PR #7 in the example state) with a bare origin.
+fn project() -> (Workspace, tempfile::TempDir) {
+    let ws = Workspace::new();
+    init_repo(ws.path(), &[("src/frob.rs", "fn frob() {}\n")]);
+    let origin = tempfile::tempdir().unwrap();
+    git(origin.path(), &["init", "--quiet", "--bare", "-b", "main"]);
+    let url = origin.path().to_string_lossy().into_owned();
+    git(ws.path(), &["remote", "add", "origin", &url]);
+    git(ws.path(), &["push", "--quiet", "-u", "origin", "main"]);
+    git(ws.path(), &["checkout", "--quiet", "-b", "frobs"]);
+    (ws, origin)
+}
+
+fn start(ws: &Workspace, fake: &FakeGh, flags: &[&str]) -> LuxeProcess {
+    let mut cmd = ws.luxe();
+    cmd.envs(fake.envs())
+        .env("LUXE_GH_TIMEOUT_MS", "5000")
+        .args(flags);
+    let mut luxe = LuxeProcess::spawn(cmd);
+    luxe.watch_workspace();
+    luxe.expect("ready");
+    luxe.expect("state_changed");
+    luxe
+}
+
+/// The gh argv of every logged call (the fake logs them without the program name).
+fn argvs(fake: &FakeGh) -> Vec<Vec<String>> {
+    fake.log()
+        .iter()
+        .map(|call| {
+            call["argv"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|a| a.as_str().unwrap().to_owned())
+                .collect()
+        })
+        .collect()
+}
+
+fn send(luxe: &mut LuxeProcess, kind: &str, content: Value) {
+    luxe.send(&json!({"kind": kind, "content": content}).to_string());
+}
+
+/// The next frame that is not `workspace_updated`.
+fn answer(luxe: &mut LuxeProcess) -> Value {
+    loop {
+        let frame = luxe.recv();
+        if frame["kind"] != "workspace_updated" {
+            return frame;
+        }
+    }
+}
+
+#[test]
+fn the_dock_shows_the_branch_its_pull_request_and_its_checks() {
+    let (ws, _origin) = project();
+    let fake = FakeGh::new(&example_state());
+    let mut luxe = start(&ws, &fake, &[]);
+    let dock = luxe.expect("workspace_updated");
+    assert_eq!(dock["branch"], "frobs");
+    assert_eq!(dock["repository"], "acme/widgets");
+    assert_eq!(dock["github"], "ready");
+    assert_eq!(dock["dirty"], false);
+    let pr = &dock["pull_request"];
+    assert_eq!(
+        (pr["number"].as_u64(), pr["state"].as_str()),
+        (Some(7), Some("OPEN"))
+    );
+    assert_eq!(pr["review_decision"], "REVIEW_REQUIRED");
+    let buckets: Vec<&str> = pr["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["bucket"].as_str().unwrap())
+        .collect();
+    assert_eq!(buckets, ["pass", "pending"]);
+    let calls = argvs(&fake);
+    assert_eq!(calls[0], ["auth", "status"]);
+    assert_eq!(calls[1][..2], ["repo", "view"]);
+    assert_eq!(calls[2][..2], ["pr", "view"]);
+    assert_eq!(
+        calls[3],
+        ["pr", "checks", "7", "--json", "name,state,bucket,link"]
+    );
+    for call in fake.log() {
+        let env = &call["env"];
+        assert_eq!(env["GH_PROMPT_DISABLED"], "1", "{call}");
+        assert_eq!(
+            (&env["GH_NO_UPDATE_NOTIFIER"], &env["NO_COLOR"]),
+            (&json!("1"), &json!("1"))
+        );
+        assert_eq!(env["GH_PAGER"], "cat");
+    }
+
+    // refresh_workspace always answers; a change on GitHub shows.
+    fake.update_state(|s| s["checks"]["7"][1]["bucket"] = json!("fail"));
+    luxe.send(r#"{"kind":"refresh_workspace"}"#);
+    let dock = luxe.expect("workspace_updated");
+    assert_eq!(dock["pull_request"]["checks"][1]["bucket"], "fail");
+}
+
+#[test]
+fn missing_unauthenticated_and_no_remote_show_in_the_dock_and_in_reasons() {
+    let (ws, _origin) = project();
+    // No gh at all.
+    let mut cmd = ws.luxe();
+    cmd.env("PATH", "/usr/bin:/bin");
+    let mut luxe = LuxeProcess::spawn(cmd);
+    luxe.watch_workspace();
+    luxe.expect("ready");
+    luxe.expect("state_changed");
+    assert_eq!(luxe.expect("workspace_updated")["github"], "missing");
+    send(&mut luxe, "list_pull_requests", json!({"request_id": "l"}));
+    let failed = luxe.expect("github_read_failed");
+    assert!(
+        failed["reason"].as_str().unwrap().contains("not installed"),
+        "{failed}"
+    );
+
+    let mut state = example_state();
+    state["auth"] = json!(false);
+    let fake = FakeGh::new(&state);
+    let mut luxe = start(&ws, &fake, &[]);
+    assert_eq!(
+        luxe.expect("workspace_updated")["github"],
+        "unauthenticated"
+    );
+    send(
+        &mut luxe,
+        "get_pull_request",
+        json!({"request_id": "g", "number": 7, "repository": "acme/widgets"}),
+    );
+    let failed = luxe.expect("github_read_failed");
+    assert!(
+        failed["reason"].as_str().unwrap().contains("gh auth login"),
+        "{failed}"
+    );
+
+    let mut state = example_state();
+    state["repo"] = Value::Null;
+    let fake = FakeGh::new(&state);
+    let mut luxe = start(&ws, &fake, &[]);
+    let dock = luxe.expect("workspace_updated");
+    assert_eq!(dock["github"], "no_remote");
+    assert_eq!(dock["branch"], "frobs", "git still answers");
+}
+
+#[test]
+fn reads_list_and_fetch_pull_requests_with_their_threads() {
+    let (ws, _origin) = project();
+    let fake = FakeGh::new(&example_state());
+    let mut luxe = start(&ws, &fake, &[]);
+    luxe.expect("workspace_updated");
+    send(&mut luxe, "list_pull_requests", json!({"request_id": "l1"}));
+    let listed = luxe.expect("pull_requests_listed");
+    assert_eq!(listed["request_id"], "l1");
+    let numbers: Vec<u64> = listed["pull_requests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["number"].as_u64().unwrap())
+        .collect();
+    assert_eq!(numbers, [7]);
+    send(
+        &mut luxe,
+        "list_pull_requests",
+        json!({"request_id": "l2", "state": "all"}),
+    );
+    assert_eq!(
+        luxe.expect("pull_requests_listed")["pull_requests"]
+            .as_array()
+            .unwrap()
+            .len(),
+        2
+    );
+    send(
+        &mut luxe,
+        "get_pull_request",
+        json!({"request_id": "g", "number": 7}),
+    );
+    let fetched = luxe.expect("pull_request_fetched");
+    let pr = &fetched["pull_request"];
+    assert_eq!(
+        (pr["number"].as_u64(), pr["body"].as_str()),
+        (Some(7), Some("Adds frobs."))
+    );
+    assert_eq!(pr["threads"][0]["id"], "PRRT_1");
+    assert_eq!(pr["threads"][0]["path"], "src/frob.rs");
+    send(
+        &mut luxe,
+        "get_pull_request",
+        json!({"request_id": "g2", "number": 99}),
+    );
+    let failed = luxe.expect("github_read_failed");
+    assert_eq!(failed["request_id"], "g2");
+    let last = argvs(&fake).pop().unwrap();
+    assert_eq!(last[..3], ["pr", "view", "99"]);
+}
+
+#[test]
+fn writes_go_through_gh_and_the_dock_follows() {
+    let (ws, _origin) = project();
+    let fake = FakeGh::new(&example_state());
+    let mut luxe = start(&ws, &fake, &["--github-writes"]);
+    luxe.expect("workspace_updated");
+
+    send(
+        &mut luxe,
+        "post_pull_request_comment",
+        json!({"request_id": "c", "number": 7, "body": "Looks good"}),
+    );
+    let posted = answer(&mut luxe);
+    assert_eq!(posted["kind"], "pull_request_comment_posted", "{posted}");
+    assert!(
+        posted["content"]["url"]
+            .as_str()
+            .unwrap()
+            .contains("/pull/7")
+    );
+    assert_eq!(
+        luxe.expect("workspace_updated")["github"],
+        "ready",
+        "the dock follows a write"
+    );
+    send(
+        &mut luxe,
+        "reply_to_review_thread",
+        json!({"request_id": "r", "thread_id": "PRRT_1", "body": "Fixed"}),
+    );
+    assert_eq!(answer(&mut luxe)["kind"], "review_thread_replied");
+    send(
+        &mut luxe,
+        "resolve_review_thread",
+        json!({"request_id": "s", "thread_id": "PRRT_1"}),
+    );
+    let resolved = answer(&mut luxe);
+    assert_eq!(
+        (&resolved["kind"], &resolved["content"]["resolved"]),
+        (&json!("review_thread_resolved"), &json!(true))
+    );
+    send(
+        &mut luxe,
+        "edit_pull_request",
+        json!({"request_id": "e", "number": 7, "title": "Add frobs (v2)"}),
+    );
+    assert_eq!(answer(&mut luxe)["kind"], "pull_request_edited");
+    assert_eq!(fake.state()["pull_requests"][0]["title"], "Add frobs (v2)");
+    assert_eq!(fake.state()["threads"]["7"][0]["isResolved"], true);
+
+    // The head moved on GitHub since luxe saw it: the merge is refused, not forced.
+    fake.update_state(|s| s["pull_requests"][0]["headRefOid"] = json!("3".repeat(40)));
+    send(
+        &mut luxe,
+        "merge_pull_request",
+        json!({"request_id": "m", "number": 7, "method": "squash"}),
+    );
+    let failed = answer(&mut luxe);
+    assert_eq!(failed["kind"], "pull_request_merge_failed", "{failed}");
+    assert!(
+        failed["content"]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("Head branch was modified")
+    );
+    let merge = argvs(&fake)
+        .into_iter()
+        .rev()
+        .find(|a| a[..2] == ["pr", "merge"])
+        .unwrap();
+    assert_eq!(
+        merge,
+        [
+            "pr",
+            "merge",
+            "7",
+            "--squash",
+            "--match-head-commit",
+            &"1".repeat(40)
+        ]
+    );
+    // Read again, then the merge goes through at the new head.
+    send(
+        &mut luxe,
+        "get_pull_request",
+        json!({"request_id": "g", "number": 7}),
+    );
+    answer(&mut luxe);
+    send(
+        &mut luxe,
+        "merge_pull_request",
+        json!({"request_id": "m2", "number": 7, "method": "merge", "delete_branch": true}),
+    );
+    assert_eq!(answer(&mut luxe)["kind"], "pull_request_merged");
+    assert_eq!(fake.state()["pull_requests"][0]["state"], "MERGED");
+}
+
+#[test]
+fn every_write_needs_the_flag_and_read_only_wins() {
+    let (ws, _origin) = project();
+    let fake = FakeGh::new(&example_state());
+    let writes = [
+        (
+            "post_pull_request_comment",
+            json!({"request_id": "w", "number": 7, "body": "x"}),
+        ),
+        (
+            "reply_to_review_thread",
+            json!({"request_id": "w", "thread_id": "PRRT_1", "body": "x"}),
+        ),
+        (
+            "resolve_review_thread",
+            json!({"request_id": "w", "thread_id": "PRRT_1"}),
+        ),
+        (
+            "edit_pull_request",
+            json!({"request_id": "w", "number": 7, "title": "x"}),
+        ),
+        (
+            "merge_pull_request",
+            json!({"request_id": "w", "number": 7, "method": "merge"}),
+        ),
+        ("open_pull_request", json!({"request_id": "w"})),
+        ("open_stack", json!({"request_id": "w"})),
+        (
+            "post_pull_request_review",
+            json!({"request_id": "w", "verdict": "comment"}),
+        ),
+        ("plan_restack", json!({"request_id": "w"})),
+        ("restack", json!({"request_id": "w", "plan_id": "p"})),
+    ];
+    for (flags, refusal) in [
+        (
+            &[][..],
+            Some("GitHub writes are off: start luxe with --github-writes"),
+        ),
+        (
+            &["--github-writes", "--read-only"],
+            Some("read-only session"),
+        ),
+        (&["--github-writes"], None),
+    ] {
+        let mut luxe = start(&ws, &fake, flags);
+        for (kind, content) in &writes {
+            let calls = fake.log().len();
+            send(&mut luxe, kind, content.clone());
+            let frame = answer(&mut luxe);
+            match refusal {
+                Some(reason) => {
+                    assert_eq!(frame["kind"], "action_rejected", "{kind} {flags:?}");
+                    assert_eq!(frame["content"]["reason"], reason, "{kind}");
+                    std::thread::sleep(std::time::Duration::from_millis(50));
+                    let wrote = fake.log()[calls..].iter().any(|c| {
+                        let argv = c["argv"].to_string();
+                        !argv.contains("\"view\"")
+                            && !argv.contains("\"status\"")
+                            && !argv.contains("\"checks\"")
+                    });
+                    assert!(!wrote, "{kind} ran gh without the flag");
+                }
+                None => assert_ne!(
+                    frame["content"]["reason"],
+                    "GitHub writes are off: start luxe with --github-writes",
+                    "{kind}"
+                ),
+            }
+        }
+        luxe.send(r#"{"kind":"close"}"#);
+        luxe.wait();
+    }
+    // Neither a settings key nor continuing a session started with the flag turns writes on.
+    write(
+        ws.path(),
+        ".luxe/settings.json",
+        r#"{"github_writes": true}"#,
+    );
+    write(
+        ws.path(),
+        "home/settings.json",
+        r#"{"github_writes": true}"#,
+    );
+    // A session started with the flag, kept (one turn, which ends at once with no model).
+    let mut flagged = start(&ws, &fake, &["--github-writes"]);
+    flagged.send(r#"{"kind":"submit_user_message","content":{"text":"hi"}}"#);
+    flagged.until("turn_ended");
+    flagged.send(r#"{"kind":"close"}"#);
+    flagged.wait();
+    for flags in [&["--trust-project"][..], &["-c"]] {
+        let mut luxe = start(&ws, &fake, flags);
+        send(&mut luxe, "post_pull_request_comment", writes[0].1.clone());
+        let mut frame = answer(&mut luxe);
+        if frame["kind"] == "session_restored" {
+            frame = answer(&mut luxe);
+        }
+        assert_eq!(
+            frame["content"]["reason"], "GitHub writes are off: start luxe with --github-writes",
+            "{flags:?}"
+        );
+        luxe.send(r#"{"kind":"close"}"#);
+        luxe.wait();
+    }
+}
+
+#[test]
+fn a_slow_gh_is_stopped_at_its_timeout() {
+    let (ws, _origin) = project();
+    let fake = FakeGh::new(&example_state());
+    let mut cmd = ws.luxe();
+    cmd.envs(fake.envs()).env("LUXE_GH_TIMEOUT_MS", "1500");
+    let mut luxe = LuxeProcess::spawn(cmd);
+    luxe.watch_workspace();
+    luxe.expect("ready");
+    luxe.expect("state_changed");
+    luxe.expect("workspace_updated");
+    fake.update_state(|s| s["delay_ms"] = json!(5000));
+    send(
+        &mut luxe,
+        "list_pull_requests",
+        json!({"request_id": "slow"}),
+    );
+    let started = std::time::Instant::now();
+    let failed = answer(&mut luxe);
+    assert_eq!(failed["kind"], "github_read_failed");
+    assert!(
+        failed["content"]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("did not answer in time")
+    );
+    assert!(started.elapsed() < std::time::Duration::from_millis(4500));
+}
+
+#[test]
+fn open_pull_request_confirms_its_preview_pushes_and_opens_once() {
+    let (ws, origin) = project();
+    git(ws.path(), &["checkout", "--quiet", "-b", "feature"]);
+    write(ws.path(), "src/frob.rs", "fn frob() { 1 }\n");
+    git(ws.path(), &["commit", "--quiet", "-am", "Frob returns one"]);
+    write(ws.path(), "src/more.rs", "fn more() {}\n");
+    git(ws.path(), &["add", "-A"]);
+    git(ws.path(), &["commit", "--quiet", "-m", "Add more"]);
+    let fake = FakeGh::new(&example_state());
+    let mut luxe = start(&ws, &fake, &["--github-writes"]);
+    luxe.expect("workspace_updated");
+    send(
+        &mut luxe,
+        "open_pull_request",
+        json!({"request_id": "nope"}),
+    );
+    assert!(
+        answer(&mut luxe)["content"]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("no preview")
+    );
+
+    send(
+        &mut luxe,
+        "preview_pull_request",
+        json!({"request_id": "p"}),
+    );
+    let preview = answer(&mut luxe);
+    assert_eq!(preview["kind"], "pull_request_preview", "{preview}");
+    let content = &preview["content"];
+    assert_eq!(
+        (content["base"].as_str(), content["head"].as_str()),
+        (Some("main"), Some("feature"))
+    );
+    let subjects: Vec<&str> = content["commits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["subject"].as_str().unwrap())
+        .collect();
+    assert_eq!(subjects, ["Frob returns one", "Add more"]);
+    assert!(
+        content["description"]
+            .as_str()
+            .unwrap()
+            .contains("Frob returns one")
+    );
+
+    send(
+        &mut luxe,
+        "open_pull_request",
+        json!({"request_id": "p", "title": "Frobs, more"}),
+    );
+    let opened = answer(&mut luxe);
+    assert_eq!(opened["kind"], "pull_request_opened", "{opened}");
+    let number = opened["content"]["number"].as_u64().unwrap();
+    assert!(number > 7);
+    let pushed = git(origin.path(), &["rev-parse", "feature"]);
+    assert_eq!(
+        pushed,
+        git(ws.path(), &["rev-parse", "feature"]),
+        "the head was pushed"
+    );
+    let created = fake.state()["pull_requests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["number"] == number)
+        .cloned()
+        .unwrap();
+    assert_eq!(
+        (created["title"].as_str(), created["baseRefName"].as_str()),
+        (Some("Frobs, more"), Some("main"))
+    );
+    send(&mut luxe, "open_pull_request", json!({"request_id": "p"}));
+    assert_eq!(
+        answer(&mut luxe)["kind"],
+        "action_rejected",
+        "a pull request opens once"
+    );
+}
