@@ -245,6 +245,8 @@ fn answered_later(action: &Action) -> bool {
             | Action::MergePullRequest(_)
             | Action::PreviewPullRequest(_)
             | Action::OpenPullRequest(_)
+            | Action::PreviewPullRequestReview(_)
+            | Action::PostPullRequestReview(_)
     )
 }
 
@@ -383,6 +385,11 @@ impl Ledger {
             }
             Event::PullRequestFetched(fetched) => self.answered(&fetched.request_id),
             Event::PullRequestPreview(preview) => self.answered(&preview.request_id),
+            Event::PullRequestReviewPreview(preview) => self.answered(&preview.request_id),
+            Event::PullRequestReviewPosted(GithubDone { request_id, .. })
+            | Event::PullRequestReviewPostFailed(RequestFailed { request_id, .. }) => {
+                self.answered(request_id);
+            }
             Event::PullRequestOpened(PullRequestOpened { request_id, .. })
             | Event::PullRequestOpenFailed(RequestFailed { request_id, .. }) => {
                 self.answered(request_id);

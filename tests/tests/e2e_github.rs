@@ -521,3 +521,141 @@ fn open_pull_request_confirms_its_preview_pushes_and_opens_once() {
         "a pull request opens once"
     );
 }
+
+#[test]
+fn a_branch_review_posts_as_a_pull_request_review_once_and_only_as_previewed() {
+    let (ws, _origin) = project();
+    // main holds the base of PR #7's diff; frobs (checked out) its head.
+    git(ws.path(), &["checkout", "--quiet", "main"]);
+    write(
+        ws.path(),
+        "src/frob.rs",
+        "fn a() {}\nfn b() {}\nfn d() {}\n",
+    );
+    git(ws.path(), &["commit", "--quiet", "-am", "base"]);
+    git(ws.path(), &["checkout", "--quiet", "-B", "frobs"]);
+    write(
+        ws.path(),
+        "src/frob.rs",
+        "fn a() {}\nfn b() { frob() }\nfn c() {}\nfn d() {}\n",
+    );
+    git(ws.path(), &["commit", "--quiet", "-am", "frob"]);
+    let fake = FakeGh::new(&example_state());
+    let mut luxe = start(&ws, &fake, &["--github-writes"]);
+    luxe.expect("workspace_updated");
+    send(
+        &mut luxe,
+        "load_guided_review",
+        json!({"request_id": "l", "target": {"kind": "branch", "base": "main"}}),
+    );
+    let review = answer(&mut luxe)["content"]["review"].clone();
+    answer(&mut luxe);
+    let hunk = &review["hunks"][0];
+    let id = review["id"].clone();
+    let line = json!({"kind": "line", "file_id": hunk["file_id"], "hunk_id": hunk["id"], "side": "new", "line": 2});
+    let file = json!({"kind": "file", "file_id": hunk["file_id"]});
+    for (rid, anchor, severity) in [("c1", line, "issue"), ("c2", file, "nitpick")] {
+        send(
+            &mut luxe,
+            "edit_review",
+            json!({"request_id": rid, "review_id": id, "edit": "comment",
+            "anchor": anchor, "body": format!("body of {rid}"), "severity": severity}),
+        );
+        assert_eq!(answer(&mut luxe)["kind"], "review_session_saved");
+    }
+    let preview = |luxe: &mut LuxeProcess, rid: &str| {
+        send(
+            luxe,
+            "preview_pull_request_review",
+            json!({"request_id": rid, "review_id": id}),
+        );
+        let frame = answer(luxe);
+        assert_eq!(frame["kind"], "pull_request_review_preview", "{frame}");
+        frame["content"].clone()
+    };
+    let shown = preview(&mut luxe, "p1");
+    assert_eq!(shown["head_sha"], "1".repeat(40));
+    assert_eq!(shown["suggested_verdict"], "request_changes");
+    assert_eq!(
+        shown["comments"],
+        json!([{"path": "src/frob.rs", "line": 2, "side": "RIGHT", "body": "body of c1"}])
+    );
+    assert_eq!(shown["skipped"][0]["comment_id"], "finding_2");
+
+    // The findings change after the preview: the post is refused.
+    send(
+        &mut luxe,
+        "edit_review",
+        json!({"request_id": "e", "review_id": id, "edit": "resolve", "comment_id": "finding_2"}),
+    );
+    answer(&mut luxe);
+    send(
+        &mut luxe,
+        "post_pull_request_review",
+        json!({"request_id": "p1", "verdict": "comment"}),
+    );
+    let failed = answer(&mut luxe);
+    assert_eq!(failed["kind"], "pull_request_review_post_failed");
+    assert!(
+        failed["content"]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("findings changed")
+    );
+
+    let shown = preview(&mut luxe, "p2");
+    assert!(
+        shown["skipped"].as_array().unwrap().is_empty(),
+        "a resolved finding is left out"
+    );
+    send(
+        &mut luxe,
+        "post_pull_request_review",
+        json!({"request_id": "p2", "verdict": "comment", "body": "Thanks"}),
+    );
+    let posted = answer(&mut luxe);
+    assert_eq!(posted["kind"], "pull_request_review_posted", "{posted}");
+    let reviews = &fake.state()["reviews"]["7"];
+    assert_eq!(reviews.as_array().unwrap().len(), 1);
+    let call = fake
+        .log()
+        .into_iter()
+        .rev()
+        .find(|c| c["argv"][0] == "api")
+        .unwrap();
+    assert_eq!(
+        call["argv"].as_array().unwrap()[1..4],
+        [
+            json!("--method"),
+            json!("POST"),
+            json!("repos/acme/widgets/pulls/7/reviews")
+        ]
+    );
+    send(
+        &mut luxe,
+        "post_pull_request_review",
+        json!({"request_id": "p2", "verdict": "comment"}),
+    );
+    assert_eq!(
+        answer(&mut luxe)["kind"],
+        "action_rejected",
+        "a review posts once"
+    );
+
+    // The head moves on GitHub after a preview: refused too.
+    preview(&mut luxe, "p3");
+    fake.update_state(|s| s["pull_requests"][0]["headRefOid"] = json!("4".repeat(40)));
+    send(
+        &mut luxe,
+        "post_pull_request_review",
+        json!({"request_id": "p3", "verdict": "approve"}),
+    );
+    let failed = answer(&mut luxe);
+    assert!(
+        failed["content"]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("head moved"),
+        "{failed}"
+    );
+}

@@ -106,7 +106,7 @@ fn read_only_refuses_github_writes_and_chapter_commits_before_anything_else() {
         "post_pull_request_review",
     ] {
         let out = sim.send(&format!(
-            r#"{{"kind":"{kind}","content":{{"request_id":"x","review_id":"review:r"}}}}"#
+            r#"{{"kind":"{kind}","content":{{"request_id":"x","review_id":"review:r","verdict":"comment"}}}}"#
         ));
         let Event::ActionRejected(rejected) = &out[0] else {
             panic!("{out:?}")

@@ -233,6 +233,23 @@ pub fn git_push(branch: &str) -> Vec<String> {
     owned(&["push", "--set-upstream", "origin", branch])
 }
 
+/// Pull request `number`'s diff, as a unified diff.
+pub fn pr_diff(number: u64) -> Vec<String> {
+    owned(&["pr", "diff", &number.to_string()])
+}
+
+/// Posts the review whose JSON body is in the file at `input`.
+pub fn review_post(repository: &str, number: u64, input: &str) -> Vec<String> {
+    owned(&[
+        "api",
+        "--method",
+        "POST",
+        &format!("repos/{repository}/pulls/{number}/reviews"),
+        "--input",
+        input,
+    ])
+}
+
 /// The head commit of pull request `number`, for a merge luxe has not seen the head of.
 pub fn pr_head(number: u64, repository: Option<&str>) -> Vec<String> {
     let number = number.to_string();

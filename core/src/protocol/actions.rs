@@ -7,7 +7,8 @@ use serde::{Deserialize, Serialize};
 use super::frame_enum::frame_enum;
 use super::github::{
     EditPullRequest, GetPullRequest, ListPullRequests, MergePullRequest, OpenPullRequest,
-    PostPullRequestComment, PreviewPullRequest, ReplyToReviewThread, ResolveReviewThread,
+    PostPullRequestComment, PostPullRequestReview, PreviewPullRequest, PreviewPullRequestReview,
+    ReplyToReviewThread, ResolveReviewThread,
 };
 use super::values::{Mode, PermissionReply, QuestionReply, Thinking};
 use crate::review::source::ReviewTarget;
@@ -51,6 +52,10 @@ frame_enum! {
         PreviewPullRequest(PreviewPullRequest) = "preview_pull_request",
         /// Open the previewed pull request.
         OpenPullRequest(OpenPullRequest) = "open_pull_request",
+        /// Draft a pull request review from the open review's findings.
+        PreviewPullRequestReview(PreviewPullRequestReview) = "preview_pull_request_review",
+        /// Post the previewed pull request review.
+        PostPullRequestReview(PostPullRequestReview) = "post_pull_request_review",
         /// Probe the checkout and its pull request again.
         RefreshWorkspace = "refresh_workspace",
         /// List pull requests.

@@ -5,8 +5,8 @@ use serde::{Deserialize, Serialize};
 
 use super::frame_enum::frame_enum;
 use super::github::{
-    GithubDone, PullRequestFetched, PullRequestOpened, PullRequestPreview, PullRequestsListed,
-    ReviewThreadResolved, WorkspaceUpdated,
+    GithubDone, PullRequestFetched, PullRequestOpened, PullRequestPreview,
+    PullRequestReviewPreview, PullRequestsListed, ReviewThreadResolved, WorkspaceUpdated,
 };
 use super::values::{
     CompactionTrigger, Mode, PermissionMode, PermissionReply, QuestionReply, Thinking,
@@ -92,6 +92,12 @@ frame_enum! {
         PullRequestOpened(PullRequestOpened) = "pull_request_opened",
         /// The previewed pull request could not be opened (confirm again to retry).
         PullRequestOpenFailed(RequestFailed) = "pull_request_open_failed",
+        /// A drafted pull request review, answering `preview_pull_request_review`.
+        PullRequestReviewPreview(Box<PullRequestReviewPreview>) = "pull_request_review_preview",
+        /// The previewed review is posted.
+        PullRequestReviewPosted(GithubDone) = "pull_request_review_posted",
+        /// The previewed review could not be posted (confirm again to retry).
+        PullRequestReviewPostFailed(RequestFailed) = "pull_request_review_post_failed",
         /// The checkout and its pull request, as the dock shows them.
         WorkspaceUpdated(Box<WorkspaceUpdated>) = "workspace_updated",
         /// Pull requests, answering `list_pull_requests`.

@@ -396,3 +396,78 @@ pub struct PullRequestOpened {
     /// Its page.
     pub url: String,
 }
+
+/// `preview_pull_request_review`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct PreviewPullRequestReview {
+    /// Echoed on the preview; `post_pull_request_review` confirms with the same id.
+    pub request_id: String,
+    /// The open review (a `branch` review of a branch with an open pull request).
+    pub review_id: String,
+}
+
+/// `post_pull_request_review`: confirms the preview of the same `request_id`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct PostPullRequestReview {
+    /// The preview's.
+    pub request_id: String,
+    /// The verdict.
+    pub verdict: Verdict,
+    /// The review's overall text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub body: Option<String>,
+}
+
+/// A pull request review's verdict.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    /// Approve.
+    Approve,
+    /// Request changes.
+    RequestChanges,
+    /// Comment only.
+    Comment,
+}
+
+/// `pull_request_review_preview`: what `post_pull_request_review` will post.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct PullRequestReviewPreview {
+    /// The request's.
+    pub request_id: String,
+    /// The review session's revision the comments come from; a later change refuses the post.
+    pub session_revision: u64,
+    /// The pull request's head the comments are anchored to; a moved head refuses the post.
+    pub head_sha: String,
+    /// The inline comments, one per finding that can be posted.
+    pub comments: Vec<ReviewComment>,
+    /// Findings that cannot be posted, and why.
+    pub skipped: Vec<SkippedFinding>,
+    /// What the findings suggest.
+    pub suggested_verdict: Verdict,
+}
+
+/// An inline comment of a pull request review.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct ReviewComment {
+    /// The file.
+    pub path: String,
+    /// The (last) line.
+    pub line: u64,
+    /// `LEFT` (old) or `RIGHT` (new).
+    pub side: String,
+    /// The first line of a multi-line comment.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start_line: Option<u64>,
+    /// The text.
+    pub body: String,
+}
+
+/// A finding left out of a pull request review.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct SkippedFinding {
+    /// The finding.
+    pub comment_id: String,
+    /// Why.
+    pub reason: String,
+}

@@ -5,14 +5,20 @@
 use std::collections::BTreeMap;
 use std::time::Instant;
 
+use crate::effects::EffectId;
 use crate::git::status::{STATUS_ARGS, parse as parse_status};
+use crate::github::diff_lines::DiffLines;
 use crate::github::{gh, parse};
 use crate::protocol::events::{Event, RequestFailed};
+use crate::review::source::ReviewTarget;
+
+use super::pr_review::{comments_for, review_body};
 use crate::protocol::github::{
     EditPullRequest, GetPullRequest, GithubDone, GithubState, ListPullRequests, MergePullRequest,
-    OpenPullRequest, PostPullRequestComment, PreviewCommit, PreviewPullRequest, PullRequestDetail,
-    PullRequestFetched, PullRequestFilter, PullRequestOpened, PullRequestPreview,
-    PullRequestsListed, ReplyToReviewThread, ResolveReviewThread, ReviewThreadResolved,
+    OpenPullRequest, PostPullRequestComment, PostPullRequestReview, PreviewCommit,
+    PreviewPullRequest, PreviewPullRequestReview, PullRequestDetail, PullRequestFetched,
+    PullRequestFilter, PullRequestOpened, PullRequestPreview, PullRequestReviewPreview,
+    PullRequestsListed, ReplyToReviewThread, ResolveReviewThread, ReviewThreadResolved, Verdict,
     WorkspaceUpdated,
 };
 
@@ -77,6 +83,16 @@ pub(super) enum Step {
     },
     /// Open it.
     Create,
+    /// The pull request's diff, for a review preview.
+    ReviewDiff {
+        review_id: String,
+        number: u64,
+        head_sha: String,
+    },
+    /// The pull request's head now, before posting.
+    ReviewHead,
+    /// Post the review.
+    ReviewPost,
 }
 
 impl Step {
@@ -94,6 +110,8 @@ impl Step {
             Self::MergeHead { .. } | Self::Merge { .. } => Event::PullRequestMergeFailed(failed),
             Self::PreviewLog { .. } => Event::GithubReadFailed(failed),
             Self::Push { .. } | Self::Create => Event::PullRequestOpenFailed(failed),
+            Self::ReviewDiff { .. } => Event::GithubReadFailed(failed),
+            Self::ReviewHead | Self::ReviewPost => Event::PullRequestReviewPostFailed(failed),
         }
     }
 }
@@ -119,6 +137,20 @@ pub(super) struct Github {
     default_branch: Option<String>,
     /// Previewed pull requests not opened yet, by request id.
     previews: BTreeMap<String, PullRequestPreview>,
+    /// Previewed pull request reviews not posted yet, by request id.
+    review_previews: BTreeMap<String, ReviewPreview>,
+    /// A review body being written: its effect, request and file.
+    writing: Option<(EffectId, String, String)>,
+}
+
+/// A pull request review luxe prepared, with what a confirmation needs.
+#[derive(Debug, Clone)]
+struct ReviewPreview {
+    preview: PullRequestReviewPreview,
+    repository: String,
+    number: u64,
+    verdict: Option<Verdict>,
+    body: String,
 }
 
 impl Github {
@@ -239,6 +271,14 @@ impl Session {
         now: Instant,
         input: &crate::effects::Input<'_>,
     ) -> bool {
+        if let crate::effects::Input::FileWritten { id, result } = input
+            && self.github.writing.as_ref().is_some_and(|(w, ..)| w == id)
+        {
+            if let Some((_, request_id, path)) = self.github.writing.take() {
+                self.review_body_written(now, request_id, path, result.clone());
+            }
+            return true;
+        }
         let (taken, finished) = self.github.commands.handle(input);
         if let Some(done) = finished {
             let Finished {
@@ -654,6 +694,29 @@ impl Session {
                 }));
                 true
             }
+            Step::ReviewDiff {
+                review_id,
+                number,
+                head_sha,
+            } => {
+                self.review_diff_read(request_id, &review_id, number, head_sha, stdout);
+                false
+            }
+            Step::ReviewHead => {
+                self.review_head_read(request_id, stdout);
+                false
+            }
+            Step::ReviewPost => {
+                self.github.review_previews.remove(&request_id);
+                let url = serde_json::from_str::<serde_json::Value>(stdout)
+                    .ok()
+                    .and_then(|v| v["html_url"].as_str().map(str::to_owned));
+                self.emit(Event::PullRequestReviewPosted(GithubDone {
+                    request_id,
+                    url,
+                }));
+                true
+            }
             Step::Merge { number, repository } => {
                 self.github.heads.remove(&(repository, number));
                 self.emit(Event::PullRequestMerged(GithubDone {
@@ -670,6 +733,203 @@ impl Session {
 }
 
 impl Session {
+    /// `preview_pull_request_review`: read the pull request's diff, then draft the comments.
+    pub(super) fn preview_pull_request_review(
+        &mut self,
+        now: Instant,
+        request: PreviewPullRequestReview,
+    ) -> Result<(), String> {
+        let review = self.check_open(&request.review_id)?;
+        if !matches!(review.target, ReviewTarget::Branch { .. }) {
+            return Err("only a branch review can be posted by this build (pull_request reviews are not supported yet)".into());
+        }
+        let last = self.github.last.as_ref();
+        let (Some(pr), Some(_)) = (
+            last.and_then(|w| w.pull_request.as_ref()),
+            last.and_then(|w| w.repository.as_ref()),
+        ) else {
+            return Err("this branch has no pull request on GitHub (or gh cannot tell): refresh_workspace, or open one".into());
+        };
+        let number = pr.number;
+        let Some(head_sha) = self.github.heads.get(&(None, number)).cloned() else {
+            return Err("the pull request's head is not known yet: refresh_workspace".into());
+        };
+        let args = gh::pr_diff(number);
+        let step = Step::ReviewDiff {
+            review_id: request.review_id,
+            number,
+            head_sha,
+        };
+        self.run_gh(
+            now,
+            args,
+            Job::Request {
+                request_id: request.request_id,
+                step,
+            },
+        );
+        Ok(())
+    }
+
+    fn review_diff_read(
+        &mut self,
+        request_id: String,
+        review_id: &str,
+        number: u64,
+        head_sha: String,
+        diff: &str,
+    ) {
+        let repository = self.github.last.as_ref().and_then(|w| w.repository.clone());
+        let drafted = match (
+            self.check_open(review_id),
+            self.review_session(),
+            repository,
+        ) {
+            (Ok(review), Some(session), Some(repository)) => {
+                let (comments, skipped, suggested_verdict) =
+                    comments_for(review, session, &DiffLines::parse(diff));
+                Some((
+                    session.revision,
+                    comments,
+                    skipped,
+                    suggested_verdict,
+                    repository,
+                ))
+            }
+            _ => None,
+        };
+        let Some((session_revision, comments, skipped, suggested_verdict, repository)) = drafted
+        else {
+            return self.emit(Event::GithubReadFailed(RequestFailed {
+                request_id,
+                reason: "the review was closed before its preview was ready".into(),
+            }));
+        };
+        let preview = PullRequestReviewPreview {
+            request_id: request_id.clone(),
+            session_revision,
+            head_sha,
+            comments,
+            skipped,
+            suggested_verdict,
+        };
+        self.github.review_previews.insert(
+            request_id,
+            ReviewPreview {
+                preview: preview.clone(),
+                repository,
+                number,
+                verdict: None,
+                body: String::new(),
+            },
+        );
+        self.emit(Event::PullRequestReviewPreview(Box::new(preview)));
+    }
+
+    /// `post_pull_request_review`: refused without a preview; fails if the findings or the
+    /// head moved since it; else posts what it showed.
+    pub(super) fn post_pull_request_review(
+        &mut self,
+        now: Instant,
+        post: PostPullRequestReview,
+    ) -> Result<(), String> {
+        let revision = self.review_session().map(|s| s.revision);
+        let Some(prepared) = self.github.review_previews.get_mut(&post.request_id) else {
+            return Err("no preview to confirm: send preview_pull_request_review with this request_id first (a review posts once)".into());
+        };
+        prepared.verdict = Some(post.verdict);
+        prepared.body = post.body.unwrap_or_default();
+        let shown = prepared.preview.session_revision;
+        let number = prepared.number;
+        let repository = prepared.repository.clone();
+        if revision != Some(shown) {
+            let now_at = revision.map_or_else(|| "none".to_owned(), |r| r.to_string());
+            self.emit(Event::PullRequestReviewPostFailed(RequestFailed {
+                request_id: post.request_id,
+                reason: format!("the findings changed after the preview (revision {shown}, now {now_at}): preview again"),
+            }));
+            return Ok(());
+        }
+        let args = gh::pr_head(number, Some(&repository));
+        self.run_gh(
+            now,
+            args,
+            Job::Request {
+                request_id: post.request_id,
+                step: Step::ReviewHead,
+            },
+        );
+        Ok(())
+    }
+
+    /// The head now: unchanged, the body is written for gh to post.
+    fn review_head_read(&mut self, request_id: String, stdout: &str) {
+        let Some(prepared) = self.github.review_previews.get(&request_id).cloned() else {
+            return;
+        };
+        let failed = |reason: String| {
+            Event::PullRequestReviewPostFailed(RequestFailed {
+                request_id: request_id.clone(),
+                reason,
+            })
+        };
+        match parse::head_sha(stdout) {
+            Ok(head) if head == prepared.preview.head_sha => {}
+            Ok(head) => {
+                return self.emit(failed(format!(
+                    "the pull request's head moved since the preview ({} → {head}): preview again",
+                    prepared.preview.head_sha
+                )));
+            }
+            Err(reason) => return self.emit(failed(reason)),
+        }
+        let Some(dir) = self.review_dir() else {
+            return self.emit(failed("no LUXE_HOME to write the review's body in".into()));
+        };
+        let verdict = prepared
+            .verdict
+            .unwrap_or(prepared.preview.suggested_verdict);
+        let bytes = review_body(
+            &prepared.preview.head_sha,
+            verdict,
+            &prepared.body,
+            &prepared.preview.comments,
+        );
+        let id = self.effect_id();
+        let path = format!("{}/post-{}.json", dir.trim_end_matches('/'), id.0);
+        self.github.writing = Some((id, request_id, path.clone()));
+        self.outputs
+            .push_back(crate::effects::Output::WriteFile { id, path, bytes });
+    }
+
+    /// The body is on disk: post it.
+    fn review_body_written(
+        &mut self,
+        now: Instant,
+        request_id: String,
+        path: String,
+        result: Result<(), String>,
+    ) {
+        let Some(prepared) = self.github.review_previews.get(&request_id).cloned() else {
+            return;
+        };
+        if let Err(err) = result {
+            return self.emit(Event::PullRequestReviewPostFailed(RequestFailed {
+                request_id,
+                reason: format!("the review's body could not be written: {err}"),
+            }));
+        }
+        let args = gh::review_post(&prepared.repository, prepared.number, &path);
+        self.run_gh(
+            now,
+            args,
+            Job::Request {
+                request_id,
+                step: Step::ReviewPost,
+            },
+        );
+    }
+
     /// A title and description for a pull request of `head` holding `commits`.
     fn draft_pull_request(&self, head: &str, commits: &[PreviewCommit]) -> (String, String) {
         let title = match commits {

@@ -7,6 +7,7 @@ mod commit_chapters;
 mod compaction;
 mod context;
 mod github;
+mod pr_review;
 mod review;
 mod review_prompts;
 mod store;
@@ -37,6 +38,15 @@ use crate::settings;
 
 use context::Context;
 use turn::Turn;
+
+/// A refusal of `kind` under the request's own id.
+fn refuse_id(kind: &str, reason: String, request_id: String) -> Rejection {
+    Rejection {
+        kind: Some(kind.to_owned()),
+        reason,
+        request_id: Some(request_id),
+    }
+}
 
 /// The reason for every action whose capability is not in this build.
 pub const NOT_BUILT: &str = "not supported by this build yet";
@@ -363,15 +373,23 @@ impl Session {
                     }
                 }
                 Action::RefreshWorkspace => self.probe_workspace(now, true),
+                Action::PreviewPullRequestReview(preview) => {
+                    let request_id = preview.request_id.clone();
+                    if let Err(reason) = self.preview_pull_request_review(now, preview) {
+                        self.reject(refuse_id("preview_pull_request_review", reason, request_id));
+                    }
+                }
+                Action::PostPullRequestReview(post) => {
+                    let request_id = post.request_id.clone();
+                    if let Err(reason) = self.post_pull_request_review(now, post) {
+                        self.reject(refuse_id("post_pull_request_review", reason, request_id));
+                    }
+                }
                 Action::PreviewPullRequest(preview) => self.preview_pull_request(now, preview),
                 Action::OpenPullRequest(open) => {
                     let request_id = open.request_id.clone();
                     if let Err(reason) = self.open_pull_request(now, open) {
-                        self.reject(Rejection {
-                            kind: Some("open_pull_request".into()),
-                            reason,
-                            request_id: Some(request_id),
-                        });
+                        self.reject(refuse_id("open_pull_request", reason, request_id));
                     }
                 }
                 Action::ListPullRequests(list) => self.list_pull_requests(now, list),

@@ -394,6 +394,16 @@ impl Session {
         )
     }
 
+    /// The open review's session as saved.
+    pub(super) fn review_session(&self) -> Option<&crate::review::findings::ReviewSession> {
+        self.review.open.as_ref().map(|o| &o.stored.session)
+    }
+
+    /// Where review sessions (and review bodies for gh) are written.
+    pub(super) fn review_dir(&self) -> Option<String> {
+        self.review.dir.clone()
+    }
+
     /// The open review's repository root.
     pub(super) fn review_root(&self) -> Option<String> {
         self.review.open.as_ref().map(|o| o.root.clone())
