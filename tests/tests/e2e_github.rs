@@ -642,6 +642,35 @@ fn a_branch_review_posts_as_a_pull_request_review_once_and_only_as_previewed() {
         "a review posts once"
     );
 
+    // GitHub refuses a comment (the diff changed under the preview): the post fails and can be
+    // confirmed again once GitHub would take it.
+    let shown = preview(&mut luxe, "p4");
+    assert_eq!(shown["comments"].as_array().unwrap().len(), 1);
+    let diff = fake.state()["diffs"]["7"].clone();
+    let elsewhere = "diff --git a/README.md b/README.md\n--- a/README.md\n+++ b/README.md\n@@ -1 +1 @@\n-a\n+b\n";
+    fake.update_state(|s| s["diffs"]["7"] = json!(elsewhere));
+    send(
+        &mut luxe,
+        "post_pull_request_review",
+        json!({"request_id": "p4", "verdict": "comment"}),
+    );
+    let failed = answer(&mut luxe);
+    assert_eq!(failed["kind"], "pull_request_review_post_failed");
+    assert!(
+        failed["content"]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("HTTP 422"),
+        "{failed}"
+    );
+    fake.update_state(|s| s["diffs"]["7"] = diff.clone());
+    send(
+        &mut luxe,
+        "post_pull_request_review",
+        json!({"request_id": "p4", "verdict": "comment"}),
+    );
+    assert_eq!(answer(&mut luxe)["kind"], "pull_request_review_posted");
+
     // The head moves on GitHub after a preview: refused too.
     preview(&mut luxe, "p3");
     fake.update_state(|s| s["pull_requests"][0]["headRefOid"] = json!("4".repeat(40)));
@@ -657,5 +686,89 @@ fn a_branch_review_posts_as_a_pull_request_review_once_and_only_as_previewed() {
             .unwrap()
             .contains("head moved"),
         "{failed}"
+    );
+}
+
+#[test]
+fn issue_and_from_pr_prepare_the_session_before_the_first_frame() {
+    let (ws, _origin) = project();
+    git(ws.path(), &["checkout", "--quiet", "main"]);
+    let mut state = example_state();
+    state["issues"] = json!([{"number": 12, "title": "Frobs crash", "body": "Steps: frob twice.",
+        "url": "https://github.com/acme/widgets/issues/12", "state": "OPEN"}]);
+    let fake = FakeGh::new(&state);
+    let server = luxe_tests::model_server::ModelServer::start();
+    server.push(luxe_tests::model_server::Reply::text("On it."));
+    let mut cmd = ws.luxe();
+    cmd.envs(fake.envs())
+        .env("ANTHROPIC_API_KEY", "k")
+        .env("ANTHROPIC_BASE_URL", server.anthropic_base_url())
+        .args(["--issue", "12", "--from-pr", "7"]);
+    let mut luxe = LuxeProcess::spawn(cmd);
+    luxe.expect("ready");
+    luxe.expect("state_changed");
+    let branch = git(ws.path(), &["branch", "--show-current"]);
+    assert_eq!(
+        branch.trim(),
+        "frobs",
+        "--from-pr checked out the pull request's branch"
+    );
+    luxe.send(r#"{"kind":"submit_user_message","content":{"text":"fix it"}}"#);
+    luxe.until("turn_ended");
+    let sent = server.requests()[0].body.to_string();
+    assert!(
+        sent.contains("Frobs crash")
+            && sent.contains("Steps: frob twice.")
+            && sent.contains("fix it"),
+        "{sent}"
+    );
+    let calls = argvs(&fake);
+    assert_eq!(calls[0], ["pr", "checkout", "7"]);
+    assert_eq!(
+        calls[1],
+        ["issue", "view", "12", "--json", "number,title,body,url"]
+    );
+
+    // An issue that does not exist stops start-up with the flag named.
+    let out = ws
+        .luxe()
+        .envs(fake.envs())
+        .args(["--issue", "99"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.starts_with("luxe: --issue 99:") && stderr.lines().count() == 1,
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_poll_sends_the_dock_again_only_when_it_changed() {
+    let (ws, _origin) = project();
+    let fake = FakeGh::new(&example_state());
+    let mut cmd = ws.luxe();
+    cmd.envs(fake.envs()).env("LUXE_GITHUB_POLL_MS", "200");
+    let mut luxe = LuxeProcess::spawn(cmd);
+    luxe.watch_workspace();
+    luxe.expect("ready");
+    luxe.expect("state_changed");
+    luxe.expect("workspace_updated");
+    // Let several polls pass with nothing changed, then change a check.
+    let probes = |fake: &FakeGh| {
+        argvs(fake)
+            .iter()
+            .filter(|a| a[..] == ["auth", "status"])
+            .count()
+    };
+    while probes(&fake) < 3 {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    fake.update_state(|s| s["checks"]["7"][1]["bucket"] = json!("pass"));
+    let dock = luxe.expect("workspace_updated");
+    assert_eq!(
+        dock["pull_request"]["checks"][1]["bucket"], "pass",
+        "the first frame since is the change"
     );
 }
