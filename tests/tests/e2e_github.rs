@@ -50,6 +50,13 @@ fn send(luxe: &mut LuxeProcess, kind: &str, content: Value) {
     luxe.send(&json!({"kind": kind, "content": content}).to_string());
 }
 
+/// Confirms the review preview `request_id` with `verdict`; returns the answer.
+fn post(luxe: &mut LuxeProcess, request_id: &str, verdict: &str) -> Value {
+    let content = json!({"request_id": request_id, "verdict": verdict});
+    send(luxe, "post_pull_request_review", content);
+    answer(luxe)
+}
+
 /// The next frame that is not `workspace_updated`.
 fn answer(luxe: &mut LuxeProcess) -> Value {
     loop {
@@ -589,12 +596,7 @@ fn a_branch_review_posts_as_a_pull_request_review_once_and_only_as_previewed() {
         json!({"request_id": "e", "review_id": id, "edit": "resolve", "comment_id": "finding_2"}),
     );
     answer(&mut luxe);
-    send(
-        &mut luxe,
-        "post_pull_request_review",
-        json!({"request_id": "p1", "verdict": "comment"}),
-    );
-    let failed = answer(&mut luxe);
+    let failed = post(&mut luxe, "p1", "comment");
     assert_eq!(failed["kind"], "pull_request_review_post_failed");
     assert!(
         failed["content"]["reason"]
@@ -631,13 +633,8 @@ fn a_branch_review_posts_as_a_pull_request_review_once_and_only_as_previewed() {
             json!("repos/acme/widgets/pulls/7/reviews")
         ]
     );
-    send(
-        &mut luxe,
-        "post_pull_request_review",
-        json!({"request_id": "p2", "verdict": "comment"}),
-    );
     assert_eq!(
-        answer(&mut luxe)["kind"],
+        post(&mut luxe, "p2", "comment")["kind"],
         "action_rejected",
         "a review posts once"
     );
@@ -649,12 +646,7 @@ fn a_branch_review_posts_as_a_pull_request_review_once_and_only_as_previewed() {
     let diff = fake.state()["diffs"]["7"].clone();
     let elsewhere = "diff --git a/README.md b/README.md\n--- a/README.md\n+++ b/README.md\n@@ -1 +1 @@\n-a\n+b\n";
     fake.update_state(|s| s["diffs"]["7"] = json!(elsewhere));
-    send(
-        &mut luxe,
-        "post_pull_request_review",
-        json!({"request_id": "p4", "verdict": "comment"}),
-    );
-    let failed = answer(&mut luxe);
+    let failed = post(&mut luxe, "p4", "comment");
     assert_eq!(failed["kind"], "pull_request_review_post_failed");
     assert!(
         failed["content"]["reason"]
@@ -664,22 +656,15 @@ fn a_branch_review_posts_as_a_pull_request_review_once_and_only_as_previewed() {
         "{failed}"
     );
     fake.update_state(|s| s["diffs"]["7"] = diff.clone());
-    send(
-        &mut luxe,
-        "post_pull_request_review",
-        json!({"request_id": "p4", "verdict": "comment"}),
+    assert_eq!(
+        post(&mut luxe, "p4", "comment")["kind"],
+        "pull_request_review_posted"
     );
-    assert_eq!(answer(&mut luxe)["kind"], "pull_request_review_posted");
 
     // The head moves on GitHub after a preview: refused too.
     preview(&mut luxe, "p3");
     fake.update_state(|s| s["pull_requests"][0]["headRefOid"] = json!("4".repeat(40)));
-    send(
-        &mut luxe,
-        "post_pull_request_review",
-        json!({"request_id": "p3", "verdict": "approve"}),
-    );
-    let failed = answer(&mut luxe);
+    let failed = post(&mut luxe, "p3", "approve");
     assert!(
         failed["content"]["reason"]
             .as_str()
