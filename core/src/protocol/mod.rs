@@ -4,6 +4,7 @@ pub mod actions;
 pub mod codec;
 pub mod events;
 mod frame_enum;
+mod hand_json;
 pub mod kinds;
 pub mod lines;
 pub mod schema;

@@ -11,6 +11,7 @@
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::fmt::Write as _;
+use std::sync::Arc;
 
 use crate::effects::{EffectId, Input, Output, Stream};
 use crate::protocol::actions::CommitReviewChapters;
@@ -69,7 +70,7 @@ pub(super) struct Commit {
 impl Session {
     /// `commit_review_chapters`: refused at once when it cannot start.
     pub(super) fn commit_chapters(&mut self, request: CommitReviewChapters) -> Result<(), String> {
-        let review = self.check_open(&request.review_id)?.clone();
+        let review = Arc::clone(self.check_open(&request.review_id)?);
         if review.target != ReviewTarget::WorkingTree {
             return Err("only a working_tree review can be committed".into());
         }

@@ -7,6 +7,7 @@
 //! order, each checked against everything saved before it, and a failed write changes nothing.
 
 use std::collections::VecDeque;
+use std::sync::Arc;
 use std::time::Instant;
 
 use serde_json::Value;
@@ -64,7 +65,8 @@ impl ReviewTask {
 /// The review that is open.
 #[derive(Debug)]
 struct OpenReview {
-    review: Review,
+    /// Shared with the events that carry it: a large review is tens of MB, so never copied.
+    review: Arc<Review>,
     /// The repository's work tree root.
     root: String,
     /// The session as it is on disk.
@@ -265,6 +267,7 @@ impl Session {
         root: String,
         path: Option<String>,
     ) {
+        let review = Arc::new(review);
         // Changes queued for a review that is no longer open have nowhere to go.
         let replaced = self.review.open.as_ref().map(|o| o.review.id.clone());
         if replaced.as_deref() != Some(review.id.as_str()) {
@@ -281,7 +284,7 @@ impl Session {
             .collect();
         self.emit(Event::GuidedReviewLoaded(GuidedReviewLoaded {
             request_id,
-            review: review.clone(),
+            review: Arc::clone(&review),
         }));
         self.emit(Event::ReviewSessionRestored(ReviewSessionEvent {
             session: stored.session.clone(),
@@ -326,7 +329,8 @@ impl Session {
         else {
             return;
         };
-        open.review = review.clone();
+        let review = Arc::new(review);
+        open.review = Arc::clone(&review);
         self.emit(Event::GuidedReviewUpdated(GuidedReviewUpdated { review }));
         self.queue_change(now, Change::Follow);
     }
@@ -388,7 +392,7 @@ impl Session {
     }
 
     /// `Ok` when `review_id` is the open review, else why not.
-    pub(super) fn check_open(&self, review_id: &str) -> Result<&Review, String> {
+    pub(super) fn check_open(&self, review_id: &str) -> Result<&Arc<Review>, String> {
         match &self.review.open {
             Some(open) if open.review.id == review_id => Ok(&open.review),
             Some(open) => Err(format!(
@@ -545,7 +549,7 @@ impl Session {
             .as_ref()
             .and_then(|t| t.review.clone())
             .ok_or_else(|| format!("{name} is only available in a review turn"))?;
-        let review = self.check_open(&task.review_id)?.clone();
+        let review = Arc::clone(self.check_open(&task.review_id)?);
         let at = self.wall_ms(now);
         match (name, &task.work) {
             ("report", ReviewWork::Fix(finding_id)) => {
