@@ -142,7 +142,7 @@ fn hunk(out: &mut Vec<u8>, hunk: &Hunk) {
 }
 
 /// Keys written whole, without the helpers: this runs once a line.
-fn hunk_line(out: &mut Vec<u8>, line: &HunkLine) {
+fn hunk_line(out: &mut Vec<u8>, line: HunkLine<'_>) {
     let HunkLine {
         kind,
         old_line,
@@ -157,15 +157,15 @@ fn hunk_line(out: &mut Vec<u8>, line: &HunkLine) {
     });
     if let Some(old_line) = old_line {
         out.extend_from_slice(b",\"old_line\":");
-        number(out, *old_line);
+        number(out, old_line);
     }
     if let Some(new_line) = new_line {
         out.extend_from_slice(b",\"new_line\":");
-        number(out, *new_line);
+        number(out, new_line);
     }
     out.extend_from_slice(b",\"text\":");
     string(out, text);
-    if *no_newline {
+    if no_newline {
         out.extend_from_slice(b",\"no_newline\":true");
     }
     out.push(b'}');
@@ -286,7 +286,7 @@ mod tests {
 
     use crate::protocol::codec::{encode, encode_in_parts};
     use crate::protocol::events::{Event, GuidedReviewLoaded, GuidedReviewUpdated};
-    use crate::review::model::{Chapter, Hunk, HunkLine, LineKind, Review, ReviewFile};
+    use crate::review::model::{Chapter, Hunk, HunkLine, HunkLines, LineKind, Review, ReviewFile};
     use crate::review::source::{FileStatus, ReviewTarget};
 
     fn some<T: Arbitrary>(g: &mut Gen) -> Option<T> {
@@ -313,16 +313,22 @@ mod tests {
         }
     }
 
-    fn line(g: &mut Gen) -> HunkLine {
+    /// A line with `text`, the rest arbitrary.
+    fn line<'a>(g: &mut Gen, text: &'a str) -> HunkLine<'a> {
         HunkLine {
             kind: *g
                 .choose(&[LineKind::Context, LineKind::Add, LineKind::Del])
                 .unwrap(),
             old_line: some(g),
             new_line: some(g),
-            text: String::arbitrary(g),
+            text,
             no_newline: bool::arbitrary(g),
         }
+    }
+
+    fn lines(g: &mut Gen) -> HunkLines {
+        let texts = few(g, String::arbitrary);
+        texts.iter().map(|text| line(g, text)).collect()
     }
 
     fn review(g: &mut Gen) -> Review {
@@ -356,7 +362,7 @@ mod tests {
                 new_start: u32::arbitrary(g),
                 new_lines: u32::arbitrary(g),
                 header: String::arbitrary(g),
-                lines: few(g, line),
+                lines: lines(g),
             }),
             chapters: few(g, |g| Chapter {
                 id: String::arbitrary(g),
@@ -397,7 +403,7 @@ mod tests {
     }
 
     quickcheck::quickcheck! {
-        fn reviews_are_written_as_serde_writes_them(sample: Sample, request_id: String, updated: bool) -> bool {
+        fn reviews_are_written_as_serde_writes_them_and_read_back(sample: Sample, request_id: String, updated: bool) -> bool {
             let review = Arc::new(sample.0);
             let event = if updated {
                 Event::GuidedReviewUpdated(GuidedReviewUpdated { review })
@@ -406,7 +412,8 @@ mod tests {
             };
             let (whole, parts) = ours(&event);
             let theirs = serde_line(&event);
-            whole == theirs && parts == theirs
+            let read: Event = serde_json::from_slice(&whole).unwrap();
+            whole == theirs && parts == theirs && read == event
         }
     }
 
@@ -434,9 +441,8 @@ mod tests {
                 new_start: 1,
                 new_lines: 2,
                 header: text.clone(),
-                lines: vec![line(&mut g)],
+                lines: [line(&mut g, &text)].into_iter().collect(),
             }];
-            review.hunks[0].lines[0].text = text.clone();
             let event = Event::GuidedReviewLoaded(GuidedReviewLoaded {
                 request_id: text,
                 review: Arc::new(review),

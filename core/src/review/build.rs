@@ -12,7 +12,7 @@ use memchr::memchr;
 use super::chapters::chapters;
 use super::hunks::{Differ, TextChange};
 use super::ids::{ContentHash, HunkIds, file_id, review_id};
-use super::model::{Hunk, Review, ReviewFile};
+use super::model::{Hunk, HunkLines, Review, ReviewFile};
 use super::source::{ChangedFile, DiffSource, FileStatus, ReviewTarget};
 
 /// How far git looks for a NUL byte to call a file binary (`FIRST_FEW_BYTES`).
@@ -67,7 +67,7 @@ fn build_file<'a>(file: &'a ChangedFile, differ: &mut Differ<'a>) -> (ReviewFile
                 new_start: 0,
                 new_lines: 0,
                 header,
-                lines: Vec::new(),
+                lines: HunkLines::default(),
             }],
             additions: 0,
             deletions: 0,

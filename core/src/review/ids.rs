@@ -10,7 +10,7 @@
 
 use std::collections::BTreeMap;
 
-use super::model::{HunkLine, LineKind};
+use super::model::{HunkLines, LineKind};
 use super::source::ReviewTarget;
 
 const OFFSET_BASIS: u128 = 0x6c62_272e_07bb_0142_62b8_2175_6295_c58d;
@@ -89,7 +89,7 @@ impl<'a> HunkIds<'a> {
     }
 
     /// The id of the next hunk, which has these lines.
-    pub fn lines(&mut self, lines: &[HunkLine]) -> String {
+    pub fn lines(&mut self, lines: &HunkLines) -> String {
         let mut hash = ContentHash::default();
         hash.field(self.path);
         for line in lines {
