@@ -114,10 +114,7 @@ async fn drive(mut luxe: Luxe) -> i32 {
                 luxe.handle_input(now, Input::Terminate);
             }
             Wake::Completed(completion) => {
-                luxe.handle_input(now, completion.as_input());
-                // Freed before the frames it caused are encoded: a diff read holds both sides
-                // of every changed file, tens of MB for a large review.
-                drop(completion);
+                completion.feed(&mut luxe, now);
                 // Results that are already waiting go in before the next write, so a fast
                 // stream costs one write per batch rather than one per chunk.
                 for _ in 0..COMPLETION_BATCH {
@@ -125,7 +122,7 @@ async fn drive(mut luxe: Luxe) -> i32 {
                         break;
                     };
                     match perform(&mut luxe, &mut effects, &mut writer) {
-                        Ok(None) => luxe.handle_input(now, next.as_input()),
+                        Ok(None) => next.feed(&mut luxe, now),
                         Ok(Some(code)) => {
                             let code = if writer.flush().is_ok() {
                                 code
