@@ -13,7 +13,6 @@ use imara_diff::{Algorithm, Diff, Token};
 use super::compact::{Change, Side, changes, compact};
 use super::discard::Prepared;
 use super::funcname::FuncLines;
-use super::ids::HunkIds;
 use super::lines::{Interner, Lines};
 use super::model::{Hunk, HunkLine, HunkLines, LineKind};
 
@@ -43,14 +42,9 @@ pub struct Differ<'a> {
 }
 
 impl<'a> Differ<'a> {
-    /// Diffs two text sides into hunks of the file `file_id`.
-    pub fn change(
-        &mut self,
-        old: &'a [u8],
-        new: &'a [u8],
-        file_id: &str,
-        ids: &mut HunkIds,
-    ) -> TextChange {
+    /// Diffs two text sides into hunks of the file `file_id`, without their ids (hashed for
+    /// the whole review at once, see [`super::ids::lines_hashes`]).
+    pub fn change(&mut self, old: &'a [u8], new: &'a [u8], file_id: &str) -> TextChange {
         let changes = self.line_changes(old, new);
         let sides = Sides {
             old: &self.old_lines.lines,
@@ -61,7 +55,7 @@ impl<'a> Differ<'a> {
         // hunk, since their contexts would overlap or touch.
         let hunks = changes
             .chunk_by(|a, b| b.old.start - a.old.end <= 2 * CONTEXT)
-            .map(|group| sides.hunk(group, file_id, ids, &mut funcs))
+            .map(|group| sides.hunk(group, file_id, &mut funcs))
             .collect();
         TextChange {
             hunks,
@@ -114,13 +108,7 @@ struct Sides<'a> {
 
 impl Sides<'_> {
     /// One hunk: a group of nearby changes with their context.
-    fn hunk(
-        &self,
-        group: &[Change],
-        file_id: &str,
-        ids: &mut HunkIds,
-        funcs: &mut FuncLines,
-    ) -> Hunk {
+    fn hunk(&self, group: &[Change], file_id: &str, funcs: &mut FuncLines) -> Hunk {
         let (first, last) = (&group[0], &group[group.len() - 1]);
         let old_from = first.old.start.saturating_sub(CONTEXT);
         let new_from = first.new.start.saturating_sub(CONTEXT);
@@ -174,7 +162,7 @@ impl Sides<'_> {
 
         let (old_lines, new_lines) = (old_to - old_from, new_to - new_from);
         Hunk {
-            id: ids.lines(&lines),
+            id: String::new(),
             file_id: file_id.to_owned(),
             old_start: git_start(old_from, old_lines),
             old_lines,
