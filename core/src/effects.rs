@@ -147,8 +147,9 @@ pub enum Input<'a> {
         /// The read.
         id: EffectId,
         /// The changed files and both sides' bytes, or why not (not a git repository, an
-        /// unknown revision…).
-        result: Result<&'a DiffSource, String>,
+        /// unknown revision…). Owned: the core keeps it until the review's session file is
+        /// read, and frees it as soon as the review is built.
+        result: Result<Box<DiffSource>, String>,
     },
 }
 

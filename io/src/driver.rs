@@ -114,7 +114,7 @@ async fn drive(mut luxe: Luxe) -> i32 {
                 luxe.handle_input(now, Input::Terminate);
             }
             Wake::Completed(completion) => {
-                luxe.handle_input(now, completion.as_input());
+                completion.feed(&mut luxe, now);
                 // Results that are already waiting go in before the next write, so a fast
                 // stream costs one write per batch rather than one per chunk.
                 for _ in 0..COMPLETION_BATCH {
@@ -122,7 +122,7 @@ async fn drive(mut luxe: Luxe) -> i32 {
                         break;
                     };
                     match perform(&mut luxe, &mut effects, &mut writer) {
-                        Ok(None) => luxe.handle_input(now, next.as_input()),
+                        Ok(None) => next.feed(&mut luxe, now),
                         Ok(Some(code)) => {
                             let code = if writer.flush().is_ok() {
                                 code
@@ -158,14 +158,24 @@ fn perform(
 ) -> io::Result<Option<i32>> {
     let mut exit = None;
     let mut starting = Vec::new();
+    // A large frame is written while it is encoded; once stdout is closed, the rest of the
+    // frames are dropped, but session records are still appended.
+    let mut closed = None;
     while let Some(output) = luxe.poll_output() {
         match output {
-            Output::Frame(event) => writer.push(&event),
+            Output::Frame(event) => {
+                if closed.is_none() {
+                    closed = writer.push(&event).err();
+                }
+            }
             Output::Exit { code } => exit = Some(code),
             // A session record is on disk before any frame after it reaches the client.
             append @ Output::AppendFile { .. } => effects.start(append),
             effect => starting.push(effect),
         }
+    }
+    if let Some(err) = closed {
+        return Err(err);
     }
     if !starting.is_empty() {
         // The client hears of a call before it starts, and `ready` does not wait for the

@@ -2,7 +2,9 @@
 //! [`Completion`]s over a channel, which the driver feeds to the core as [`Input`]s.
 
 use std::collections::HashMap;
+use std::time::Instant;
 
+use luxe_core::Luxe;
 use luxe_core::effects::{EffectId, FileContent, Input, Output, SearchHit, Stream};
 use luxe_core::review::source::DiffSource;
 use smol::Task;
@@ -13,7 +15,7 @@ use crate::process::Process;
 use crate::{files, git, http, search};
 
 /// What an effect produced: an owned mirror of the effect variants of [`Input`], so it can cross
-/// a channel. [`Completion::as_input`] borrows it back as the core's vocabulary.
+/// a channel. [`Completion::feed`] hands it to the core in the core's vocabulary.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Completion {
     /// See [`Input::HttpResponse`].
@@ -119,67 +121,44 @@ pub enum Completion {
 }
 
 impl Completion {
-    /// The core's view of this result. File contents and search hits are cloned because
-    /// [`Input`] owns them.
-    pub fn as_input(&self) -> Input<'_> {
-        match self {
+    /// Hands this result to the core as its [`Input`], moved rather than copied: a diff read
+    /// holds both sides of every changed file, which the core keeps until the review is built.
+    pub fn feed(self, luxe: &mut Luxe, now: Instant) {
+        let input = match self {
             Self::HttpResponse {
                 id,
                 status,
                 retry_after,
             } => Input::HttpResponse {
-                id: *id,
-                status: *status,
-                retry_after: retry_after.clone(),
+                id,
+                status,
+                retry_after,
             },
-            Self::HttpBody { id, bytes } => Input::HttpBody { id: *id, bytes },
-            Self::HttpEnded { id } => Input::HttpEnded { id: *id },
-            Self::HttpFailed { id, error } => Input::HttpFailed {
-                id: *id,
-                error: error.clone(),
-            },
-            Self::FileRead { id, result } => Input::FileRead {
-                id: *id,
-                result: result.clone(),
-            },
-            Self::FileWritten { id, result } => Input::FileWritten {
-                id: *id,
-                result: result.clone(),
-            },
-            Self::ProcessOutput { id, stream, bytes } => Input::ProcessOutput {
-                id: *id,
-                stream: *stream,
-                bytes,
-            },
-            Self::ProcessExited { id, status } => Input::ProcessExited {
-                id: *id,
-                status: status.clone(),
-            },
-            Self::SessionsRead { id, result } => Input::SessionsRead {
-                id: *id,
-                result: result.clone(),
-            },
-            Self::FileAppended { id, result } => Input::FileAppended {
-                id: *id,
-                result: result.clone(),
-            },
-            Self::PathResolved { id, result } => Input::PathResolved {
-                id: *id,
-                result: result.clone(),
-            },
-            Self::SearchDone { id, result } => Input::SearchDone {
-                id: *id,
-                result: result.clone(),
-            },
-            Self::FilesListed { id, result } => Input::FilesListed {
-                id: *id,
-                result: result.clone(),
-            },
-            Self::DiffRead { id, result } => Input::DiffRead {
-                id: *id,
-                result: result.as_deref().map_err(Clone::clone),
-            },
-        }
+            // The only ones that borrow: fed here, while their bytes live.
+            Self::HttpBody { id, bytes } => {
+                return luxe.handle_input(now, Input::HttpBody { id, bytes: &bytes });
+            }
+            Self::ProcessOutput { id, stream, bytes } => {
+                let output = Input::ProcessOutput {
+                    id,
+                    stream,
+                    bytes: &bytes,
+                };
+                return luxe.handle_input(now, output);
+            }
+            Self::HttpEnded { id } => Input::HttpEnded { id },
+            Self::HttpFailed { id, error } => Input::HttpFailed { id, error },
+            Self::FileRead { id, result } => Input::FileRead { id, result },
+            Self::FileWritten { id, result } => Input::FileWritten { id, result },
+            Self::ProcessExited { id, status } => Input::ProcessExited { id, status },
+            Self::SessionsRead { id, result } => Input::SessionsRead { id, result },
+            Self::FileAppended { id, result } => Input::FileAppended { id, result },
+            Self::PathResolved { id, result } => Input::PathResolved { id, result },
+            Self::SearchDone { id, result } => Input::SearchDone { id, result },
+            Self::FilesListed { id, result } => Input::FilesListed { id, result },
+            Self::DiffRead { id, result } => Input::DiffRead { id, result },
+        };
+        luxe.handle_input(now, input);
     }
 }
 

@@ -2,11 +2,16 @@
 
 use std::io::{self, Write};
 
-use luxe_core::protocol::codec::encode;
+use luxe_core::protocol::codec::encode_in_parts;
 use luxe_core::protocol::events::Event;
 
 /// The pipe size asked for stdout (Linux allows up to 1 MiB without privileges).
 const STDOUT_PIPE_BYTES: usize = 1024 * 1024;
+
+/// A frame being encoded goes out in parts of about this size once this much is pending: a
+/// large review is tens of MB of JSON, which then never sits whole in memory, and the client
+/// reads its start while the rest is encoded.
+const PART_BYTES: usize = STDOUT_PIPE_BYTES / 2;
 
 /// Collects the frames of one drain and writes them to stdout in one go.
 ///
@@ -32,8 +37,18 @@ impl FrameWriter {
         }
     }
 
-    pub(crate) fn push(&mut self, event: &Event) {
-        encode(event, &mut self.pending);
+    /// Adds `event` to the drain's frames; a large one is written as it is encoded, after the
+    /// frames before it. An error (the client closed stdout) is final.
+    pub(crate) fn push(&mut self, event: &Event) -> io::Result<()> {
+        let stdout = &self.stdout;
+        encode_in_parts(event, &mut self.pending, &mut |pending| {
+            if pending.len() < PART_BYTES {
+                return Ok(());
+            }
+            let written = stdout.lock().write_all(pending);
+            pending.clear();
+            written
+        })
     }
 
     /// Writes and flushes what the drain produced. An error (the client closed stdout) is final.

@@ -382,8 +382,12 @@ fn agent_review_keeps_a_valid_finding_and_notes_an_invented_one() {
     let recorded = luxe.expect("review_session_saved");
     assert_eq!(recorded["request_id"], "ar");
     // Progress arrives as saves without request_id, until the note about the invented anchor.
+    // The turn's end says the model's last request has reached the server, which the save may
+    // come before or after.
+    let mut ended = false;
     let last = loop {
         let frame = luxe.recv();
+        ended |= frame["kind"] == "turn_ended";
         if frame["kind"] != "review_session_saved" {
             continue;
         }
@@ -397,6 +401,9 @@ fn agent_review_keeps_a_valid_finding_and_notes_an_invented_one() {
             break session;
         }
     };
+    if !ended {
+        luxe.until("turn_ended");
+    }
     let findings = last["findings"].as_array().unwrap();
     assert_eq!(findings.len(), 1, "{last}");
     assert_eq!(findings[0]["thread"][0]["author"], "agent");

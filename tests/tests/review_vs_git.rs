@@ -173,7 +173,7 @@ fn print_review(review: &Review) -> BTreeMap<String, String> {
                     LineKind::Add => '+',
                     LineKind::Del => '-',
                 });
-                out += &line.text;
+                out += line.text;
                 out.push('\n');
                 if line.no_newline {
                     out += "\\ No newline at end of file\n";

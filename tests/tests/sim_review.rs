@@ -35,10 +35,9 @@ fn json_of(event: &Event) -> Value {
 fn load(sim: &mut Sim, file: Result<FileContent, String>) -> (Value, Vec<Event>) {
     let out = sim.send_outputs(br#"{"kind":"load_guided_review","content":{"request_id":"l","target":{"kind":"working_tree"}}}"#);
     let id = effect(&out, "diff");
-    let source = small_review_source();
     let out = sim.input(Input::DiffRead {
         id,
-        result: Ok(&source),
+        result: Ok(Box::new(small_review_source())),
     });
     let id = effect(&out, "read");
     let out = sim.input(Input::FileRead { id, result: file });

@@ -409,9 +409,8 @@ impl World {
                 self.input(Input::FileRead { id, result });
             }
             Output::ReadDiff { id, .. } => {
-                let source = small_review_source();
                 let result = if ok {
-                    Ok(&source)
+                    Ok(Box::new(small_review_source()))
                 } else {
                     Err("not a git repository: /work/app".into())
                 };

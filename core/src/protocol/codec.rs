@@ -1,10 +1,13 @@
 //! A line of bytes becomes an [`Action`] or the exact rejection of design §1's bad-input table;
 //! an [`Event`] becomes one line of JSON.
 
+use std::convert::Infallible;
+
 use serde_json::Value;
 
 use super::actions::Action;
-use super::events::{ActionRejected, Event, TokenDelta};
+use super::events::{ActionRejected, Event};
+use super::hand_json;
 use super::kinds::known_action;
 
 /// A line that decoded to something luxe recognises.
@@ -127,29 +130,39 @@ pub fn decode(line: &[u8]) -> Result<Option<Incoming>, Rejection> {
 
 /// Appends `event` as one line of JSON, LF included.
 pub fn encode(event: &Event, out: &mut Vec<u8>) {
+    let Ok(()) = encode_in_parts::<Infallible>(event, out, &mut |_| Ok(()));
+}
+
+/// Appends `event` as one line of JSON, LF included, as [`encode`] does; while it writes a
+/// review (tens of MB for a large one) it hands `out` to `part` between hunks, so that a
+/// writer can send what is there and empty it rather than hold the whole frame. An error from
+/// `part` stops the encoding and is returned.
+pub fn encode_in_parts<E>(
+    event: &Event,
+    out: &mut Vec<u8>,
+    part: &mut dyn FnMut(&mut Vec<u8>) -> Result<(), E>,
+) -> Result<(), E> {
+    let kind = event.kind();
     match event {
-        // The hottest frames (one per streamed token) skip serde's generic map machinery; a
-        // test holds them byte-identical to what serde writes.
-        Event::TokenDelta(delta) => encode_delta(b"token_delta", delta, out),
-        Event::ThinkingDelta(delta) => encode_delta(b"thinking_delta", delta, out),
+        // The hottest frames (one per streamed token) and the largest (a review) skip serde's
+        // generic map machinery; tests hold them byte-identical to what serde writes.
+        Event::TokenDelta(delta) | Event::ThinkingDelta(delta) => {
+            hand_json::delta(out, kind, delta)
+        }
+        Event::GuidedReviewLoaded(loaded) => {
+            let request_id = Some(loaded.request_id.as_str());
+            hand_json::review(out, kind, request_id, &loaded.review, part)?;
+        }
+        Event::GuidedReviewUpdated(updated) => {
+            hand_json::review(out, kind, None, &updated.review, part)?;
+        }
         // Events hold only strings, numbers, bools and string-keyed maps, which always
         // serialize.
         #[allow(clippy::expect_used)]
         _ => serde_json::to_writer(&mut *out, event).expect("events always serialize"),
     }
     out.push(b'\n');
-}
-
-fn encode_delta(kind: &[u8], delta: &TokenDelta, out: &mut Vec<u8>) {
-    out.extend_from_slice(b"{\"kind\":\"");
-    out.extend_from_slice(kind);
-    out.extend_from_slice(b"\",\"content\":{\"block\":");
-    out.extend_from_slice(delta.block.to_string().as_bytes());
-    out.extend_from_slice(b",\"delta\":");
-    // A string always serializes.
-    #[allow(clippy::expect_used)]
-    serde_json::to_writer(&mut *out, &delta.delta).expect("strings serialize");
-    out.extend_from_slice(b"}}");
+    Ok(())
 }
 
 fn json_type(value: &Value) -> &'static str {
@@ -167,7 +180,7 @@ fn json_type(value: &Value) -> &'static str {
 mod tests {
     use super::*;
     use crate::protocol::actions::SteerTurn;
-    use crate::protocol::events::ErrorEvent;
+    use crate::protocol::events::{ErrorEvent, TokenDelta};
 
     fn rejected(line: &str) -> Rejection {
         decode(line.as_bytes()).expect_err("the line should be rejected")

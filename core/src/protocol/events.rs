@@ -1,5 +1,7 @@
 //! Events: the frames luxe sends. Each later capability adds its frames here with its behaviour.
 
+use std::sync::Arc;
+
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -135,14 +137,16 @@ pub struct GuidedReviewLoaded {
     /// The `load_guided_review`'s.
     pub request_id: String,
     /// The review.
-    pub review: Review,
+    // Shared with the open review rather than copied: a large one is tens of MB.
+    pub review: Arc<Review>,
 }
 
 /// `guided_review_updated`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct GuidedReviewUpdated {
     /// The review as it is now.
-    pub review: Review,
+    // Shared with the open review, as in `GuidedReviewLoaded`.
+    pub review: Arc<Review>,
 }
 
 /// A request that failed, and why (`guided_review_failed`, `review_session_save_failed`,

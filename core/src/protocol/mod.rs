@@ -5,6 +5,7 @@ pub mod codec;
 pub mod events;
 mod frame_enum;
 pub mod github;
+mod hand_json;
 pub mod kinds;
 pub mod lines;
 pub mod schema;

@@ -11,8 +11,8 @@ use memchr::memchr;
 
 use super::chapters::chapters;
 use super::hunks::{Differ, TextChange};
-use super::ids::{ContentHash, HunkIds, file_id, review_id};
-use super::model::{Hunk, Review, ReviewFile};
+use super::ids::{ContentHash, HunkIds, file_id, lines_hashes, review_id};
+use super::model::{Hunk, HunkLines, Review, ReviewFile};
 use super::source::{ChangedFile, DiffSource, FileStatus, ReviewTarget};
 
 /// How far git looks for a NUL byte to call a file binary (`FIRST_FEW_BYTES`).
@@ -23,13 +23,16 @@ pub fn build(target: &ReviewTarget, source: &DiffSource) -> Review {
     let mut changed: Vec<&ChangedFile> = source.files.iter().collect();
     changed.sort_by(|a, b| a.path.cmp(&b.path));
     let mut files = Vec::with_capacity(changed.len());
+    let mut counts = Vec::with_capacity(changed.len());
     let mut hunks = Vec::new();
     let mut differ = Differ::default();
     for file in changed {
         let (review_file, file_hunks) = build_file(file, &mut differ);
         files.push(review_file);
+        counts.push(file_hunks.len());
         hunks.extend(file_hunks);
     }
+    name_hunks(&mut files, &counts, &mut hunks);
     let chapters = chapters(&files, &hunks);
     Review {
         id: review_id(&source.root, target),
@@ -41,16 +44,16 @@ pub fn build(target: &ReviewTarget, source: &DiffSource) -> Review {
     }
 }
 
+/// A file and its hunks, which have no ids yet.
 fn build_file<'a>(file: &'a ChangedFile, differ: &mut Differ<'a>) -> (ReviewFile, Vec<Hunk>) {
     let id = file_id(&file.path);
-    let mut ids = HunkIds::new(&file.path);
     let old = file.old.as_deref().unwrap_or_default();
     let new = file.new.as_deref().unwrap_or_default();
     let binary = is_binary(old) || is_binary(new);
     let change = if binary {
         None
     } else {
-        Some(differ.change(old, new, &id, &mut ids)).filter(|c| !c.hunks.is_empty())
+        Some(differ.change(old, new, &id)).filter(|c| !c.hunks.is_empty())
     };
     let TextChange {
         hunks,
@@ -60,14 +63,14 @@ fn build_file<'a>(file: &'a ChangedFile, differ: &mut Differ<'a>) -> (ReviewFile
         let header = note(file, binary);
         TextChange {
             hunks: vec![Hunk {
-                id: ids.note(&header),
+                id: String::new(),
                 file_id: id.clone(),
                 old_start: 0,
                 old_lines: 0,
                 new_start: 0,
                 new_lines: 0,
                 header,
-                lines: Vec::new(),
+                lines: HunkLines::default(),
             }],
             additions: 0,
             deletions: 0,
@@ -81,9 +84,32 @@ fn build_file<'a>(file: &'a ChangedFile, differ: &mut Differ<'a>) -> (ReviewFile
         binary,
         additions,
         deletions,
-        hunk_ids: hunks.iter().map(|h| h.id.clone()).collect(),
+        hunk_ids: Vec::with_capacity(hunks.len()),
     };
     (review_file, hunks)
+}
+
+/// Gives every hunk its id and every file its hunks' ids; the hunks are in file order,
+/// `counts[i]` of them for `files[i]`.
+fn name_hunks(files: &mut [ReviewFile], counts: &[usize], hunks: &mut [Hunk]) {
+    let paths = files
+        .iter()
+        .zip(counts)
+        .flat_map(|(file, &n)| std::iter::repeat_n(file.path.as_str(), n));
+    let hashes = lines_hashes(paths.zip(hunks.iter().map(|hunk| &hunk.lines)));
+    let mut named = hunks.iter_mut().zip(hashes);
+    for (file, &n) in files.iter_mut().zip(counts) {
+        let mut ids = HunkIds::new(&file.path);
+        for (hunk, hash) in named.by_ref().take(n) {
+            // Only a hunk without lines says what changed instead.
+            hunk.id = if hunk.lines.is_empty() {
+                ids.note(&hunk.header)
+            } else {
+                ids.lines(hash)
+            };
+            file.hunk_ids.push(hunk.id.clone());
+        }
+    }
 }
 
 /// Git's test: a NUL byte in the first 8,000 bytes.

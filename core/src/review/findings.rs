@@ -546,7 +546,7 @@ fn line_index(hunk: &Hunk, side: Side, line: u32) -> Option<usize> {
 }
 
 /// A hunk line's number on `side`.
-fn number_on(line: &HunkLine, side: Side) -> Option<u32> {
+fn number_on(line: HunkLine<'_>, side: Side) -> Option<u32> {
     match side {
         Side::Old => line.old_line,
         Side::New => line.new_line,
@@ -608,7 +608,7 @@ fn locate(anchor: &Anchor, review: &Review) -> Result<Located, String> {
     let index = |i: usize| u32::try_from(i).unwrap_or(u32::MAX);
     Ok((
         Some((index(first), index(last))),
-        Some(hunk.lines[first].text.clone()),
+        hunk.lines.get(first).map(|l| l.text.to_owned()),
     ))
 }
 

@@ -13,9 +13,8 @@ use imara_diff::{Algorithm, Diff, Token};
 use super::compact::{Change, Side, changes, compact};
 use super::discard::Prepared;
 use super::funcname::FuncLines;
-use super::ids::HunkIds;
 use super::lines::{Interner, Lines};
-use super::model::{Hunk, HunkLine, LineKind};
+use super::model::{Hunk, HunkLine, HunkLines, LineKind};
 
 /// Context lines around a change (git's default `-U3`).
 const CONTEXT: u32 = 3;
@@ -43,14 +42,9 @@ pub struct Differ<'a> {
 }
 
 impl<'a> Differ<'a> {
-    /// Diffs two text sides into hunks of the file `file_id`.
-    pub fn change(
-        &mut self,
-        old: &'a [u8],
-        new: &'a [u8],
-        file_id: &str,
-        ids: &mut HunkIds,
-    ) -> TextChange {
+    /// Diffs two text sides into hunks of the file `file_id`, without their ids (hashed for
+    /// the whole review at once, see [`super::ids::lines_hashes`]).
+    pub fn change(&mut self, old: &'a [u8], new: &'a [u8], file_id: &str) -> TextChange {
         let changes = self.line_changes(old, new);
         let sides = Sides {
             old: &self.old_lines.lines,
@@ -61,7 +55,7 @@ impl<'a> Differ<'a> {
         // hunk, since their contexts would overlap or touch.
         let hunks = changes
             .chunk_by(|a, b| b.old.start - a.old.end <= 2 * CONTEXT)
-            .map(|group| sides.hunk(group, file_id, ids, &mut funcs))
+            .map(|group| sides.hunk(group, file_id, &mut funcs))
             .collect();
         TextChange {
             hunks,
@@ -114,13 +108,7 @@ struct Sides<'a> {
 
 impl Sides<'_> {
     /// One hunk: a group of nearby changes with their context.
-    fn hunk(
-        &self,
-        group: &[Change],
-        file_id: &str,
-        ids: &mut HunkIds,
-        funcs: &mut FuncLines,
-    ) -> Hunk {
+    fn hunk(&self, group: &[Change], file_id: &str, funcs: &mut FuncLines) -> Hunk {
         let (first, last) = (&group[0], &group[group.len() - 1]);
         let old_from = first.old.start.saturating_sub(CONTEXT);
         let new_from = first.new.start.saturating_sub(CONTEXT);
@@ -130,27 +118,51 @@ impl Sides<'_> {
             .min(self.new.len() as u32 - last.new.end);
         let (old_to, new_to) = (last.old.end + trailing, last.new.end + trailing);
 
-        let mut lines = Vec::with_capacity((old_to - old_from + new_to - new_from) as usize);
+        // Room for exactly the lines, and for their text with its newlines (a few bytes more
+        // than it needs, never less unless invalid UTF-8 is replaced).
+        let bytes = |lines: &[&[u8]]| lines.iter().map(|l| l.len()).sum::<usize>();
+        let added: usize = group
+            .iter()
+            .map(|c| bytes(&self.new[c.new.start as usize..c.new.end as usize]))
+            .sum();
+        let mut lines = HunkLines::with_capacity(
+            (old_to - old_from + new_to - new_from) as usize,
+            bytes(&self.old[old_from as usize..old_to as usize]) + added,
+        );
         let (mut old, mut new) = (old_from, new_from);
         for change in group {
             while old < change.old.start {
-                lines.push(self.context(old, new));
+                self.context(&mut lines, old, new);
                 (old, new) = (old + 1, new + 1);
             }
-            let deleted = change.old.clone();
-            lines.extend(deleted.map(|o| line(LineKind::Del, self.old[o as usize], Some(o), None)));
-            let added = change.new.clone();
-            lines.extend(added.map(|n| line(LineKind::Add, self.new[n as usize], None, Some(n))));
+            for o in change.old.clone() {
+                push(
+                    &mut lines,
+                    LineKind::Del,
+                    self.old[o as usize],
+                    Some(o),
+                    None,
+                );
+            }
+            for n in change.new.clone() {
+                push(
+                    &mut lines,
+                    LineKind::Add,
+                    self.new[n as usize],
+                    None,
+                    Some(n),
+                );
+            }
             (old, new) = (change.old.end, change.new.end);
         }
         while old < old_to {
-            lines.push(self.context(old, new));
+            self.context(&mut lines, old, new);
             (old, new) = (old + 1, new + 1);
         }
 
         let (old_lines, new_lines) = (old_to - old_from, new_to - new_from);
         Hunk {
-            id: ids.lines(&lines),
+            id: String::new(),
             file_id: file_id.to_owned(),
             old_start: git_start(old_from, old_lines),
             old_lines,
@@ -161,33 +173,32 @@ impl Sides<'_> {
         }
     }
 
-    /// A context line: the old side's text (both sides are equal).
-    fn context(&self, old: u32, new: u32) -> HunkLine {
-        line(
-            LineKind::Context,
-            self.old[old as usize],
-            Some(old),
-            Some(new),
-        )
+    /// Adds a context line: the old side's text (both sides are equal).
+    fn context(&self, lines: &mut HunkLines, old: u32, new: u32) {
+        let text = self.old[old as usize];
+        push(lines, LineKind::Context, text, Some(old), Some(new));
     }
 }
 
-/// A hunk line from its bytes and 0-based line indexes.
-fn line(kind: LineKind, bytes: &[u8], old: Option<u32>, new: Option<u32>) -> HunkLine {
+/// Adds a hunk line from its bytes and 0-based line indexes.
+fn push(lines: &mut HunkLines, kind: LineKind, bytes: &[u8], old: Option<u32>, new: Option<u32>) {
     let (text, no_newline) = match bytes.strip_suffix(b"\n") {
         Some(text) => (text, false),
         None => (bytes, true),
     };
-    HunkLine {
-        kind,
-        old_line: old.map(|o| o + 1),
-        new_line: new.map(|n| n + 1),
-        // `from_utf8` checks ASCII a word at a time; the lossy path is for the rare rest.
-        text: match std::str::from_utf8(text) {
-            Ok(text) => text.to_owned(),
-            Err(_) => String::from_utf8_lossy(text).into_owned(),
-        },
-        no_newline,
+    let mut line = |text: &str| {
+        lines.push(HunkLine {
+            kind,
+            old_line: old.map(|o| o + 1),
+            new_line: new.map(|n| n + 1),
+            text,
+            no_newline,
+        });
+    };
+    // `from_utf8` checks ASCII a word at a time; the lossy path is for the rare rest.
+    match std::str::from_utf8(text) {
+        Ok(text) => line(text),
+        Err(_) => line(&String::from_utf8_lossy(text)),
     }
 }
 

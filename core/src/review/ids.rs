@@ -10,7 +10,7 @@
 
 use std::collections::BTreeMap;
 
-use super::model::{HunkLine, LineKind};
+use super::model::{HunkLines, LineKind};
 use super::source::ReviewTarget;
 
 const OFFSET_BASIS: u128 = 0x6c62_272e_07bb_0142_62b8_2175_6295_c58d;
@@ -29,12 +29,7 @@ impl Default for ContentHash {
 impl ContentHash {
     /// Feeds raw bytes.
     pub fn bytes(&mut self, bytes: &[u8]) -> &mut Self {
-        let mut hash = self.0;
-        for &byte in bytes {
-            hash ^= u128::from(byte);
-            hash = hash.wrapping_mul(PRIME);
-        }
-        self.0 = hash;
+        self.0 = bytes.iter().fold(self.0, |hash, &byte| step(hash, byte));
         self
     }
 
@@ -66,6 +61,11 @@ impl ContentHash {
     }
 }
 
+/// FNV-1a's step: one byte in.
+fn step(hash: u128, byte: u8) -> u128 {
+    (hash ^ u128::from(byte)).wrapping_mul(PRIME)
+}
+
 /// `file:` and a hash of the path.
 pub fn file_id(path: &str) -> String {
     ContentHash::default().field(path).id("file:")
@@ -88,23 +88,8 @@ impl<'a> HunkIds<'a> {
         }
     }
 
-    /// The id of the next hunk, which has these lines.
-    pub fn lines(&mut self, lines: &[HunkLine]) -> String {
-        let mut hash = ContentHash::default();
-        hash.field(self.path);
-        for line in lines {
-            let kind = match line.kind {
-                LineKind::Context => b' ',
-                LineKind::Add => b'+',
-                LineKind::Del => b'-',
-            };
-            hash.bytes(&[kind]).bytes(line.text.as_bytes()).bytes(b"\n");
-            // A `\` cannot start a line (lines start with a kind), so this marks the end of a
-            // line without a newline unambiguously.
-            if line.no_newline {
-                hash.bytes(b"\\");
-            }
-        }
+    /// The id of the next hunk, whose path and lines hash to `hash` (see [`lines_hashes`]).
+    pub fn lines(&mut self, hash: ContentHash) -> String {
         self.disambiguated(hash)
     }
 
@@ -122,6 +107,108 @@ impl<'a> HunkIds<'a> {
         }
         *repeats += 1;
         hash.id("hunk:")
+    }
+}
+
+/// Hashes interleaved: FNV-1a's steps each wait for the one before, so a single hash leaves the
+/// multiplier mostly idle, while independent ones fill it.
+const LANES: usize = 4;
+
+/// The hash of each hunk's path and lines, for [`HunkIds::lines`], `hunks` giving the path of
+/// its file and its lines. A large review hashes hundreds of thousands of lines, so hunks are
+/// hashed [`LANES`] at a time.
+pub fn lines_hashes<'h>(
+    hunks: impl IntoIterator<Item = (&'h str, &'h HunkLines)>,
+) -> Vec<ContentHash> {
+    let mut hunks = hunks.into_iter();
+    let mut hashes = Vec::new();
+    let mut lanes: [Lane; LANES] = Default::default();
+    loop {
+        for lane in lanes.iter_mut().filter(|lane| lane.hunk.is_none()) {
+            let Some((path, lines)) = hunks.next() else {
+                break;
+            };
+            lane.start(hashes.len(), path, lines);
+            hashes.push(ContentHash::default());
+        }
+        let busy = lanes.iter().filter(|lane| lane.hunk.is_some()).count();
+        if busy == 0 {
+            return hashes;
+        }
+        if busy == LANES {
+            interleave(&mut lanes);
+        } else {
+            // The last few, with no hunk left to pair them with.
+            for lane in lanes.iter_mut().filter(|lane| lane.hunk.is_some()) {
+                lane.hash.bytes(&lane.bytes[lane.at..]);
+                lane.at = lane.bytes.len();
+            }
+        }
+        for lane in &mut lanes {
+            if lane.at == lane.bytes.len()
+                && let Some(hunk) = lane.hunk.take()
+            {
+                hashes[hunk] = lane.hash;
+            }
+        }
+    }
+}
+
+/// One hunk being hashed.
+#[derive(Default)]
+struct Lane {
+    /// Its index, while it is hashed.
+    hunk: Option<usize>,
+    hash: ContentHash,
+    /// What is hashed after the path; `..at` is done.
+    bytes: Vec<u8>,
+    at: usize,
+}
+
+impl Lane {
+    fn start(&mut self, hunk: usize, path: &str, lines: &HunkLines) {
+        self.hunk = Some(hunk);
+        self.hash = ContentHash::default();
+        self.hash.field(path);
+        self.bytes.clear();
+        for line in lines {
+            let kind = match line.kind {
+                LineKind::Context => b' ',
+                LineKind::Add => b'+',
+                LineKind::Del => b'-',
+            };
+            self.bytes.push(kind);
+            self.bytes.extend_from_slice(line.text.as_bytes());
+            self.bytes.push(b'\n');
+            // A `\` cannot start a line (lines start with a kind), so this marks the end of a
+            // line without a newline unambiguously.
+            if line.no_newline {
+                self.bytes.push(b'\\');
+            }
+        }
+        self.at = 0;
+    }
+}
+
+/// Hashes every lane as far as the shortest one goes, a byte of each in turn.
+fn interleave(lanes: &mut [Lane; LANES]) {
+    let n = lanes
+        .iter()
+        .map(|l| l.bytes.len() - l.at)
+        .min()
+        .unwrap_or(0);
+    let mut hashes = lanes.each_ref().map(|lane| lane.hash.0);
+    let bytes = lanes
+        .each_ref()
+        .map(|lane| &lane.bytes[lane.at..lane.at + n]);
+    for i in 0..n {
+        for (hash, bytes) in hashes.iter_mut().zip(&bytes) {
+            *hash = step(*hash, bytes[i]);
+        }
+    }
+    for (lane, hash) in lanes.iter_mut().zip(hashes) {
+        lane.hash = ContentHash(hash);
+        lane.at += n;
     }
 }
 

@@ -82,8 +82,8 @@ fn file_lines(bytes: &[u8]) -> Vec<Line> {
     text.split_inclusive('\n').map(line).collect()
 }
 
-fn as_line(line: &HunkLine) -> Line {
-    (line.text.clone(), !line.no_newline)
+fn as_line(line: HunkLine<'_>) -> Line {
+    (line.text.to_owned(), !line.no_newline)
 }
 
 /// Applies a file's hunks to its old lines, checking context and deletions against them and the
@@ -144,7 +144,7 @@ quickcheck! {
             let hunks: Vec<&Hunk> = review.hunks.iter().filter(|h| h.file_id == file.id).collect();
             let applied = apply(&file_lines(&sides.old), &hunks);
             ok &= applied.as_ref() == Ok(&file_lines(&sides.new));
-            let lines = hunks.iter().flat_map(|h| &h.lines);
+            let lines = hunks.iter().flat_map(|h| h.lines.iter());
             let adds = lines.clone().filter(|l| l.kind == LineKind::Add).count() as u32;
             let dels = lines.filter(|l| l.kind == LineKind::Del).count() as u32;
             ok &= (file.additions, file.deletions) == (adds, dels);

@@ -11,6 +11,7 @@
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::fmt::Write as _;
+use std::sync::Arc;
 
 use std::time::Instant;
 
@@ -76,7 +77,7 @@ impl Session {
         now: Instant,
         request: CommitReviewChapters,
     ) -> Result<(), String> {
-        let review = self.check_open(&request.review_id)?.clone();
+        let review = Arc::clone(self.check_open(&request.review_id)?);
         if review.target != ReviewTarget::WorkingTree {
             return Err("only a working_tree review can be committed".into());
         }

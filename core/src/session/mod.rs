@@ -250,6 +250,11 @@ impl Session {
         if self.closed {
             return;
         }
+        // Taken by value: the core keeps the diff until the review is built.
+        let input = match input {
+            Input::DiffRead { id, result } => return self.diff_read(now, id, result),
+            other => other,
+        };
         if self.store_result(&input)
             || self.sessions_read(&input)
             || self.review_effect(now, &input)

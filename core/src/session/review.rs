@@ -7,6 +7,7 @@
 //! order, each checked against everything saved before it, and a failed write changes nothing.
 
 use std::collections::VecDeque;
+use std::sync::Arc;
 use std::time::Instant;
 
 use serde_json::Value;
@@ -23,8 +24,9 @@ use crate::review::build::build;
 use crate::review::findings::{
     AgentTask, Anchor, Author, Edit, EntryKind, Severity, Stored, ThreadEntry,
 };
+use crate::review::ids::review_id;
 use crate::review::model::Review;
-use crate::review::source::ReviewTarget;
+use crate::review::source::{DiffSource, ReviewTarget};
 
 use super::review_prompts::{agent_review_prompt, finding_prompt};
 use super::{Queued, Session};
@@ -64,13 +66,28 @@ impl ReviewTask {
 /// The review that is open.
 #[derive(Debug)]
 struct OpenReview {
-    review: Review,
+    /// Shared with the events that carry it: a large review is tens of MB, so never copied.
+    review: Arc<Review>,
     /// The repository's work tree root.
     root: String,
     /// The session as it is on disk.
     stored: Stored,
     /// Its file; `None` when nothing is kept (no `LUXE_HOME`).
     path: Option<String>,
+}
+
+/// A diff read for a load, waiting for the review's session file.
+#[derive(Debug)]
+struct Opening {
+    /// The read of the session file.
+    effect: EffectId,
+    request_id: String,
+    target: ReviewTarget,
+    /// Kept rather than built now: the open review can be freed before the new one is built
+    /// only once the session file has been read, when the load can no longer fail.
+    source: Box<DiffSource>,
+    /// The session file.
+    path: String,
 }
 
 /// Why a diff is being read.
@@ -117,8 +134,8 @@ pub(super) struct ReviewState {
     dir: Option<String>,
     /// Diff reads in flight.
     reading: Vec<(EffectId, Reading, ReviewTarget)>,
-    /// A built review waiting for its session file: the request, the review, its root and file.
-    opening: Option<(EffectId, String, Review, String, Option<String>)>,
+    /// A load waiting for its session file.
+    opening: Option<Opening>,
     open: Option<OpenReview>,
     /// Changes waiting to be saved, for the open review.
     queue: VecDeque<Change>,
@@ -165,56 +182,71 @@ impl Session {
         });
     }
 
-    /// Routes a diff read or a review file read or write; `false` when the input is not one.
+    /// A diff read ended.
+    pub(super) fn diff_read(
+        &mut self,
+        now: Instant,
+        id: EffectId,
+        result: Result<Box<DiffSource>, String>,
+    ) {
+        let Some(at) = self.review.reading.iter().position(|(r, ..)| *r == id) else {
+            return;
+        };
+        let (_, reading, target) = self.review.reading.remove(at);
+        match (reading, result) {
+            (Reading::Load { request_id }, Err(reason)) => {
+                self.emit(Event::GuidedReviewFailed(RequestFailed {
+                    request_id,
+                    reason,
+                }));
+            }
+            (Reading::Load { request_id }, Ok(source)) => {
+                self.read_session(now, request_id, target, source);
+            }
+            (Reading::Refresh { review_id }, Ok(source)) => {
+                self.refreshed(now, &review_id, &target, source);
+            }
+            (Reading::Refresh { .. }, Err(reason)) => {
+                self.report_error(format!("the review could not be read again: {reason}"));
+            }
+        }
+    }
+
+    /// Routes a review file read or write; `false` when the input is not one.
     pub(super) fn review_effect(&mut self, now: Instant, input: &Input<'_>) -> bool {
         if self.commit_effect(now, input) {
             return true;
         }
         match input {
-            Input::DiffRead { id, result } => {
-                let Some(at) = self.review.reading.iter().position(|(r, ..)| r == id) else {
-                    return false;
-                };
-                let (_, reading, target) = self.review.reading.remove(at);
-                match (reading, result) {
-                    (Reading::Load { request_id }, Err(reason)) => {
-                        self.emit(Event::GuidedReviewFailed(RequestFailed {
-                            request_id,
-                            reason: reason.clone(),
-                        }));
-                    }
-                    (Reading::Load { request_id }, Ok(source)) => {
-                        let review = build(&target, source);
-                        self.open_review(now, request_id, review, source.root.clone());
-                    }
-                    (Reading::Refresh { review_id }, Ok(source)) => {
-                        self.refreshed(now, &review_id, build(&target, source));
-                    }
-                    (Reading::Refresh { .. }, Err(reason)) => {
-                        self.report_error(format!("the review could not be read again: {reason}"));
-                    }
-                }
-                true
-            }
             Input::FileRead { id, result } => {
-                if !matches!(&self.review.opening, Some((o, ..)) if o == id) {
+                if !matches!(&self.review.opening, Some(o) if o.effect == *id) {
                     return false;
                 }
-                let Some((_, request_id, review, root, path)) = self.review.opening.take() else {
+                let Some(opening) = self.review.opening.take() else {
                     return true;
                 };
+                let review_id = review_id(&opening.source.root, &opening.target);
                 let stored = match result {
-                    Ok(content) => Stored::parse(&content.bytes, &review.id).map_err(|err| {
+                    Ok(content) => Stored::parse(&content.bytes, &review_id).map_err(|err| {
                         format!(
                             "the review session file {} cannot be read ({err}); move it away to start this review afresh",
-                            path.as_deref().unwrap_or_default()
+                            opening.path
                         )
                     }),
-                    Err(err) if is_not_found(err) => Ok(Stored::new(&review.id)),
+                    Err(err) if is_not_found(err) => Ok(Stored::new(&review_id)),
                     Err(err) => Err(format!("the review session file cannot be read: {err}")),
                 };
+                let Opening {
+                    request_id,
+                    target,
+                    source,
+                    path,
+                    ..
+                } = opening;
                 match stored {
-                    Ok(stored) => self.opened(now, request_id, review, stored, root, path),
+                    Ok(stored) => {
+                        self.open_review(now, request_id, &target, source, stored, Some(path))
+                    }
                     Err(reason) => self.emit(Event::GuidedReviewFailed(RequestFailed {
                         request_id,
                         reason,
@@ -233,40 +265,52 @@ impl Session {
         }
     }
 
-    /// The review is built: read its session file (or start an empty one).
-    fn open_review(&mut self, now: Instant, request_id: String, review: Review, root: String) {
-        let path = self.review.dir.as_ref().map(|dir| {
-            format!(
-                "{}/{}.json",
-                dir.trim_end_matches('/'),
-                file_stem(&review.id)
-            )
-        });
-        let Some(file) = path.clone() else {
-            let stored = Stored::new(&review.id);
-            return self.opened(now, request_id, review, stored, root, None);
-        };
-        let id = self.effect_id();
-        self.review.opening = Some((id, request_id, review, root, path));
-        self.outputs.push_back(Output::ReadFile {
-            id,
-            path: file,
-            max_bytes: SESSION_FILE_MAX,
-        });
-    }
-
-    /// The review and its session are read: it is the open review now.
-    fn opened(
+    /// The diff is read: read the review's session file (or start an empty one).
+    fn read_session(
         &mut self,
         now: Instant,
         request_id: String,
-        review: Review,
+        target: ReviewTarget,
+        source: Box<DiffSource>,
+    ) {
+        let Some(dir) = &self.review.dir else {
+            let stored = Stored::new(&review_id(&source.root, &target));
+            return self.open_review(now, request_id, &target, source, stored, None);
+        };
+        let stem = file_stem(&review_id(&source.root, &target));
+        let path = format!("{}/{stem}.json", dir.trim_end_matches('/'));
+        let effect = self.effect_id();
+        self.outputs.push_back(Output::ReadFile {
+            id: effect,
+            path: path.clone(),
+            max_bytes: SESSION_FILE_MAX,
+        });
+        self.review.opening = Some(Opening {
+            effect,
+            request_id,
+            target,
+            source,
+            path,
+        });
+    }
+
+    /// The diff and the session are read: the review is built and is the open review now.
+    fn open_review(
+        &mut self,
+        now: Instant,
+        request_id: String,
+        target: &ReviewTarget,
+        source: Box<DiffSource>,
         mut stored: Stored,
-        root: String,
         path: Option<String>,
     ) {
+        // Nothing can fail from here on, so the review this one replaces is freed before the
+        // new one is built: a large review is tens of MB, and the two together set the peak.
+        let replaced = self.review.open.take().map(|o| o.review.id.clone());
+        let review = Arc::new(build(target, &source));
+        let root = source.root.clone();
+        drop(source);
         // Changes queued for a review that is no longer open have nowhere to go.
-        let replaced = self.review.open.as_ref().map(|o| o.review.id.clone());
         if replaced.as_deref() != Some(review.id.as_str()) {
             self.drop_queued_changes();
         }
@@ -281,7 +325,7 @@ impl Session {
             .collect();
         self.emit(Event::GuidedReviewLoaded(GuidedReviewLoaded {
             request_id,
-            review: review.clone(),
+            review: Arc::clone(&review),
         }));
         self.emit(Event::ReviewSessionRestored(ReviewSessionEvent {
             session: stored.session.clone(),
@@ -317,16 +361,32 @@ impl Session {
     }
 
     /// A re-read of the open review after a turn changed files.
-    fn refreshed(&mut self, now: Instant, review_id: &str, review: Review) {
-        let Some(open) = self
-            .review
-            .open
-            .as_mut()
-            .filter(|o| o.review.id == review_id)
-        else {
+    fn refreshed(
+        &mut self,
+        now: Instant,
+        review_id: &str,
+        target: &ReviewTarget,
+        source: Box<DiffSource>,
+    ) {
+        let Some(open) = self.review.open.take_if(|o| o.review.id == review_id) else {
             return;
         };
-        open.review = review.clone();
+        // The review it replaces is freed before it is built, as for a load.
+        let OpenReview {
+            review: replaced,
+            root,
+            stored,
+            path,
+        } = open;
+        drop(replaced);
+        let review = Arc::new(build(target, &source));
+        drop(source);
+        self.review.open = Some(OpenReview {
+            review: Arc::clone(&review),
+            root,
+            stored,
+            path,
+        });
         self.emit(Event::GuidedReviewUpdated(GuidedReviewUpdated { review }));
         self.queue_change(now, Change::Follow);
     }
@@ -410,7 +470,7 @@ impl Session {
     }
 
     /// `Ok` when `review_id` is the open review, else why not.
-    pub(super) fn check_open(&self, review_id: &str) -> Result<&Review, String> {
+    pub(super) fn check_open(&self, review_id: &str) -> Result<&Arc<Review>, String> {
         match &self.review.open {
             Some(open) if open.review.id == review_id => Ok(&open.review),
             Some(open) => Err(format!(
@@ -567,7 +627,7 @@ impl Session {
             .as_ref()
             .and_then(|t| t.review.clone())
             .ok_or_else(|| format!("{name} is only available in a review turn"))?;
-        let review = self.check_open(&task.review_id)?.clone();
+        let review = Arc::clone(self.check_open(&task.review_id)?);
         let at = self.wall_ms(now);
         match (name, &task.work) {
             ("report", ReviewWork::Fix(finding_id)) => {

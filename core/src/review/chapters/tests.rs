@@ -19,7 +19,7 @@ fn changed(path: &str, lines: u32, header: &str) -> (ReviewFile, Hunk) {
                 kind: LineKind::Add,
                 old_line: None,
                 new_line: Some(n),
-                text: "x".into(),
+                text: "x",
                 no_newline: false,
             })
             .collect(),

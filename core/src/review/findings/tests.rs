@@ -4,12 +4,12 @@ use super::*;
 use crate::review::model::{HunkLine, LineKind, ReviewFile};
 use crate::review::source::{FileStatus, ReviewTarget};
 
-fn line(kind: LineKind, old: Option<u32>, new: Option<u32>, text: &str) -> HunkLine {
+fn line(kind: LineKind, old: Option<u32>, new: Option<u32>, text: &str) -> HunkLine<'_> {
     HunkLine {
         kind,
         old_line: old,
         new_line: new,
-        text: text.into(),
+        text,
         no_newline: false,
     }
 }
@@ -23,11 +23,13 @@ fn hunk(id: &str, new_start: u32) -> Hunk {
         new_start,
         new_lines: 2,
         header: String::new(),
-        lines: vec![
+        lines: [
             line(LineKind::Context, Some(new_start), Some(new_start), "ctx"),
             line(LineKind::Del, Some(new_start + 1), None, "old"),
             line(LineKind::Add, None, Some(new_start + 1), "new"),
-        ],
+        ]
+        .into_iter()
+        .collect(),
     }
 }
 
