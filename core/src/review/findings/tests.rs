@@ -258,3 +258,73 @@ fn a_stored_session_reads_back_and_refuses_another_review_or_a_newer_format() {
     );
     assert!(Stored::parse(b"{", "review:r").is_err());
 }
+
+/// An edit drawn at random: some valid, some not (unknown ids, bad anchors, empty bodies).
+#[derive(Clone, Debug)]
+struct RandomEdit(Edit);
+
+impl quickcheck::Arbitrary for RandomEdit {
+    fn arbitrary(g: &mut quickcheck::Gen) -> Self {
+        let id = format!("finding_{}", u8::arbitrary(g) % 4);
+        let body = if bool::arbitrary(g) {
+            "words".to_owned()
+        } else {
+            " ".to_owned()
+        };
+        let line = *g.choose(&[10, 11, 99]).expect("non-empty");
+        Self(match u8::arbitrary(g) % 8 {
+            0 | 1 => Edit::Comment {
+                anchor: on_new(line),
+                body,
+                severity: Severity::Issue,
+                send: bool::arbitrary(g),
+            },
+            2 => Edit::Reply {
+                comment_id: id,
+                body,
+                send: bool::arbitrary(g),
+            },
+            3 => Edit::RequestFix {
+                comment_id: id,
+                body: None,
+                send: bool::arbitrary(g),
+            },
+            4 => Edit::Update {
+                comment_id: id,
+                body: Some(body),
+                severity: None,
+            },
+            5 => Edit::Delete { comment_id: id },
+            6 => Edit::Resolve { comment_id: id },
+            _ => Edit::Send { comment_id: id },
+        })
+    }
+}
+
+use quickcheck::Arbitrary as _;
+
+quickcheck::quickcheck! {
+    /// What a pull request review preview relies on: the revision moves exactly when a change
+    /// is saved, so "the findings changed since the preview" is "the revision moved".
+    fn the_revision_moves_exactly_when_findings_change(edits: Vec<RandomEdit>) -> bool {
+        let review = review(vec![hunk("hunk:1", 10)]);
+        let mut stored = Stored::new("review:r");
+        for RandomEdit(edit) in edits {
+            let before = stored.clone();
+            match stored.apply(edit, &review, 1) {
+                Ok((next, _)) => {
+                    if next.session.revision != before.session.revision + 1 {
+                        return false;
+                    }
+                    stored = next;
+                }
+                Err(_) => {
+                    if stored != before {
+                        return false;
+                    }
+                }
+            }
+        }
+        true
+    }
+}
