@@ -301,8 +301,6 @@ impl quickcheck::Arbitrary for RandomEdit {
     }
 }
 
-use quickcheck::Arbitrary as _;
-
 quickcheck::quickcheck! {
     /// What a pull request review preview relies on: the revision moves exactly when a change
     /// is saved, so "the findings changed since the preview" is "the revision moved".
