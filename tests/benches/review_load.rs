@@ -90,9 +90,13 @@ fn end_to_end(dir: &Path, runs: usize) -> (Duration, Duration, u64) {
     let mut stdin = child.stdin.take().expect("piped");
     let mut stdout = BufReader::with_capacity(1 << 20, child.stdout.take().expect("piped"));
     let mut line = Vec::new();
-    let mut next_line = |line: &mut Vec<u8>| {
+    // The GitHub probe's `workspace_updated` comes whenever it ends: not part of a load.
+    let mut next_line = |line: &mut Vec<u8>| loop {
         line.clear();
         stdout.read_until(b'\n', line).expect("a frame");
+        if !line.starts_with(br#"{"kind":"workspace_updated""#) {
+            break;
+        }
     };
     for _ in 0..2 {
         next_line(&mut line);
