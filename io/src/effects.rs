@@ -2,11 +2,12 @@
 //! [`Completion`]s over a channel, which the driver feeds to the core as [`Input`]s.
 
 use std::collections::HashMap;
+use std::sync::mpsc;
 use std::time::Instant;
 
 use luxe_core::Luxe;
 use luxe_core::effects::{EffectId, FileContent, Input, Output, SearchHit, Stream};
-use luxe_core::review::source::DiffSource;
+use luxe_core::review::source::{DiffSource, ReviewTarget};
 use smol::Task;
 use smol::channel::Sender;
 use smol::future::FutureExt as _;
@@ -173,10 +174,17 @@ pub struct Effects {
     /// and the session waits for them before it exits.
     writes: Option<Sender<WriteJob>>,
     writer: Option<Task<()>>,
+    /// Diff reads run one at a time on a thread of their own, started by the first: a read
+    /// allocates tens of MB, and the allocator keeps what a thread frees for that thread's
+    /// later use, so reads on whichever pool thread is free would each leave theirs behind.
+    diff_reads: Option<mpsc::Sender<DiffRead>>,
 }
 
 /// A file write for the writer task; `None` when it reports nothing back.
 type WriteJob = Box<dyn FnOnce() -> Option<Completion> + Send>;
+
+/// A diff read for the diff thread: the effect, the directory and what to compare.
+type DiffRead = (EffectId, String, ReviewTarget);
 
 impl Effects {
     /// A performer whose results go to `sender`. A bounded channel makes a fast producer (a
@@ -197,7 +205,55 @@ impl Effects {
             processes: HashMap::new(),
             writes: Some(writes),
             writer: Some(writer),
+            diff_reads: None,
         }
+    }
+
+    /// Reads a diff on the diff thread, starting it if need be.
+    fn read_diff(&mut self, read: DiffRead) {
+        let id = read.0;
+        let read = match &self.diff_reads {
+            Some(reads) => match reads.send(read) {
+                Ok(()) => return,
+                // The thread is gone (only a panic ends it while the session goes on).
+                Err(mpsc::SendError(read)) => read,
+            },
+            None => read,
+        };
+        let started = self
+            .start_diff_thread()
+            .map_err(|err| err.to_string())
+            .and_then(|reads| match reads.send(read) {
+                Ok(()) => Ok(reads),
+                Err(_) => Err("the diff thread ended at once".to_owned()),
+            });
+        match started {
+            Ok(reads) => self.diff_reads = Some(reads),
+            Err(err) => self.report(Completion::DiffRead {
+                id,
+                result: Err(format!("cannot start reading the diff: {err}")),
+            }),
+        }
+    }
+
+    /// The thread that reads diffs until the session is over.
+    fn start_diff_thread(&self) -> std::io::Result<mpsc::Sender<DiffRead>> {
+        let (reads, jobs) = mpsc::channel::<DiffRead>();
+        let results = self.sender.clone();
+        std::thread::Builder::new()
+            .name("luxe-diff".into())
+            .spawn(move || {
+                for (id, cwd, target) in jobs {
+                    let result = git::read_diff(&cwd, &target).map(Box::new);
+                    if results
+                        .send_blocking(Completion::DiffRead { id, result })
+                        .is_err()
+                    {
+                        return;
+                    }
+                }
+            })?;
+        Ok(reads)
     }
 
     /// Waits until every write started so far is on disk; results that arrive meanwhile on
@@ -326,12 +382,7 @@ impl Effects {
                 id,
                 result: search::list_files(&root, &pattern, max_results),
             }),
-            Output::ReadDiff { id, cwd, target } => {
-                self.run_blocking(move || Completion::DiffRead {
-                    id,
-                    result: git::read_diff(&cwd, &target).map(Box::new),
-                })
-            }
+            Output::ReadDiff { id, cwd, target } => self.read_diff((id, cwd, target)),
             Output::Frame(_) | Output::Exit { .. } => {
                 tracing::warn!("not an effect output; ignored");
             }

@@ -116,7 +116,7 @@ const LANES: usize = 4;
 
 /// The hash of each hunk's path and lines, for [`HunkIds::lines`], `hunks` giving the path of
 /// its file and its lines. A large review hashes hundreds of thousands of lines, so hunks are
-/// hashed [`LANES`] at a time.
+/// hashed `LANES` at a time.
 pub fn lines_hashes<'h>(
     hunks: impl IntoIterator<Item = (&'h str, &'h HunkLines)>,
 ) -> Vec<ContentHash> {

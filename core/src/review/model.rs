@@ -112,6 +112,23 @@ struct Record {
     no_newline: bool,
 }
 
+// What the doc comment says, where `usize` is 8 bytes.
+#[cfg(target_pointer_width = "64")]
+const _: () = assert!(std::mem::size_of::<Record>() == 24);
+
+impl Record {
+    /// The line, whose text starts at `start` in `text`.
+    fn line<'a>(&self, text: &'a str, start: usize) -> HunkLine<'a> {
+        HunkLine {
+            kind: self.kind,
+            old_line: self.has_old.then_some(self.old_line),
+            new_line: self.has_new.then_some(self.new_line),
+            text: &text[start..self.end],
+            no_newline: self.no_newline,
+        }
+    }
+}
+
 impl HunkLines {
     /// No lines, with room for `lines` lines of `text` bytes in all.
     pub fn with_capacity(lines: usize, text: usize) -> Self {
@@ -147,25 +164,19 @@ impl HunkLines {
 
     /// Line `index` (from 0), if there is one.
     pub fn get(&self, index: usize) -> Option<HunkLine<'_>> {
-        let record = self.records.get(index)?;
         let start = match index {
             0 => 0,
             _ => self.records[index - 1].end,
         };
-        Some(HunkLine {
-            kind: record.kind,
-            old_line: record.has_old.then_some(record.old_line),
-            new_line: record.has_new.then_some(record.new_line),
-            text: &self.text[start..record.end],
-            no_newline: record.no_newline,
-        })
+        Some(self.records.get(index)?.line(&self.text, start))
     }
 
     /// The lines, in order.
     pub fn iter(&self) -> Iter<'_> {
         Iter {
-            lines: self,
-            indexes: 0..self.len(),
+            text: &self.text,
+            records: self.records.iter(),
+            start: 0,
         }
     }
 }
@@ -173,25 +184,33 @@ impl HunkLines {
 /// The lines of a [`HunkLines`], in order.
 #[derive(Debug, Clone)]
 pub struct Iter<'a> {
-    lines: &'a HunkLines,
-    indexes: std::ops::Range<usize>,
+    text: &'a str,
+    /// The lines not given out yet.
+    records: std::slice::Iter<'a, Record>,
+    /// Where the first of them starts.
+    start: usize,
 }
 
 impl<'a> Iterator for Iter<'a> {
     type Item = HunkLine<'a>;
 
     fn next(&mut self) -> Option<HunkLine<'a>> {
-        self.lines.get(self.indexes.next()?)
+        let record = self.records.next()?;
+        let line = record.line(self.text, self.start);
+        self.start = record.end;
+        Some(line)
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
-        self.indexes.size_hint()
+        self.records.size_hint()
     }
 }
 
 impl DoubleEndedIterator for Iter<'_> {
     fn next_back(&mut self) -> Option<Self::Item> {
-        self.lines.get(self.indexes.next_back()?)
+        let record = self.records.next_back()?;
+        let start = self.records.as_slice().last().map_or(self.start, |r| r.end);
+        Some(record.line(self.text, start))
     }
 }
 
@@ -279,4 +298,44 @@ pub struct Chapter {
     pub summary: String,
     /// Its hunks, in reading order.
     pub hunk_ids: Vec<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hunk_lines_give_back_what_was_pushed_from_either_end() {
+        let line = |kind, old_line, new_line, text, no_newline| HunkLine {
+            kind,
+            old_line,
+            new_line,
+            text,
+            no_newline,
+        };
+        let pushed = [
+            line(LineKind::Context, Some(1), Some(1), "a", false),
+            line(LineKind::Del, Some(2), None, "", false),
+            line(LineKind::Add, None, Some(2), "é\r", false),
+            line(LineKind::Add, None, Some(0), "last", true),
+        ];
+        let lines: HunkLines = pushed.into_iter().collect();
+        assert_eq!(lines.len(), 4);
+        assert_eq!(lines.iter().collect::<Vec<_>>(), pushed);
+        assert_eq!(lines.iter().rev().collect::<Vec<_>>(), {
+            let mut reversed = pushed;
+            reversed.reverse();
+            reversed
+        });
+        assert!((0..4).all(|i| lines.get(i) == Some(pushed[i])));
+        assert_eq!(lines.get(4), None);
+        let mut both = lines.iter();
+        assert_eq!(both.next_back(), Some(pushed[3]));
+        assert_eq!(both.next(), Some(pushed[0]));
+        assert_eq!(both.next_back(), Some(pushed[2]));
+        assert_eq!(both.len(), 1);
+        assert_eq!(both.next(), Some(pushed[1]));
+        assert_eq!((both.next(), both.next_back()), (None, None));
+        assert!(HunkLines::default().is_empty());
+    }
 }
