@@ -149,3 +149,31 @@ fn a_broken_session_file_fails_the_load_and_is_not_overwritten() {
             .contains("no review is open")
     );
 }
+
+#[test]
+fn a_load_overtaken_by_another_is_still_answered() {
+    let mut sim = sim();
+    let load = br#"{"kind":"load_guided_review","content":{"request_id":"first","target":{"kind":"working_tree"}}}"#;
+    let first = effect(&sim.send_outputs(load), "diff");
+    let load = br#"{"kind":"load_guided_review","content":{"request_id":"second","target":{"kind":"working_tree"}}}"#;
+    let second = effect(&sim.send_outputs(load), "diff");
+    sim.input(Input::DiffRead {
+        id: first,
+        result: Ok(Box::new(small_review_source())),
+    });
+    let out = sim.input(Input::DiffRead {
+        id: second,
+        result: Ok(Box::new(small_review_source())),
+    });
+    let superseded = json_of(frames(&out).next().expect("the first load's answer"));
+    assert_eq!(superseded["kind"], "guided_review_failed");
+    assert_eq!(superseded["content"]["request_id"], "first");
+    let read = effect(&out, "read");
+    let out = sim.input(Input::FileRead {
+        id: read,
+        result: Err("No such file or directory (os error 2)".into()),
+    });
+    let loaded = json_of(frames(&out).next().unwrap());
+    assert_eq!(loaded["kind"], "guided_review_loaded");
+    assert_eq!(loaded["content"]["request_id"], "second");
+}

@@ -285,13 +285,20 @@ impl Session {
             path: path.clone(),
             max_bytes: SESSION_FILE_MAX,
         });
-        self.review.opening = Some(Opening {
+        let replaced = self.review.opening.replace(Opening {
             effect,
             request_id,
             target,
             source,
             path,
         });
+        // Every load is answered: one still waiting for its session file gives way to this one.
+        if let Some(earlier) = replaced {
+            self.emit(Event::GuidedReviewFailed(RequestFailed {
+                request_id: earlier.request_id,
+                reason: "superseded by a later load_guided_review".into(),
+            }));
+        }
     }
 
     /// The diff and the session are read: the review is built and is the open review now.
