@@ -31,6 +31,15 @@ fn start(ws: &Workspace, fake: &FakeGh, flags: &[&str]) -> LuxeProcess {
     luxe
 }
 
+/// The project, the example fake gh, and luxe started with `flags` after its first dock.
+fn rig(flags: &[&str]) -> (Workspace, tempfile::TempDir, FakeGh, LuxeProcess) {
+    let (ws, origin) = project();
+    let fake = FakeGh::new(&example_state());
+    let mut luxe = start(&ws, &fake, flags);
+    luxe.expect("workspace_updated");
+    (ws, origin, fake, luxe)
+}
+
 /// The gh argv of every logged call (the fake logs them without the program name).
 fn argvs(fake: &FakeGh) -> Vec<Vec<String>> {
     fake.log()
@@ -163,10 +172,7 @@ fn missing_unauthenticated_and_no_remote_show_in_the_dock_and_in_reasons() {
 
 #[test]
 fn reads_list_and_fetch_pull_requests_with_their_threads() {
-    let (ws, _origin) = project();
-    let fake = FakeGh::new(&example_state());
-    let mut luxe = start(&ws, &fake, &[]);
-    luxe.expect("workspace_updated");
+    let (_ws, _origin, fake, mut luxe) = rig(&[]);
     send(&mut luxe, "list_pull_requests", json!({"request_id": "l1"}));
     let listed = luxe.expect("pull_requests_listed");
     assert_eq!(listed["request_id"], "l1");
@@ -215,10 +221,7 @@ fn reads_list_and_fetch_pull_requests_with_their_threads() {
 
 #[test]
 fn writes_go_through_gh_and_the_dock_follows() {
-    let (ws, _origin) = project();
-    let fake = FakeGh::new(&example_state());
-    let mut luxe = start(&ws, &fake, &["--github-writes"]);
-    luxe.expect("workspace_updated");
+    let (_ws, _origin, fake, mut luxe) = rig(&["--github-writes"]);
 
     send(
         &mut luxe,
@@ -755,5 +758,55 @@ fn a_poll_sends_the_dock_again_only_when_it_changed() {
     assert_eq!(
         dock["pull_request"]["checks"][1]["bucket"], "pass",
         "the first frame since is the change"
+    );
+}
+
+#[test]
+fn a_pull_request_review_is_read_through_gh_and_posts_back_to_it() {
+    let (_ws, _origin, fake, mut luxe) = rig(&["--github-writes"]);
+    send(
+        &mut luxe,
+        "load_guided_review",
+        json!({"request_id": "l", "target": {"kind": "pull_request", "number": 7}}),
+    );
+    let loaded = answer(&mut luxe);
+    assert_eq!(loaded["kind"], "guided_review_loaded", "{loaded}");
+    let review = loaded["content"]["review"].clone();
+    assert_eq!(answer(&mut luxe)["kind"], "review_session_restored");
+    assert_eq!(review["files"][0]["path"], "src/frob.rs");
+    let hunk = &review["hunks"][0];
+    let added: Vec<&Value> = hunk["lines"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|l| l["kind"] == "add")
+        .collect();
+    assert_eq!(added[0]["text"], "fn b() { frob() }");
+    let anchor = json!({"kind": "line", "file_id": hunk["file_id"], "hunk_id": hunk["id"], "side": "new", "line": added[0]["new_line"]});
+    send(
+        &mut luxe,
+        "edit_review",
+        json!({"request_id": "c", "review_id": review["id"], "edit": "comment",
+        "anchor": anchor, "body": "Why frob here?", "severity": "question"}),
+    );
+    assert_eq!(answer(&mut luxe)["kind"], "review_session_saved");
+    send(
+        &mut luxe,
+        "preview_pull_request_review",
+        json!({"request_id": "p", "review_id": review["id"]}),
+    );
+    let preview = answer(&mut luxe);
+    assert_eq!(preview["content"]["head_sha"], "1".repeat(40), "{preview}");
+    assert_eq!(preview["content"]["comments"][0]["line"], 2);
+    assert_eq!(
+        post(&mut luxe, "p", "comment")["kind"],
+        "pull_request_review_posted"
+    );
+    let posted = &fake.state()["reviews"]["7"][0];
+    assert_eq!(posted["commit_id"], "1".repeat(40));
+    let calls = argvs(&fake);
+    assert!(
+        calls.iter().any(|a| a[..] == ["pr", "diff", "7"]),
+        "{calls:?}"
     );
 }

@@ -234,8 +234,8 @@ pub fn git_push(branch: &str) -> Vec<String> {
 }
 
 /// Pull request `number`'s diff, as a unified diff.
-pub fn pr_diff(number: u64) -> Vec<String> {
-    owned(&["pr", "diff", &number.to_string()])
+pub fn pr_diff_in(number: u64, repository: Option<&str>) -> Vec<String> {
+    with_repo(owned(&["pr", "diff", &number.to_string()]), repository)
 }
 
 /// Posts the review whose JSON body is in the file at `input`.

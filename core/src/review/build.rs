@@ -12,7 +12,7 @@ use memchr::memchr;
 use super::chapters::chapters;
 use super::hunks::{Differ, TextChange};
 use super::ids::{ContentHash, HunkIds, file_id, lines_hashes, review_id};
-use super::model::{Hunk, HunkLines, Review, ReviewFile};
+use super::model::{Hunk, Review, ReviewFile};
 use super::source::{ChangedFile, DiffSource, FileStatus, ReviewTarget};
 
 /// How far git looks for a NUL byte to call a file binary (`FIRST_FEW_BYTES`).
@@ -62,16 +62,7 @@ fn build_file<'a>(file: &'a ChangedFile, differ: &mut Differ<'a>) -> (ReviewFile
     } = change.unwrap_or_else(|| {
         let header = note(file, binary);
         TextChange {
-            hunks: vec![Hunk {
-                id: String::new(),
-                file_id: id.clone(),
-                old_start: 0,
-                old_lines: 0,
-                new_start: 0,
-                new_lines: 0,
-                header,
-                lines: HunkLines::default(),
-            }],
+            hunks: vec![Hunk::note(id.clone(), header)],
             additions: 0,
             deletions: 0,
         }
@@ -91,7 +82,7 @@ fn build_file<'a>(file: &'a ChangedFile, differ: &mut Differ<'a>) -> (ReviewFile
 
 /// Gives every hunk its id and every file its hunks' ids; the hunks are in file order,
 /// `counts[i]` of them for `files[i]`.
-fn name_hunks(files: &mut [ReviewFile], counts: &[usize], hunks: &mut [Hunk]) {
+pub(super) fn name_hunks(files: &mut [ReviewFile], counts: &[usize], hunks: &mut [Hunk]) {
     let paths = files
         .iter()
         .zip(counts)
@@ -145,7 +136,7 @@ fn note(file: &ChangedFile, binary: bool) -> String {
 
 /// A hash of the whole diff: every file's id and old path, every hunk's id and numbers (the
 /// numbers too, since line anchors quote them).
-fn revision_id(files: &[ReviewFile], hunks: &[Hunk]) -> String {
+pub(super) fn revision_id(files: &[ReviewFile], hunks: &[Hunk]) -> String {
     let mut hash = ContentHash::default();
     for file in files {
         hash.field(&file.id)

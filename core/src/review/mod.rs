@@ -14,6 +14,7 @@ mod hunks;
 pub mod ids;
 mod lines;
 pub mod model;
+pub mod patch;
 #[cfg(test)]
 mod properties;
 pub mod source;

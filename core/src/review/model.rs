@@ -70,6 +70,23 @@ pub struct Hunk {
     pub lines: HunkLines,
 }
 
+impl Hunk {
+    /// A hunk without lines for a file whose change has none (binary, a mode change, an empty
+    /// file, a pure rename): `header` says what changed; its id is given later.
+    pub fn note(file_id: String, header: String) -> Self {
+        Self {
+            id: String::new(),
+            file_id,
+            old_start: 0,
+            old_lines: 0,
+            new_start: 0,
+            new_lines: 0,
+            header,
+            lines: HunkLines::default(),
+        }
+    }
+}
+
 /// One line of a hunk.
 // In memory a view into `HunkLines`, which holds the texts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
@@ -164,11 +181,9 @@ impl HunkLines {
 
     /// Line `index` (from 0), if there is one.
     pub fn get(&self, index: usize) -> Option<HunkLine<'_>> {
-        let start = match index {
-            0 => 0,
-            _ => self.records[index - 1].end,
-        };
-        Some(self.records.get(index)?.line(&self.text, start))
+        let record = self.records.get(index)?;
+        let start = index.checked_sub(1).map_or(0, |i| self.records[i].end);
+        Some(record.line(&self.text, start))
     }
 
     /// The lines, in order.

@@ -13,6 +13,7 @@ use crate::protocol::events::{Event, RequestFailed};
 use crate::review::source::ReviewTarget;
 
 use super::pr_review::{comments_for, review_body};
+use super::review::Loaded;
 use crate::protocol::github::{
     EditPullRequest, GetPullRequest, GithubDone, GithubState, ListPullRequests, MergePullRequest,
     OpenPullRequest, PostPullRequestComment, PostPullRequestReview, PreviewCommit,
@@ -87,12 +88,21 @@ pub(super) enum Step {
     ReviewDiff {
         review_id: String,
         number: u64,
+        repository: Option<String>,
         head_sha: String,
     },
     /// The pull request's head now, before posting.
     ReviewHead,
     /// Post the review.
     ReviewPost,
+    /// A `pull_request` review: its head first, remembered for posting.
+    TargetHead {
+        target: ReviewTarget,
+    },
+    /// Then its diff.
+    TargetDiff {
+        target: ReviewTarget,
+    },
 }
 
 impl Step {
@@ -111,6 +121,7 @@ impl Step {
             Self::PreviewLog { .. } => Event::GithubReadFailed(failed),
             Self::Push { .. } | Self::Create => Event::PullRequestOpenFailed(failed),
             Self::ReviewDiff { .. } => Event::GithubReadFailed(failed),
+            Self::TargetHead { .. } | Self::TargetDiff { .. } => Event::GuidedReviewFailed(failed),
             Self::ReviewHead | Self::ReviewPost => Event::PullRequestReviewPostFailed(failed),
         }
     }
@@ -697,9 +708,44 @@ impl Session {
             Step::ReviewDiff {
                 review_id,
                 number,
+                repository,
                 head_sha,
             } => {
-                self.review_diff_read(request_id, &review_id, number, head_sha, stdout);
+                self.review_diff_read(
+                    request_id,
+                    &review_id,
+                    (number, repository),
+                    head_sha,
+                    stdout,
+                );
+                false
+            }
+            Step::TargetHead { target } => {
+                let ReviewTarget::PullRequest { number, repository } = &target else {
+                    return;
+                };
+                match parse::head_sha(stdout) {
+                    Ok(head) => {
+                        self.github
+                            .heads
+                            .insert((repository.clone(), *number), head);
+                        let args = gh::pr_diff_in(*number, repository.as_deref());
+                        let step = Step::TargetDiff { target };
+                        self.run_gh(now, args, Job::Request { request_id, step });
+                    }
+                    Err(reason) => self.emit(Event::GuidedReviewFailed(RequestFailed {
+                        request_id,
+                        reason,
+                    })),
+                }
+                false
+            }
+            Step::TargetDiff { target } => {
+                let loaded = Loaded::Patch {
+                    root: self.cwd.clone(),
+                    patch: stdout.to_owned(),
+                };
+                self.read_session(now, request_id, target, loaded);
                 false
             }
             Step::ReviewHead => {
@@ -733,6 +779,27 @@ impl Session {
 }
 
 impl Session {
+    /// `load_guided_review` of a pull request: its head, then its diff, through gh.
+    pub(super) fn load_pull_request_review(
+        &mut self,
+        now: Instant,
+        request_id: String,
+        target: ReviewTarget,
+    ) {
+        let ReviewTarget::PullRequest { number, repository } = &target else {
+            return;
+        };
+        let args = gh::pr_head(*number, repository.as_deref());
+        self.run_gh(
+            now,
+            args,
+            Job::Request {
+                request_id,
+                step: Step::TargetHead { target },
+            },
+        );
+    }
+
     /// `preview_pull_request_review`: read the pull request's diff, then draft the comments.
     pub(super) fn preview_pull_request_review(
         &mut self,
@@ -740,24 +807,33 @@ impl Session {
         request: PreviewPullRequestReview,
     ) -> Result<(), String> {
         let review = self.check_open(&request.review_id)?;
-        if !matches!(review.target, ReviewTarget::Branch { .. }) {
-            return Err("only a branch review can be posted by this build (pull_request reviews are not supported yet)".into());
-        }
         let last = self.github.last.as_ref();
-        let (Some(pr), Some(_)) = (
-            last.and_then(|w| w.pull_request.as_ref()),
-            last.and_then(|w| w.repository.as_ref()),
-        ) else {
-            return Err("this branch has no pull request on GitHub (or gh cannot tell): refresh_workspace, or open one".into());
+        let (number, repository) = match &review.target {
+            ReviewTarget::PullRequest { number, repository } => (*number, repository.clone()),
+            ReviewTarget::Branch { .. } => match last.and_then(|w| w.pull_request.as_ref()) {
+                Some(pr) => (pr.number, None),
+                None => return Err("this branch has no pull request on GitHub (or gh cannot tell): refresh_workspace, or open one".into()),
+            },
+            _ => return Err("only a branch or pull_request review can be posted as a pull request review".into()),
         };
-        let number = pr.number;
-        let Some(head_sha) = self.github.heads.get(&(None, number)).cloned() else {
+        if repository.is_none() && last.and_then(|w| w.repository.as_ref()).is_none() {
+            return Err(
+                "no GitHub repository is known for this checkout: refresh_workspace".into(),
+            );
+        }
+        let Some(head_sha) = self
+            .github
+            .heads
+            .get(&(repository.clone(), number))
+            .cloned()
+        else {
             return Err("the pull request's head is not known yet: refresh_workspace".into());
         };
-        let args = gh::pr_diff(number);
+        let args = gh::pr_diff_in(number, repository.as_deref());
         let step = Step::ReviewDiff {
             review_id: request.review_id,
             number,
+            repository,
             head_sha,
         };
         self.run_gh(
@@ -775,11 +851,12 @@ impl Session {
         &mut self,
         request_id: String,
         review_id: &str,
-        number: u64,
+        (number, named): (u64, Option<String>),
         head_sha: String,
         diff: &str,
     ) {
-        let repository = self.github.last.as_ref().and_then(|w| w.repository.clone());
+        let repository =
+            named.or_else(|| self.github.last.as_ref().and_then(|w| w.repository.clone()));
         let drafted = match (
             self.check_open(review_id),
             self.review_session(),

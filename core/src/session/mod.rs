@@ -365,7 +365,7 @@ impl Session {
                         self.reject(refuse("compact", &reason));
                     }
                 }
-                Action::LoadGuidedReview(load) => self.load_review(load),
+                Action::LoadGuidedReview(load) => self.load_review(now, load),
                 Action::EditReview(edit) => self.edit_review(now, edit),
                 Action::RequestAgentReview(request) => {
                     if let Err(rejection) = self.request_agent_review(now, request) {

@@ -26,6 +26,7 @@ use crate::review::findings::{
 };
 use crate::review::ids::review_id;
 use crate::review::model::Review;
+use crate::review::patch::build_from_patch;
 use crate::review::source::{DiffSource, ReviewTarget};
 
 use super::review_prompts::{agent_review_prompt, finding_prompt};
@@ -85,9 +86,34 @@ struct Opening {
     target: ReviewTarget,
     /// Kept rather than built now: the open review can be freed before the new one is built
     /// only once the session file has been read, when the load can no longer fail.
-    source: Box<DiffSource>,
+    source: Loaded,
     /// The session file.
     path: String,
+}
+
+/// What a load read: a diff from git, or a pull request's patch from gh.
+#[derive(Debug)]
+pub(super) enum Loaded {
+    /// Both sides of every changed file.
+    Diff(Box<DiffSource>),
+    /// A pull request's unified diff, and the checkout it was read from.
+    Patch { root: String, patch: String },
+}
+
+impl Loaded {
+    fn root(&self) -> &str {
+        match self {
+            Self::Diff(source) => &source.root,
+            Self::Patch { root, .. } => root,
+        }
+    }
+
+    fn build(&self, target: &ReviewTarget) -> Review {
+        match self {
+            Self::Diff(source) => build(target, source),
+            Self::Patch { root, patch } => build_from_patch(target, root, patch),
+        }
+    }
 }
 
 /// Why a diff is being read.
@@ -156,13 +182,9 @@ impl ReviewState {
 
 impl Session {
     /// `load_guided_review`.
-    pub(super) fn load_review(&mut self, load: LoadGuidedReview) {
+    pub(super) fn load_review(&mut self, now: Instant, load: LoadGuidedReview) {
         if let ReviewTarget::PullRequest { .. } = load.target {
-            return self.emit(Event::GuidedReviewFailed(RequestFailed {
-                request_id: load.request_id,
-                reason: "pull_request reviews are read through gh: not supported by this build yet"
-                    .into(),
-            }));
+            return self.load_pull_request_review(now, load.request_id, load.target);
         }
         self.read_diff(
             Reading::Load {
@@ -201,7 +223,7 @@ impl Session {
                 }));
             }
             (Reading::Load { request_id }, Ok(source)) => {
-                self.read_session(now, request_id, target, source);
+                self.read_session(now, request_id, target, Loaded::Diff(source));
             }
             (Reading::Refresh { review_id }, Ok(source)) => {
                 self.refreshed(now, &review_id, &target, source);
@@ -225,7 +247,7 @@ impl Session {
                 let Some(opening) = self.review.opening.take() else {
                     return true;
                 };
-                let review_id = review_id(&opening.source.root, &opening.target);
+                let review_id = review_id(opening.source.root(), &opening.target);
                 let stored = match result {
                     Ok(content) => Stored::parse(&content.bytes, &review_id).map_err(|err| {
                         format!(
@@ -266,18 +288,18 @@ impl Session {
     }
 
     /// The diff is read: read the review's session file (or start an empty one).
-    fn read_session(
+    pub(super) fn read_session(
         &mut self,
         now: Instant,
         request_id: String,
         target: ReviewTarget,
-        source: Box<DiffSource>,
+        source: Loaded,
     ) {
         let Some(dir) = &self.review.dir else {
-            let stored = Stored::new(&review_id(&source.root, &target));
+            let stored = Stored::new(&review_id(source.root(), &target));
             return self.open_review(now, request_id, &target, source, stored, None);
         };
-        let stem = file_stem(&review_id(&source.root, &target));
+        let stem = file_stem(&review_id(source.root(), &target));
         let path = format!("{}/{stem}.json", dir.trim_end_matches('/'));
         let effect = self.effect_id();
         self.outputs.push_back(Output::ReadFile {
@@ -307,15 +329,15 @@ impl Session {
         now: Instant,
         request_id: String,
         target: &ReviewTarget,
-        source: Box<DiffSource>,
+        source: Loaded,
         mut stored: Stored,
         path: Option<String>,
     ) {
         // Nothing can fail from here on, so the review this one replaces is freed before the
         // new one is built: a large review is tens of MB, and the two together set the peak.
         let replaced = self.review.open.take().map(|o| o.review.id.clone());
-        let review = Arc::new(build(target, &source));
-        let root = source.root.clone();
+        let review = Arc::new(source.build(target));
+        let root = source.root().to_owned();
         drop(source);
         // Changes queued for a review that is no longer open have nowhere to go.
         if replaced.as_deref() != Some(review.id.as_str()) {
