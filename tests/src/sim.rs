@@ -12,6 +12,8 @@ use luxe_core::{Config, Input, Output};
 pub struct Sim {
     checked: Checked,
     start: Vec<Event>,
+    /// The effects the session started with (its probes), until a test takes them.
+    start_effects: Vec<Output>,
     transcript: Vec<String>,
 }
 
@@ -26,12 +28,22 @@ impl Sim {
         let mut sim = Self {
             checked: Checked::new(config, Instant::now()),
             start: Vec::new(),
+            start_effects: Vec::new(),
             transcript: Vec::new(),
         };
         let start = sim.checked.take_start();
         sim.record_outputs(&start);
         sim.start = frames(&start).cloned().collect();
+        sim.start_effects = start
+            .into_iter()
+            .filter(|o| !matches!(o, Output::Frame(_)))
+            .collect();
         sim
+    }
+
+    /// The effects the session started with (the start-up probes), for a test to answer.
+    pub fn take_start_effects(&mut self) -> Vec<Output> {
+        std::mem::take(&mut self.start_effects)
     }
 
     /// The frames the session started with (`ready`, `state_changed`).
