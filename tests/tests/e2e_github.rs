@@ -161,6 +161,17 @@ fn missing_unauthenticated_and_no_remote_show_in_the_dock_and_in_reasons() {
         "{failed}"
     );
 
+    // Logged in, a remote, but no pull request for this branch.
+    let mut state = example_state();
+    state["pull_requests"] = json!([]);
+    let fake = FakeGh::new(&state);
+    let mut luxe = start(&ws, &fake, &[]);
+    let dock = luxe.expect("workspace_updated");
+    assert_eq!(
+        (&dock["github"], &dock["pull_request"]),
+        (&json!("ready"), &Value::Null)
+    );
+
     let mut state = example_state();
     state["repo"] = Value::Null;
     let fake = FakeGh::new(&state);
@@ -265,6 +276,24 @@ fn writes_go_through_gh_and_the_dock_follows() {
     assert_eq!(answer(&mut luxe)["kind"], "pull_request_edited");
     assert_eq!(fake.state()["pull_requests"][0]["title"], "Add frobs (v2)");
     assert_eq!(fake.state()["threads"]["7"][0]["isResolved"], true);
+    send(
+        &mut luxe,
+        "edit_pull_request",
+        json!({"request_id": "d", "number": 7, "body": "Now a draft.", "draft": true}),
+    );
+    assert_eq!(answer(&mut luxe)["kind"], "pull_request_edited");
+    let pr = &fake.state()["pull_requests"][0];
+    assert_eq!(
+        (&pr["isDraft"], &pr["body"]),
+        (&json!(true), &json!("Now a draft."))
+    );
+    send(
+        &mut luxe,
+        "edit_pull_request",
+        json!({"request_id": "r", "number": 7, "draft": false}),
+    );
+    assert_eq!(answer(&mut luxe)["kind"], "pull_request_edited");
+    assert_eq!(fake.state()["pull_requests"][0]["isDraft"], false);
 
     // The head moved on GitHub since luxe saw it: the merge is refused, not forced.
     fake.update_state(|s| s["pull_requests"][0]["headRefOid"] = json!("3".repeat(40)));

@@ -180,6 +180,15 @@ pub fn pr_edit(
     (args.len() > 3).then(|| with_repo(args, repository))
 }
 
+/// Marks pull request `number` ready for review, or (`draft`) back to draft.
+pub fn pr_ready(number: u64, draft: bool, repository: Option<&str>) -> Vec<String> {
+    let mut args = owned(&["pr", "ready", &number.to_string()]);
+    if draft {
+        args.push("--undo".to_owned());
+    }
+    with_repo(args, repository)
+}
+
 /// Merge pull request `number` only if its head is still `head_sha`.
 pub fn pr_merge(
     number: u64,

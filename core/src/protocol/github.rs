@@ -105,7 +105,7 @@ pub struct EditPullRequest {
     /// A new base branch.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub base: Option<String>,
-    /// Draft or ready for review (not supported by this build yet).
+    /// `true` turns it back into a draft, `false` marks it ready for review.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub draft: Option<bool>,
 }

@@ -65,7 +65,10 @@ pub(super) enum Step {
         thread_id: String,
         resolved: bool,
     },
-    Edit,
+    /// Edit; `then` is the `gh pr ready` to run after, if the draft state changes too.
+    Edit {
+        then: Option<Vec<String>>,
+    },
     MergeHead {
         merge: MergePullRequest,
     },
@@ -116,7 +119,7 @@ impl Step {
             Self::Comment => Event::PullRequestCommentPostFailed(failed),
             Self::Reply => Event::ReviewThreadReplyFailed(failed),
             Self::Resolve { .. } => Event::ReviewThreadResolveFailed(failed),
-            Self::Edit => Event::PullRequestEditFailed(failed),
+            Self::Edit { .. } => Event::PullRequestEditFailed(failed),
             Self::MergeHead { .. } | Self::Merge { .. } => Event::PullRequestMergeFailed(failed),
             Self::PreviewLog { .. } => Event::GithubReadFailed(failed),
             Self::Push { .. } | Self::Create => Event::PullRequestOpenFailed(failed),
@@ -489,21 +492,27 @@ impl Session {
                 reason: reason.to_owned(),
             })
         };
-        if edit.draft.is_some() {
-            return self.emit(failed("changing draft is not supported by this build yet"));
-        }
-        let Some(args) = gh::pr_edit(
+        let ready = edit
+            .draft
+            .map(|draft| gh::pr_ready(edit.number, draft, edit.repository.as_deref()));
+        let args = gh::pr_edit(
             edit.number,
             edit.title.as_deref(),
             edit.body.as_deref(),
             edit.base.as_deref(),
             edit.repository.as_deref(),
-        ) else {
-            return self.emit(failed("nothing to change: give title, body or base"));
+        );
+        // The fields first (`gh pr edit`), then draft or ready (`gh pr ready`), one answer.
+        let (args, then) = match (args, ready) {
+            (Some(args), ready) => (args, ready),
+            (None, Some(ready)) => (ready, None),
+            (None, None) => {
+                return self.emit(failed("nothing to change: give title, body, base or draft"));
+            }
         };
         let job = Job::Request {
             request_id: edit.request_id,
-            step: Step::Edit,
+            step: Step::Edit { then },
         };
         self.run_gh(now, args, job);
     }
@@ -634,7 +643,12 @@ impl Session {
                 }));
                 true
             }
-            Step::Edit => {
+            Step::Edit { then: Some(args) } => {
+                let step = Step::Edit { then: None };
+                self.run_gh(now, args, Job::Request { request_id, step });
+                false
+            }
+            Step::Edit { then: None } => {
                 self.emit(Event::PullRequestEdited(GithubDone {
                     request_id,
                     url: parse::printed_url(stdout),
