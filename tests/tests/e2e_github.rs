@@ -838,4 +838,15 @@ fn a_pull_request_review_is_read_through_gh_and_posts_back_to_it() {
         calls.iter().any(|a| a[..] == ["pr", "diff", "7"]),
         "{calls:?}"
     );
+
+    // Naming the repository reads it there (`--repo`), as for another repository's PR.
+    let target = json!({"kind": "pull_request", "number": 7, "repository": "acme/widgets"});
+    send(
+        &mut luxe,
+        "load_guided_review",
+        json!({"request_id": "l2", "target": target}),
+    );
+    assert_eq!(answer(&mut luxe)["kind"], "guided_review_loaded");
+    let named = ["pr", "diff", "7", "--repo", "acme/widgets"];
+    assert!(argvs(&fake).iter().any(|a| a[..] == named));
 }
