@@ -207,7 +207,12 @@ fn compact_is_refused_while_busy_or_with_nothing_to_compact_and_can_be_interrupt
 
     r.server.push(Reply::text("one"));
     turn(&mut r.luxe, "question one");
-    r.server.push(Reply::Hang);
+    // A slow stream rather than a silent server: curl notices a cancelled request only when
+    // the server speaks again, and a silent one would hold the connection.
+    r.server.push(Reply::Stream(
+        Script::new(vec![Part::Text(vec!["slow".into(); 50])], Stop::EndTurn)
+            .with_delay(Duration::from_millis(100)),
+    ));
     submit(&mut r.luxe, "question two");
     r.luxe.until("turn_started");
     r.luxe
