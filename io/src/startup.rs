@@ -6,20 +6,10 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use luxe_core::config::Requested;
-use luxe_core::github::startup::{
-    IssueContext, StartCommand, StartPurpose, commands, failed, issue, worktree_add, worktree_name,
-};
+use luxe_core::github::startup::{Prepared, StartCommand, after, commands, failed};
 
-/// What start-up found: the working directory to use, and the issue for the first turn.
-#[derive(Debug, Default)]
-pub struct Prepared {
-    /// The new worktree's path, for `--worktree`.
-    pub cwd: Option<String>,
-    /// The issue, for `--issue`.
-    pub issue: Option<IssueContext>,
-}
-
-/// Runs the start-up commands in `cwd`; the first failure is the reason luxe exits 2.
+/// Runs the start-up commands in `cwd`, each follow-up core asks for right after the command
+/// that led to it; the first failure is the reason luxe exits 2.
 pub fn prepare(
     requested: &Requested,
     cwd: &str,
@@ -27,22 +17,11 @@ pub fn prepare(
     timeout: Duration,
 ) -> Result<Prepared, String> {
     let mut prepared = Prepared::default();
-    for command in commands(requested) {
+    let mut queue: std::collections::VecDeque<StartCommand> = commands(requested).into();
+    while let Some(command) = queue.pop_front() {
         let stdout = run(&command, cwd, timeout)?;
-        match &command.purpose {
-            StartPurpose::Issue(_) => {
-                prepared.issue = Some(issue(&stdout).map_err(|e| failed(&command.purpose, &e))?);
-            }
-            StartPurpose::WorktreeRoot => {
-                let name =
-                    worktree_name(requested.worktree.clone().flatten().as_deref(), session_id);
-                let add = worktree_add(stdout.trim(), &name);
-                run(&add, cwd, timeout)?;
-                if let StartPurpose::Worktree(path) = add.purpose {
-                    prepared.cwd = Some(path);
-                }
-            }
-            StartPurpose::FromPr(_) | StartPurpose::Worktree(_) => {}
+        if let Some(next) = after(&command, &stdout, requested, session_id, &mut prepared)? {
+            queue.push_front(next);
         }
     }
     Ok(prepared)

@@ -32,6 +32,41 @@ pub enum StartPurpose {
     Worktree(String),
 }
 
+/// What start-up found: the working directory to use, and the issue for the first turn.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Prepared {
+    /// The new worktree's path, for `--worktree`.
+    pub cwd: Option<String>,
+    /// The issue, for `--issue`.
+    pub issue: Option<IssueContext>,
+}
+
+/// What `command`'s output means: recorded in `prepared`, and the command to run next, if its
+/// answer asks for one (`--worktree` adds the worktree beside the top directory it learned).
+pub fn after(
+    command: &StartCommand,
+    stdout: &str,
+    requested: &Requested,
+    session_id: &str,
+    prepared: &mut Prepared,
+) -> Result<Option<StartCommand>, String> {
+    match &command.purpose {
+        StartPurpose::Issue(_) => {
+            prepared.issue = Some(issue(stdout).map_err(|e| failed(&command.purpose, &e))?);
+            Ok(None)
+        }
+        StartPurpose::WorktreeRoot => {
+            let name = worktree_name(requested.worktree.clone().flatten().as_deref(), session_id);
+            Ok(Some(worktree_add(stdout.trim(), &name)))
+        }
+        StartPurpose::Worktree(path) => {
+            prepared.cwd = Some(path.clone());
+            Ok(None)
+        }
+        StartPurpose::FromPr(_) => Ok(None),
+    }
+}
+
 /// An issue given to the first turn.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 pub struct IssueContext {

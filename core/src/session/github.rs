@@ -709,9 +709,18 @@ impl Session {
                 false
             }
             Step::Create => {
+                // gh prints the new pull request's address; without one, luxe cannot say what
+                // opened, so it says so rather than answer a number it does not know.
+                let opened =
+                    parse::printed_url(stdout).and_then(|url| Some((parse::pr_number(&url)?, url)));
+                let Some((number, url)) = opened else {
+                    self.emit(Event::PullRequestOpenFailed(RequestFailed {
+                        request_id,
+                        reason: "gh pr create printed no pull request address: check GitHub before confirming again".into(),
+                    }));
+                    return;
+                };
                 self.github.previews.remove(&request_id);
-                let url = parse::printed_url(stdout).unwrap_or_default();
-                let number = parse::pr_number(&url).unwrap_or(0);
                 self.emit(Event::PullRequestOpened(PullRequestOpened {
                     request_id,
                     number,
