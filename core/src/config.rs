@@ -105,6 +105,9 @@ pub struct Timings {
     pub model_idle_timeout: Duration,
     /// How long one `gh` command may run.
     pub gh_timeout: Duration,
+    /// How long one git command luxe runs for itself over the network or the history (a push,
+    /// a fetch, rebuilding a branch) may run.
+    pub git_timeout: Duration,
     /// How often the workspace is probed again while gh is usable.
     pub github_poll: Duration,
 }
@@ -118,6 +121,7 @@ impl Default for Timings {
             max_attempts: 5,
             model_idle_timeout: Duration::from_secs(300),
             gh_timeout: Duration::from_secs(30),
+            git_timeout: Duration::from_secs(300),
             github_poll: Duration::from_secs(60),
         }
     }

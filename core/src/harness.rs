@@ -8,13 +8,14 @@ use crate::config::Config;
 use crate::effects::{Input, Output};
 use crate::luxe::Luxe;
 use crate::protocol::actions::Action;
-use crate::protocol::codec::{Body, Incoming, decode, encode};
+use crate::protocol::codec::{Incoming, decode, encode};
 use crate::protocol::events::{
     Event, GuidedReviewLoaded, RequestFailed, ReviewChaptersCommitted, ReviewSessionSaved,
 };
 use crate::protocol::github::{
     GithubDone, PullRequestOpened, PullRequestsListed, ReviewThreadResolved,
 };
+use crate::protocol::stack::{RestackFailed, Restacked};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Fuzz body for the codec: decoding never panics, a decoded action survives a round trip
@@ -23,12 +24,11 @@ pub fn codec(data: &[u8]) {
     match decode(data) {
         Ok(None) => {}
         Ok(Some(incoming)) => {
-            if let Body::Action(action) = incoming.body {
-                let again = serde_json::to_vec(&action).expect("actions serialize");
-                match decode(&again) {
-                    Ok(Some(back)) => assert_eq!(back.body, Body::Action(action)),
-                    other => panic!("round trip of {action:?} gave {other:?}"),
-                }
+            let action = incoming.action;
+            let again = serde_json::to_vec(&action).expect("actions serialize");
+            match decode(&again) {
+                Ok(Some(back)) => assert_eq!(back.action, action),
+                other => panic!("round trip of {action:?} gave {other:?}"),
             }
         }
         Err(rejection) => {
@@ -137,7 +137,7 @@ impl Checked {
         let was_closed = self.exited;
         // A review or GitHub request is answered later (after git, gh or disk), exactly once.
         if let Ok(Some(Incoming {
-            body: Body::Action(action),
+            action,
             request_id: Some(id),
         })) = decode(line)
             && !was_closed
@@ -167,24 +167,21 @@ impl Checked {
                 );
                 assert_eq!(out.len(), 1);
             }
-            Ok(Some(incoming)) => match incoming.body {
-                Body::NotBuilt(kind) => assert_one_rejection(&frames, Some(kind), line),
-                Body::Action(Action::Close) => {
+            Ok(Some(incoming)) => match incoming.action {
+                Action::Close => {
                     assert_eq!(out, [Output::Exit { code: 0 }]);
                 }
                 // These move a turn along: their frames are checked by the ledger.
-                Body::Action(
-                    Action::SubmitUserMessage(_)
-                    | Action::RespondPermission(_)
-                    | Action::AnswerQuestion(_)
-                    | Action::InterruptTurn
-                    | Action::SetPermissionAutoApprove(_)
-                    | Action::RefreshWorkspace,
-                ) => {}
+                Action::SubmitUserMessage(_)
+                | Action::RespondPermission(_)
+                | Action::AnswerQuestion(_)
+                | Action::InterruptTurn
+                | Action::SetPermissionAutoApprove(_)
+                | Action::RefreshWorkspace => {}
                 // Answered now or later, exactly once: the ledger counts.
-                Body::Action(action) if answered_later(&action) => {}
+                action if answered_later(&action) => {}
                 // Started (its end is the ledger's to check) or refused, with its id either way.
-                Body::Action(Action::Compact(compact)) => {
+                Action::Compact(compact) => {
                     let id = Some(&compact.request_id);
                     let started = frames.iter().any(
                         |f| matches!(f, Event::CompactionStarted(s) if s.request_id.as_ref() == id),
@@ -194,7 +191,7 @@ impl Checked {
                     assert!(started || refused, "compact is started or refused: {out:?}");
                 }
                 // Exactly one frame; effects may come with it (a settings change is recorded).
-                Body::Action(_) => {
+                _ => {
                     assert_eq!(frames.len(), 1, "one answer per action: {out:?}");
                 }
             },
@@ -247,6 +244,10 @@ fn answered_later(action: &Action) -> bool {
             | Action::OpenPullRequest(_)
             | Action::PreviewPullRequestReview(_)
             | Action::PostPullRequestReview(_)
+            | Action::PreviewStack(_)
+            | Action::OpenStack(_)
+            | Action::PlanRestack(_)
+            | Action::Restack(_)
     )
 }
 
@@ -394,6 +395,18 @@ impl Ledger {
             | Event::PullRequestOpenFailed(RequestFailed { request_id, .. }) => {
                 self.answered(request_id);
             }
+            Event::StackPreview(preview) => self.answered(&preview.request_id),
+            Event::StackOpened(opened) => self.answered(&opened.request_id),
+            Event::StackOpenFailed(failed) => self.answered(&failed.request_id),
+            Event::RestackPlanned(planned) => self.answered(&planned.request_id),
+            Event::Restacked(Restacked {
+                request_id: Some(request_id),
+                ..
+            })
+            | Event::RestackFailed(RestackFailed {
+                request_id: Some(request_id),
+                ..
+            }) => self.answered(request_id),
             Event::ActionRejected(r) => {
                 if let Some(id) = &r.request_id
                     && self.awaiting.contains_key(id)
@@ -493,4 +506,69 @@ impl Ledger {
         );
         self.settled_prompts.insert(id.to_owned());
     }
+}
+
+/// Fuzz body for the stack flows: every flow fed arbitrary command outputs (chunks of `data`
+/// split at 0xFF; a chunk's first byte picks success or failure) never panics, and ends once
+/// the outputs run out or it answers.
+pub fn stack_flows(data: &[u8]) {
+    use crate::protocol::stack::{OldHead, RestackMove, StackDraft};
+    use crate::stack::flow::{Flow, Next, Ran};
+    use crate::stack::open::OpenFlow;
+    use crate::stack::planning::{PlanFlow, Planned};
+    use crate::stack::preview::PreviewFlow;
+    use crate::stack::restack::RestackFlow;
+
+    fn drive<F: Flow>(flow: &mut F, answers: &mut impl Iterator<Item = Ran>) -> Option<F::Output> {
+        let mut next = flow.start();
+        loop {
+            match next {
+                Next::Done(done) => return Some(done),
+                Next::Run(_) => next = flow.on(answers.next()?),
+            }
+        }
+    }
+    let mut answers = data.split(|b| *b == 0xff).map(|chunk| {
+        let text = String::from_utf8_lossy(chunk.get(1..).unwrap_or_default()).into_owned();
+        if chunk.first().is_some_and(|b| b % 4 == 0) {
+            Ran::failed(text)
+        } else {
+            Ran::ok(text)
+        }
+    });
+    let drafts = match drive(
+        &mut PreviewFlow::new(None, None, "main".into(), None),
+        &mut answers,
+    ) {
+        Some(Ok(drafts)) if !drafts.is_empty() => drafts,
+        _ => vec![StackDraft {
+            branch: "a".into(),
+            base: "main".into(),
+            title: "t".into(),
+            description: "d".into(),
+        }],
+    };
+    drive(&mut OpenFlow::new(drafts), &mut answers);
+    let planned = match drive(&mut PlanFlow::new("main".into()), &mut answers) {
+        Some(Ok(planned)) => planned,
+        _ => Planned {
+            moves: vec![RestackMove {
+                branch: "a".into(),
+                pull_request: 1,
+                old_head: OldHead {
+                    local: "l".into(),
+                    remote: None,
+                },
+                old_parent: "p".into(),
+                new_parent: "origin/main".into(),
+                new_parent_sha: Some("m".into()),
+                new_base: "main".into(),
+                commits: 1,
+            }],
+            old_base: BTreeMap::new(),
+            checked_out: BTreeMap::new(),
+            scratch_dir: data.first().map(|_| "/g".to_owned()),
+        },
+    };
+    drive(&mut RestackFlow::new("f".into(), planned), &mut answers);
 }

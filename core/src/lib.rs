@@ -34,6 +34,7 @@ pub mod review;
 pub mod rng;
 pub mod session;
 pub mod settings;
+pub mod stack;
 pub mod store;
 
 pub use config::{Config, StartError};

@@ -51,6 +51,9 @@ pub fn timings() -> Timings {
     if let Some(d) = ms("LUXE_GH_TIMEOUT_MS") {
         timings.gh_timeout = d;
     }
+    if let Some(d) = ms("LUXE_GIT_TIMEOUT_MS") {
+        timings.git_timeout = d;
+    }
     if let Some(d) = ms("LUXE_GITHUB_POLL_MS") {
         timings.github_poll = d;
     }

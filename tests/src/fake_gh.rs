@@ -70,7 +70,7 @@
 //! - `delay_ms`: sleep this long before answering (timeouts).
 //! - `fail`: `{"pr view": {exit, stderr, stdout?, times?}}`, keyed by the command without `gh `
 //!   (`"api"` for both kinds of api): answer so instead, after the argv was checked; `times`
-//!   counts down and then the entry goes.
+//!   counts down and then the entry goes; `skip` lets that many calls through first.
 //! - `now`: the timestamp writes record (default the clock); `next_id`: the next id for comments,
 //!   reviews and threads (default 1000), so a replay gives the same ids.
 //!
@@ -171,6 +171,21 @@ impl FakeGh {
         };
         text.lines()
             .map(|line| serde_json::from_str(line).expect("a log line is JSON"))
+            .collect()
+    }
+
+    /// The argv of every invocation so far (without the program name), in order.
+    pub fn argvs(&self) -> Vec<Vec<String>> {
+        self.log()
+            .iter()
+            .map(|call| {
+                call["argv"]
+                    .as_array()
+                    .expect("a logged argv")
+                    .iter()
+                    .map(|a| a.as_str().expect("argv words are strings").to_owned())
+                    .collect()
+            })
             .collect()
     }
 

@@ -48,3 +48,37 @@ pub fn write(dir: &Path, path: &str, text: &str) {
     std::fs::create_dir_all(path.parent().expect("a parent")).expect("mkdir");
     std::fs::write(path, text).expect("write");
 }
+
+/// A bare repository on disk as `dir`'s `origin`, with `main` pushed and tracked; the stand-in
+/// for GitHub's side of a push.
+pub fn bare_origin(dir: &Path) -> tempfile::TempDir {
+    let origin = tempfile::tempdir().expect("a temp dir");
+    git(origin.path(), &["init", "--quiet", "--bare", "-b", "main"]);
+    let url = origin.path().to_string_lossy().into_owned();
+    git(dir, &["remote", "add", "origin", &url]);
+    git(dir, &["push", "--quiet", "-u", "origin", "main"]);
+    origin
+}
+
+/// A fresh clone of `origin` committing as `name`: someone else's checkout, or GitHub's own
+/// merges.
+pub fn clone_as(origin: &Path, name: &str) -> tempfile::TempDir {
+    let clone = tempfile::tempdir().expect("a temp dir");
+    let url = origin.to_string_lossy().into_owned();
+    git(clone.path(), &["clone", "--quiet", &url, "."]);
+    git(clone.path(), &["config", "user.name", name]);
+    git(
+        clone.path(),
+        &["config", "user.email", "someone@example.com"],
+    );
+    clone
+}
+
+/// The git on PATH, resolved (for wrappers and PATHs that must still find it).
+pub fn real_git() -> std::path::PathBuf {
+    let out = Command::new("sh")
+        .args(["-c", "command -v git"])
+        .output()
+        .expect("sh runs");
+    std::path::PathBuf::from(String::from_utf8_lossy(&out.stdout).trim())
+}

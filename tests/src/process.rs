@@ -185,6 +185,23 @@ impl LuxeProcess {
         self.send_raw(format!("{line}\n").as_bytes());
     }
 
+    /// Sends the frame `{"kind": kind, "content": content}`.
+    pub fn send_frame(&mut self, kind: &str, content: Value) {
+        let line = serde_json::json!({"kind": kind, "content": content}).to_string();
+        self.send(&line);
+    }
+
+    /// The next frame that is not `workspace_updated` (for tests that watch the dock but wait
+    /// for an answer).
+    pub fn answer(&mut self) -> Value {
+        loop {
+            let frame = self.recv();
+            if frame["kind"] != "workspace_updated" {
+                return frame;
+            }
+        }
+    }
+
     /// Writes bytes as they are.
     pub fn send_raw(&mut self, bytes: &[u8]) {
         let stdin = self.stdin.as_mut().expect("stdin is open");

@@ -76,8 +76,8 @@ fn each_row_of_the_bad_input_table() {
             "set_thinking".into(),
         ),
         (
-            br#"{"kind":"preview_stack","content":{"request_id":"r1"}}"#,
-            "preview_stack".into(),
+            br#"{"kind":"restack","content":{"request_id":"r1"}}"#,
+            "restack".into(),
         ),
     ];
     for (line, kind) in rows {
@@ -93,13 +93,16 @@ fn each_row_of_the_bad_input_table() {
 }
 
 #[test]
-fn request_id_is_echoed_and_unbuilt_kinds_say_so() {
+fn request_id_is_echoed_and_gated_kinds_say_why() {
     let ws = Workspace::new();
     let mut luxe = started(&ws);
-    luxe.send(r#"{"kind":"preview_stack","content":{"request_id":"m1"}}"#);
+    luxe.send(r#"{"kind":"open_stack","content":{"request_id":"m1"}}"#);
     let rejected = luxe.expect("action_rejected");
     assert_eq!(rejected["request_id"], "m1");
-    assert_eq!(rejected["reason"], "not supported by this build yet");
+    assert_eq!(
+        rejected["reason"],
+        "GitHub writes are off: start luxe with --github-writes"
+    );
     luxe.send(r#"{"kind":"merge_pull_request","content":{"request_id":"g1","number":3,"method":"squash"}}"#);
     let rejected = luxe.expect("action_rejected");
     assert_eq!(rejected["request_id"], "g1");

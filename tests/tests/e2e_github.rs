@@ -2,7 +2,7 @@
 //! repository with a bare origin on disk; every test checks the frames and what gh was asked.
 
 use luxe_tests::fake_gh::{FakeGh, example_state};
-use luxe_tests::git_repo::{git, init_repo, write};
+use luxe_tests::git_repo::{bare_origin, git, init_repo, write};
 use luxe_tests::process::{LuxeProcess, Workspace};
 use serde_json::{Value, json};
 
@@ -10,11 +10,7 @@ use serde_json::{Value, json};
 fn project() -> (Workspace, tempfile::TempDir) {
     let ws = Workspace::new();
     init_repo(ws.path(), &[("src/frob.rs", "fn frob() {}\n")]);
-    let origin = tempfile::tempdir().unwrap();
-    git(origin.path(), &["init", "--quiet", "--bare", "-b", "main"]);
-    let url = origin.path().to_string_lossy().into_owned();
-    git(ws.path(), &["remote", "add", "origin", &url]);
-    git(ws.path(), &["push", "--quiet", "-u", "origin", "main"]);
+    let origin = bare_origin(ws.path());
     git(ws.path(), &["checkout", "--quiet", "-b", "frobs"]);
     (ws, origin)
 }
@@ -40,40 +36,11 @@ fn rig(flags: &[&str]) -> (Workspace, tempfile::TempDir, FakeGh, LuxeProcess) {
     (ws, origin, fake, luxe)
 }
 
-/// The gh argv of every logged call (the fake logs them without the program name).
-fn argvs(fake: &FakeGh) -> Vec<Vec<String>> {
-    fake.log()
-        .iter()
-        .map(|call| {
-            call["argv"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|a| a.as_str().unwrap().to_owned())
-                .collect()
-        })
-        .collect()
-}
-
-fn send(luxe: &mut LuxeProcess, kind: &str, content: Value) {
-    luxe.send(&json!({"kind": kind, "content": content}).to_string());
-}
-
 /// Confirms the review preview `request_id` with `verdict`; returns the answer.
 fn post(luxe: &mut LuxeProcess, request_id: &str, verdict: &str) -> Value {
     let content = json!({"request_id": request_id, "verdict": verdict});
-    send(luxe, "post_pull_request_review", content);
-    answer(luxe)
-}
-
-/// The next frame that is not `workspace_updated`.
-fn answer(luxe: &mut LuxeProcess) -> Value {
-    loop {
-        let frame = luxe.recv();
-        if frame["kind"] != "workspace_updated" {
-            return frame;
-        }
-    }
+    luxe.send_frame("post_pull_request_review", content);
+    luxe.answer()
 }
 
 #[test]
@@ -99,7 +66,7 @@ fn the_dock_shows_the_branch_its_pull_request_and_its_checks() {
         .map(|c| c["bucket"].as_str().unwrap())
         .collect();
     assert_eq!(buckets, ["pass", "pending"]);
-    let calls = argvs(&fake);
+    let calls = fake.argvs();
     assert_eq!(calls[0], ["auth", "status"]);
     assert_eq!(calls[1][..2], ["repo", "view"]);
     assert_eq!(calls[2][..2], ["pr", "view"]);
@@ -135,7 +102,7 @@ fn missing_unauthenticated_and_no_remote_show_in_the_dock_and_in_reasons() {
     luxe.expect("ready");
     luxe.expect("state_changed");
     assert_eq!(luxe.expect("workspace_updated")["github"], "missing");
-    send(&mut luxe, "list_pull_requests", json!({"request_id": "l"}));
+    luxe.send_frame("list_pull_requests", json!({"request_id": "l"}));
     let failed = luxe.expect("github_read_failed");
     assert!(
         failed["reason"].as_str().unwrap().contains("not installed"),
@@ -150,8 +117,7 @@ fn missing_unauthenticated_and_no_remote_show_in_the_dock_and_in_reasons() {
         luxe.expect("workspace_updated")["github"],
         "unauthenticated"
     );
-    send(
-        &mut luxe,
+    luxe.send_frame(
         "get_pull_request",
         json!({"request_id": "g", "number": 7, "repository": "acme/widgets"}),
     );
@@ -184,7 +150,7 @@ fn missing_unauthenticated_and_no_remote_show_in_the_dock_and_in_reasons() {
 #[test]
 fn reads_list_and_fetch_pull_requests_with_their_threads() {
     let (_ws, _origin, fake, mut luxe) = rig(&[]);
-    send(&mut luxe, "list_pull_requests", json!({"request_id": "l1"}));
+    luxe.send_frame("list_pull_requests", json!({"request_id": "l1"}));
     let listed = luxe.expect("pull_requests_listed");
     assert_eq!(listed["request_id"], "l1");
     let numbers: Vec<u64> = listed["pull_requests"]
@@ -194,8 +160,7 @@ fn reads_list_and_fetch_pull_requests_with_their_threads() {
         .map(|p| p["number"].as_u64().unwrap())
         .collect();
     assert_eq!(numbers, [7]);
-    send(
-        &mut luxe,
+    luxe.send_frame(
         "list_pull_requests",
         json!({"request_id": "l2", "state": "all"}),
     );
@@ -206,11 +171,7 @@ fn reads_list_and_fetch_pull_requests_with_their_threads() {
             .len(),
         2
     );
-    send(
-        &mut luxe,
-        "get_pull_request",
-        json!({"request_id": "g", "number": 7}),
-    );
+    luxe.send_frame("get_pull_request", json!({"request_id": "g", "number": 7}));
     let fetched = luxe.expect("pull_request_fetched");
     let pr = &fetched["pull_request"];
     assert_eq!(
@@ -219,14 +180,13 @@ fn reads_list_and_fetch_pull_requests_with_their_threads() {
     );
     assert_eq!(pr["threads"][0]["id"], "PRRT_1");
     assert_eq!(pr["threads"][0]["path"], "src/frob.rs");
-    send(
-        &mut luxe,
+    luxe.send_frame(
         "get_pull_request",
         json!({"request_id": "g2", "number": 99}),
     );
     let failed = luxe.expect("github_read_failed");
     assert_eq!(failed["request_id"], "g2");
-    let last = argvs(&fake).pop().unwrap();
+    let last = fake.argvs().pop().unwrap();
     assert_eq!(last[..3], ["pr", "view", "99"]);
 }
 
@@ -234,12 +194,11 @@ fn reads_list_and_fetch_pull_requests_with_their_threads() {
 fn writes_go_through_gh_and_the_dock_follows() {
     let (_ws, _origin, fake, mut luxe) = rig(&["--github-writes"]);
 
-    send(
-        &mut luxe,
+    luxe.send_frame(
         "post_pull_request_comment",
         json!({"request_id": "c", "number": 7, "body": "Looks good"}),
     );
-    let posted = answer(&mut luxe);
+    let posted = luxe.answer();
     assert_eq!(posted["kind"], "pull_request_comment_posted", "{posted}");
     assert!(
         posted["content"]["url"]
@@ -252,57 +211,51 @@ fn writes_go_through_gh_and_the_dock_follows() {
         "ready",
         "the dock follows a write"
     );
-    send(
-        &mut luxe,
+    luxe.send_frame(
         "reply_to_review_thread",
         json!({"request_id": "r", "thread_id": "PRRT_1", "body": "Fixed"}),
     );
-    assert_eq!(answer(&mut luxe)["kind"], "review_thread_replied");
-    send(
-        &mut luxe,
+    assert_eq!(luxe.answer()["kind"], "review_thread_replied");
+    luxe.send_frame(
         "resolve_review_thread",
         json!({"request_id": "s", "thread_id": "PRRT_1"}),
     );
-    let resolved = answer(&mut luxe);
+    let resolved = luxe.answer();
     assert_eq!(
         (&resolved["kind"], &resolved["content"]["resolved"]),
         (&json!("review_thread_resolved"), &json!(true))
     );
-    send(
-        &mut luxe,
+    luxe.send_frame(
         "edit_pull_request",
         json!({"request_id": "e", "number": 7, "title": "Add frobs (v2)"}),
     );
-    assert_eq!(answer(&mut luxe)["kind"], "pull_request_edited");
+    assert_eq!(luxe.answer()["kind"], "pull_request_edited");
     assert_eq!(fake.state()["pull_requests"][0]["title"], "Add frobs (v2)");
     assert_eq!(fake.state()["threads"]["7"][0]["isResolved"], true);
-    send(
-        &mut luxe,
+    luxe.send_frame(
         "edit_pull_request",
         json!({"request_id": "d", "number": 7, "body": "Now a draft.", "draft": true}),
     );
-    assert_eq!(answer(&mut luxe)["kind"], "pull_request_edited");
+    assert_eq!(luxe.answer()["kind"], "pull_request_edited");
     let pr = &fake.state()["pull_requests"][0];
     assert_eq!(
         (&pr["isDraft"], &pr["body"]),
         (&json!(true), &json!("Now a draft."))
     );
-    send(
-        &mut luxe,
+    luxe.send_frame(
         "edit_pull_request",
         json!({"request_id": "r", "number": 7, "draft": false}),
     );
-    assert_eq!(answer(&mut luxe)["kind"], "pull_request_edited");
+    assert_eq!(luxe.answer()["kind"], "pull_request_edited");
     assert_eq!(fake.state()["pull_requests"][0]["isDraft"], false);
 
     // The head moved on GitHub since luxe saw it: the merge is refused, not forced.
     fake.update_state(|s| s["pull_requests"][0]["headRefOid"] = json!("3".repeat(40)));
-    send(
-        &mut luxe,
+    luxe.send_frame(
         "merge_pull_request",
         json!({"request_id": "m", "number": 7, "method": "squash"}),
     );
-    let failed = answer(&mut luxe);
+    let failed = luxe.answer();
     assert_eq!(failed["kind"], "pull_request_merge_failed", "{failed}");
     assert!(
         failed["content"]["reason"]
@@ -310,7 +263,8 @@ fn writes_go_through_gh_and_the_dock_follows() {
             .unwrap()
             .contains("Head branch was modified")
     );
-    let merge = argvs(&fake)
+    let merge = fake
+        .argvs()
         .into_iter()
         .rev()
         .find(|a| a[..2] == ["pr", "merge"])
@@ -327,18 +281,13 @@ fn writes_go_through_gh_and_the_dock_follows() {
         ]
     );
     // Read again, then the merge goes through at the new head.
-    send(
-        &mut luxe,
-        "get_pull_request",
-        json!({"request_id": "g", "number": 7}),
-    );
-    answer(&mut luxe);
-    send(
-        &mut luxe,
+    luxe.send_frame("get_pull_request", json!({"request_id": "g", "number": 7}));
+    luxe.answer();
+    luxe.send_frame(
         "merge_pull_request",
         json!({"request_id": "m2", "number": 7, "method": "merge", "delete_branch": true}),
     );
-    assert_eq!(answer(&mut luxe)["kind"], "pull_request_merged");
+    assert_eq!(luxe.answer()["kind"], "pull_request_merged");
     assert_eq!(fake.state()["pull_requests"][0]["state"], "MERGED");
 }
 
@@ -390,8 +339,8 @@ fn every_write_needs_the_flag_and_read_only_wins() {
         let mut luxe = start(&ws, &fake, flags);
         for (kind, content) in &writes {
             let calls = fake.log().len();
-            send(&mut luxe, kind, content.clone());
-            let frame = answer(&mut luxe);
+            luxe.send_frame(kind, content.clone());
+            let frame = luxe.answer();
             match refusal {
                 Some(reason) => {
                     assert_eq!(frame["kind"], "action_rejected", "{kind} {flags:?}");
@@ -434,10 +383,10 @@ fn every_write_needs_the_flag_and_read_only_wins() {
     flagged.wait();
     for flags in [&["--trust-project"][..], &["-c"]] {
         let mut luxe = start(&ws, &fake, flags);
-        send(&mut luxe, "post_pull_request_comment", writes[0].1.clone());
-        let mut frame = answer(&mut luxe);
+        luxe.send_frame("post_pull_request_comment", writes[0].1.clone());
+        let mut frame = luxe.answer();
         if frame["kind"] == "session_restored" {
-            frame = answer(&mut luxe);
+            frame = luxe.answer();
         }
         assert_eq!(
             frame["content"]["reason"], "GitHub writes are off: start luxe with --github-writes",
@@ -460,13 +409,9 @@ fn a_slow_gh_is_stopped_at_its_timeout() {
     luxe.expect("state_changed");
     luxe.expect("workspace_updated");
     fake.update_state(|s| s["delay_ms"] = json!(5000));
-    send(
-        &mut luxe,
-        "list_pull_requests",
-        json!({"request_id": "slow"}),
-    );
+    luxe.send_frame("list_pull_requests", json!({"request_id": "slow"}));
     let started = std::time::Instant::now();
-    let failed = answer(&mut luxe);
+    let failed = luxe.answer();
     assert_eq!(failed["kind"], "github_read_failed");
     assert!(
         failed["content"]["reason"]
@@ -489,24 +434,16 @@ fn open_pull_request_confirms_its_preview_pushes_and_opens_once() {
     let fake = FakeGh::new(&example_state());
     let mut luxe = start(&ws, &fake, &["--github-writes"]);
     luxe.expect("workspace_updated");
-    send(
-        &mut luxe,
-        "open_pull_request",
-        json!({"request_id": "nope"}),
-    );
+    luxe.send_frame("open_pull_request", json!({"request_id": "nope"}));
     assert!(
-        answer(&mut luxe)["content"]["reason"]
+        luxe.answer()["content"]["reason"]
             .as_str()
             .unwrap()
             .contains("no preview")
     );
 
-    send(
-        &mut luxe,
-        "preview_pull_request",
-        json!({"request_id": "p"}),
-    );
-    let preview = answer(&mut luxe);
+    luxe.send_frame("preview_pull_request", json!({"request_id": "p"}));
+    let preview = luxe.answer();
     assert_eq!(preview["kind"], "pull_request_preview", "{preview}");
     let content = &preview["content"];
     assert_eq!(
@@ -527,12 +464,11 @@ fn open_pull_request_confirms_its_preview_pushes_and_opens_once() {
             .contains("Frob returns one")
     );
 
-    send(
-        &mut luxe,
+    luxe.send_frame(
         "open_pull_request",
         json!({"request_id": "p", "title": "Frobs, more"}),
     );
-    let opened = answer(&mut luxe);
+    let opened = luxe.answer();
     assert_eq!(opened["kind"], "pull_request_opened", "{opened}");
     let number = opened["content"]["number"].as_u64().unwrap();
     assert!(number > 7);
@@ -553,9 +489,9 @@ fn open_pull_request_confirms_its_preview_pushes_and_opens_once() {
         (created["title"].as_str(), created["baseRefName"].as_str()),
         (Some("Frobs, more"), Some("main"))
     );
-    send(&mut luxe, "open_pull_request", json!({"request_id": "p"}));
+    luxe.send_frame("open_pull_request", json!({"request_id": "p"}));
     assert_eq!(
-        answer(&mut luxe)["kind"],
+        luxe.answer()["kind"],
         "action_rejected",
         "a pull request opens once"
     );
@@ -582,33 +518,30 @@ fn a_branch_review_posts_as_a_pull_request_review_once_and_only_as_previewed() {
     let fake = FakeGh::new(&example_state());
     let mut luxe = start(&ws, &fake, &["--github-writes"]);
     luxe.expect("workspace_updated");
-    send(
-        &mut luxe,
+    luxe.send_frame(
         "load_guided_review",
         json!({"request_id": "l", "target": {"kind": "branch", "base": "main"}}),
     );
-    let review = answer(&mut luxe)["content"]["review"].clone();
-    answer(&mut luxe);
+    let review = luxe.answer()["content"]["review"].clone();
+    luxe.answer();
     let hunk = &review["hunks"][0];
     let id = review["id"].clone();
     let line = json!({"kind": "line", "file_id": hunk["file_id"], "hunk_id": hunk["id"], "side": "new", "line": 2});
     let file = json!({"kind": "file", "file_id": hunk["file_id"]});
     for (rid, anchor, severity) in [("c1", line, "issue"), ("c2", file, "nitpick")] {
-        send(
-            &mut luxe,
+        luxe.send_frame(
             "edit_review",
             json!({"request_id": rid, "review_id": id, "edit": "comment",
             "anchor": anchor, "body": format!("body of {rid}"), "severity": severity}),
         );
-        assert_eq!(answer(&mut luxe)["kind"], "review_session_saved");
+        assert_eq!(luxe.answer()["kind"], "review_session_saved");
     }
     let preview = |luxe: &mut LuxeProcess, rid: &str| {
-        send(
-            luxe,
+        luxe.send_frame(
             "preview_pull_request_review",
             json!({"request_id": rid, "review_id": id}),
         );
-        let frame = answer(luxe);
+        let frame = luxe.answer();
         assert_eq!(frame["kind"], "pull_request_review_preview", "{frame}");
         frame["content"].clone()
     };
@@ -622,12 +555,11 @@ fn a_branch_review_posts_as_a_pull_request_review_once_and_only_as_previewed() {
     assert_eq!(shown["skipped"][0]["comment_id"], "finding_2");
 
     // The findings change after the preview: the post is refused.
-    send(
-        &mut luxe,
+    luxe.send_frame(
         "edit_review",
         json!({"request_id": "e", "review_id": id, "edit": "resolve", "comment_id": "finding_2"}),
     );
-    answer(&mut luxe);
+    luxe.answer();
     let failed = post(&mut luxe, "p1", "comment");
     assert_eq!(failed["kind"], "pull_request_review_post_failed");
     assert!(
@@ -642,12 +574,11 @@ fn a_branch_review_posts_as_a_pull_request_review_once_and_only_as_previewed() {
         shown["skipped"].as_array().unwrap().is_empty(),
         "a resolved finding is left out"
     );
-    send(
-        &mut luxe,
+    luxe.send_frame(
         "post_pull_request_review",
         json!({"request_id": "p2", "verdict": "comment", "body": "Thanks"}),
     );
-    let posted = answer(&mut luxe);
+    let posted = luxe.answer();
     assert_eq!(posted["kind"], "pull_request_review_posted", "{posted}");
     let reviews = &fake.state()["reviews"]["7"];
     assert_eq!(reviews.as_array().unwrap().len(), 1);
@@ -739,7 +670,7 @@ fn issue_and_from_pr_prepare_the_session_before_the_first_frame() {
             && sent.contains("fix it"),
         "{sent}"
     );
-    let calls = argvs(&fake);
+    let calls = fake.argvs();
     assert_eq!(calls[0], ["pr", "checkout", "7"]);
     assert_eq!(
         calls[1],
@@ -774,7 +705,7 @@ fn a_poll_sends_the_dock_again_only_when_it_changed() {
     luxe.expect("workspace_updated");
     // Let several polls pass with nothing changed, then change a check.
     let probes = |fake: &FakeGh| {
-        argvs(fake)
+        fake.argvs()
             .iter()
             .filter(|a| a[..] == ["auth", "status"])
             .count()
@@ -793,15 +724,14 @@ fn a_poll_sends_the_dock_again_only_when_it_changed() {
 #[test]
 fn a_pull_request_review_is_read_through_gh_and_posts_back_to_it() {
     let (_ws, _origin, fake, mut luxe) = rig(&["--github-writes"]);
-    send(
-        &mut luxe,
+    luxe.send_frame(
         "load_guided_review",
         json!({"request_id": "l", "target": {"kind": "pull_request", "number": 7}}),
     );
-    let loaded = answer(&mut luxe);
+    let loaded = luxe.answer();
     assert_eq!(loaded["kind"], "guided_review_loaded", "{loaded}");
     let review = loaded["content"]["review"].clone();
-    assert_eq!(answer(&mut luxe)["kind"], "review_session_restored");
+    assert_eq!(luxe.answer()["kind"], "review_session_restored");
     assert_eq!(review["files"][0]["path"], "src/frob.rs");
     let hunk = &review["hunks"][0];
     let added: Vec<&Value> = hunk["lines"]
@@ -812,19 +742,17 @@ fn a_pull_request_review_is_read_through_gh_and_posts_back_to_it() {
         .collect();
     assert_eq!(added[0]["text"], "fn b() { frob() }");
     let anchor = json!({"kind": "line", "file_id": hunk["file_id"], "hunk_id": hunk["id"], "side": "new", "line": added[0]["new_line"]});
-    send(
-        &mut luxe,
+    luxe.send_frame(
         "edit_review",
         json!({"request_id": "c", "review_id": review["id"], "edit": "comment",
         "anchor": anchor, "body": "Why frob here?", "severity": "question"}),
     );
-    assert_eq!(answer(&mut luxe)["kind"], "review_session_saved");
-    send(
-        &mut luxe,
+    assert_eq!(luxe.answer()["kind"], "review_session_saved");
+    luxe.send_frame(
         "preview_pull_request_review",
         json!({"request_id": "p", "review_id": review["id"]}),
     );
-    let preview = answer(&mut luxe);
+    let preview = luxe.answer();
     assert_eq!(preview["content"]["head_sha"], "1".repeat(40), "{preview}");
     assert_eq!(preview["content"]["comments"][0]["line"], 2);
     assert_eq!(
@@ -833,7 +761,7 @@ fn a_pull_request_review_is_read_through_gh_and_posts_back_to_it() {
     );
     let posted = &fake.state()["reviews"]["7"][0];
     assert_eq!(posted["commit_id"], "1".repeat(40));
-    let calls = argvs(&fake);
+    let calls = fake.argvs();
     assert!(
         calls.iter().any(|a| a[..] == ["pr", "diff", "7"]),
         "{calls:?}"
@@ -841,12 +769,11 @@ fn a_pull_request_review_is_read_through_gh_and_posts_back_to_it() {
 
     // Naming the repository reads it there (`--repo`), as for another repository's PR.
     let target = json!({"kind": "pull_request", "number": 7, "repository": "acme/widgets"});
-    send(
-        &mut luxe,
+    luxe.send_frame(
         "load_guided_review",
         json!({"request_id": "l2", "target": target}),
     );
-    assert_eq!(answer(&mut luxe)["kind"], "guided_review_loaded");
+    assert_eq!(luxe.answer()["kind"], "guided_review_loaded");
     let named = ["pr", "diff", "7", "--repo", "acme/widgets"];
-    assert!(argvs(&fake).iter().any(|a| a[..] == named));
+    assert!(fake.argvs().iter().any(|a| a[..] == named));
 }

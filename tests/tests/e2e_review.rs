@@ -454,22 +454,12 @@ fn commit_review_chapters_makes_one_commit_per_chapter_with_the_same_diff() {
 }
 
 #[test]
-fn commit_review_chapters_is_refused_when_read_only_and_for_stacks() {
+fn commit_review_chapters_is_refused_when_read_only() {
     let ws = project();
     let mut luxe = start(&ws, None, &["--read-only"]);
     let (review, _) = load(&mut luxe);
     luxe.send(&json!({"kind": "commit_review_chapters", "content": {"request_id": "k", "review_id": review["id"]}}).to_string());
     let rejected = luxe.expect("action_rejected");
     assert_eq!(rejected["reason"], "read-only session");
-    let mut luxe = start(&ws, None, &[]);
-    let (review, _) = load(&mut luxe);
-    luxe.send(&json!({"kind": "commit_review_chapters", "content": {"request_id": "s", "review_id": review["id"], "stack": true}}).to_string());
-    let rejected = luxe.expect("action_rejected");
-    assert!(
-        rejected["reason"]
-            .as_str()
-            .unwrap()
-            .contains("not supported by this build yet")
-    );
     assert_eq!(git(ws.path(), &["rev-list", "--count", "HEAD"]).trim(), "1");
 }

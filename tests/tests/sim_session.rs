@@ -106,7 +106,7 @@ fn read_only_refuses_github_writes_and_chapter_commits_before_anything_else() {
         "post_pull_request_review",
     ] {
         let out = sim.send(&format!(
-            r#"{{"kind":"{kind}","content":{{"request_id":"x","review_id":"review:r","verdict":"comment"}}}}"#
+            r#"{{"kind":"{kind}","content":{{"request_id":"x","review_id":"review:r","verdict":"comment","plan_id":"p"}}}}"#
         ));
         let Event::ActionRejected(rejected) = &out[0] else {
             panic!("{out:?}")
@@ -117,7 +117,7 @@ fn read_only_refuses_github_writes_and_chapter_commits_before_anything_else() {
 }
 
 #[test]
-fn github_writes_flag_lets_writes_reach_the_not_built_answer() {
+fn github_writes_flag_lets_writes_through_the_gate() {
     let mut config = test_config();
     config.github_writes = true;
     let mut sim = Sim::with_config(config);
@@ -125,7 +125,10 @@ fn github_writes_flag_lets_writes_reach_the_not_built_answer() {
     let Event::ActionRejected(rejected) = &out[0] else {
         panic!("{out:?}")
     };
-    assert_eq!(rejected.reason, "not supported by this build yet");
+    assert_eq!(
+        rejected.reason,
+        "no preview to confirm: send preview_stack with this request_id first"
+    );
 }
 
 #[test]

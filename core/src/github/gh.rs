@@ -267,3 +267,20 @@ pub fn pr_head(number: u64, repository: Option<&str>) -> Vec<String> {
         repository,
     )
 }
+
+/// The fields a stack reads of every pull request.
+pub const STACK_FIELDS: &str = "number,state,headRefName,baseRefName,headRefOid,url";
+
+/// The repository's pull requests in `state` (`open` or `all`), with [`STACK_FIELDS`].
+pub fn stack_pulls(state: &str) -> Vec<String> {
+    owned(&[
+        "pr",
+        "list",
+        "--state",
+        state,
+        "--limit",
+        "500",
+        "--json",
+        STACK_FIELDS,
+    ])
+}

@@ -74,6 +74,11 @@ pub fn repository(stdout: &str) -> Result<(String, Option<String>), String> {
         .map_err(|e| format!("gh repo view gave unreadable output: {e}"))
 }
 
+/// A commit id as GitHub shows it: its first seven characters (fewer when shorter).
+pub fn short_sha(sha: &str) -> &str {
+    sha.char_indices().nth(7).map_or(sha, |(at, _)| &sha[..at])
+}
+
 /// `git log --format=%H%x00%s%x1e`: `(sha, subject)` per commit.
 pub fn commits(stdout: &str) -> Vec<(String, String)> {
     stdout

@@ -10,6 +10,7 @@ use super::github::{
     PostPullRequestComment, PostPullRequestReview, PreviewPullRequest, PreviewPullRequestReview,
     ReplyToReviewThread, ResolveReviewThread,
 };
+use super::stack::{OpenStack, PlanRestack, PreviewStack, Restack};
 use super::values::{Mode, PermissionReply, QuestionReply, Thinking};
 use crate::review::source::ReviewTarget;
 
@@ -52,6 +53,10 @@ frame_enum! {
         PreviewPullRequest(PreviewPullRequest) = "preview_pull_request",
         /// Open the previewed pull request.
         OpenPullRequest(OpenPullRequest) = "open_pull_request",
+        /// Draft a stack of pull requests, one per branch.
+        PreviewStack(PreviewStack) = "preview_stack",
+        /// Open the previewed stack.
+        OpenStack(OpenStack) = "open_stack",
         /// Draft a pull request review from the open review's findings.
         PreviewPullRequestReview(PreviewPullRequestReview) = "preview_pull_request_review",
         /// Post the previewed pull request review.
@@ -72,6 +77,10 @@ frame_enum! {
         EditPullRequest(EditPullRequest) = "edit_pull_request",
         /// Merge a pull request at the head luxe last saw.
         MergePullRequest(MergePullRequest) = "merge_pull_request",
+        /// Plan moving the stacks of open pull requests onto their bases.
+        PlanRestack(PlanRestack) = "plan_restack",
+        /// Push the plan of this id.
+        Restack(Restack) = "restack",
         /// Finish writes, end child processes and exit 0.
         Close = "close",
     }

@@ -10,6 +10,9 @@ use super::github::{
     GithubDone, PullRequestFetched, PullRequestOpened, PullRequestPreview,
     PullRequestReviewPreview, PullRequestsListed, ReviewThreadResolved, WorkspaceUpdated,
 };
+use super::stack::{
+    RestackFailed, RestackPlanned, Restacked, StackOpenFailed, StackOpened, StackPreview,
+};
 use super::values::{
     CompactionTrigger, Mode, PermissionMode, PermissionReply, QuestionReply, Thinking,
     TurnEndReason, TurnSource,
@@ -94,6 +97,12 @@ frame_enum! {
         PullRequestOpened(PullRequestOpened) = "pull_request_opened",
         /// The previewed pull request could not be opened (confirm again to retry).
         PullRequestOpenFailed(RequestFailed) = "pull_request_open_failed",
+        /// A drafted stack of pull requests, answering `preview_stack`.
+        StackPreview(Box<StackPreview>) = "stack_preview",
+        /// The previewed stack is open.
+        StackOpened(StackOpened) = "stack_opened",
+        /// Part of the stack could not be opened (confirm again to finish).
+        StackOpenFailed(StackOpenFailed) = "stack_open_failed",
         /// A drafted pull request review, answering `preview_pull_request_review`.
         PullRequestReviewPreview(Box<PullRequestReviewPreview>) = "pull_request_review_preview",
         /// The previewed review is posted.
@@ -128,6 +137,12 @@ frame_enum! {
         PullRequestMerged(GithubDone) = "pull_request_merged",
         /// A pull request could not be merged.
         PullRequestMergeFailed(RequestFailed) = "pull_request_merge_failed",
+        /// A restack plan, or why there is none.
+        RestackPlanned(Box<RestackPlanned>) = "restack_planned",
+        /// A restack was pushed.
+        Restacked(Restacked) = "restacked",
+        /// A restack did not happen, or its push did not finish.
+        RestackFailed(RestackFailed) = "restack_failed",
     }
 }
 

@@ -9,6 +9,7 @@ mod hand_json;
 pub mod kinds;
 pub mod lines;
 pub mod schema;
+pub mod stack;
 pub mod values;
 
 /// The protocol version `ready` announces.

@@ -8,6 +8,10 @@
 //! tree becomes a commit on top of the previous (`git write-tree`, `git commit-tree`); only when
 //! every commit exists does HEAD move (`git update-ref`, refusing if HEAD moved meanwhile), and
 //! then the committed paths of the real index are reset to the new HEAD.
+//!
+//! With `stack: true` the same commits become a stack instead: each chapter's commit gets a
+//! branch of its own (`<current branch>-<n>-<title>`, never an existing name, each created only
+//! if it does not exist), and HEAD, the index and the work tree stay as they were.
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::fmt::Write as _;
@@ -21,6 +25,10 @@ use crate::protocol::actions::CommitReviewChapters;
 use crate::protocol::events::{ChapterCommit, Event, RequestFailed, ReviewChaptersCommitted};
 use crate::review::model::{Chapter, Hunk, LineKind, Review, ReviewFile};
 use crate::review::source::ReviewTarget;
+use crate::stack::git as stack_git;
+use crate::stack::names::branch_names;
+use crate::stack::preview::CommittedBranch;
+use crate::stack::refs::{REF_FORMAT, is_object_id, parse_refs};
 
 use super::Session;
 
@@ -45,6 +53,12 @@ enum Step {
     CommitTree(String, String),
     /// `git update-ref HEAD`.
     MoveHead,
+    /// `git symbolic-ref HEAD`: the current branch, which a stack's names start with.
+    ReadBranch,
+    /// `git for-each-ref`: the branches a stack's names must not take.
+    ListBranches,
+    /// Create the stack's branch for the chapter committed at this position.
+    CreateBranch(usize),
     /// `git reset -- paths` in the real index.
     ResetRealIndex(Vec<String>),
     /// Remove the temporary files.
@@ -68,6 +82,16 @@ pub(super) struct Commit {
     commits: Vec<ChapterCommit>,
     /// The first failure; the script then only cleans up.
     failed: Option<String>,
+    /// For `stack: true`: the branches to make.
+    stack: Option<StackBranches>,
+}
+
+/// The branches of a stack of chapters: named once the current branch and the existing ones
+/// are known, made once every commit exists.
+#[derive(Debug)]
+struct StackBranches {
+    chapters: Vec<CommittedBranch>,
+    current: Option<String>,
 }
 
 impl Session {
@@ -80,9 +104,6 @@ impl Session {
         let review = Arc::clone(self.check_open(&request.review_id)?);
         if review.target != ReviewTarget::WorkingTree {
             return Err("only a working_tree review can be committed".into());
-        }
-        if request.stack == Some(true) {
-            return Err("stack: true belongs to stacks: not supported by this build yet".into());
         }
         if self.commit.is_some() {
             return Err("a commit of chapters is already running".into());
@@ -108,7 +129,19 @@ impl Session {
         }
         let messages = request.messages.clone().unwrap_or_default();
         let root = self.review_root().unwrap_or_else(|| self.cwd.clone());
-        let steps = plan(&review, &chosen, &messages);
+        let stacked = request.stack == Some(true);
+        let steps = plan(&review, &chosen, &messages, stacked);
+        let stack = stacked.then(|| StackBranches {
+            chapters: chosen
+                .iter()
+                .map(|c| CommittedBranch {
+                    branch: String::new(),
+                    title: c.title.clone(),
+                    summary: c.summary.clone(),
+                })
+                .collect(),
+            current: None,
+        });
         self.commit = Some(Commit {
             request_id: request.request_id,
             root,
@@ -121,6 +154,7 @@ impl Session {
             tree: String::new(),
             commits: Vec::new(),
             failed: None,
+            stack,
         });
         self.next_commit_step(now);
         Ok(())
@@ -178,8 +212,35 @@ impl Session {
             (_, outcome) => outcome,
         };
         match (step, outcome) {
-            // No HEAD yet: the first commit has no parent.
+            // No HEAD yet: the first commit has no parent (a stack needs one to stand on).
+            (Step::ReadHead, Err(_)) if commit.stack.is_some() => {
+                commit.failed = Some("a stack needs a commit to stand on: HEAD has none".into());
+                commit.steps.retain(|s| matches!(s, Step::Cleanup));
+            }
             (Step::ReadHead, Err(_)) => {}
+            // Detached: the names start with `stack`.
+            (Step::ReadBranch, outcome) => {
+                if let Some(stack) = commit.stack.as_mut() {
+                    stack.current = outcome.ok().map(|()| stdout);
+                }
+            }
+            (Step::ListBranches, Ok(())) => {
+                if let Some(stack) = commit.stack.as_mut() {
+                    let existing = parse_refs(&stdout).local.into_keys().collect();
+                    let titles: Vec<&str> =
+                        stack.chapters.iter().map(|c| c.title.as_str()).collect();
+                    let names = branch_names(stack.current.as_deref(), &titles, &existing);
+                    for (chapter, name) in stack.chapters.iter_mut().zip(names) {
+                        chapter.branch = name;
+                    }
+                }
+            }
+            (Step::CreateBranch(i), Ok(())) => {
+                let branch = commit.stack.as_ref().map(|s| s.chapters[*i].branch.clone());
+                if let Some(made) = commit.commits.get_mut(*i) {
+                    made.branch = branch;
+                }
+            }
             (Step::ReadHead, Ok(())) => {
                 commit.original_head = Some(stdout.clone());
                 commit.parent = Some(stdout);
@@ -223,16 +284,30 @@ impl Session {
                 return;
             };
             match commit.failed {
-                Some(reason) => self.emit(Event::ReviewChaptersCommitFailed(RequestFailed {
-                    request_id: commit.request_id,
-                    reason,
-                })),
+                Some(mut reason) => {
+                    let made: Vec<&str> = commit
+                        .commits
+                        .iter()
+                        .filter_map(|c| c.branch.as_deref())
+                        .collect();
+                    if !made.is_empty() {
+                        reason.push_str(&format!(" (branches made before: {})", made.join(", ")));
+                    }
+                    self.emit(Event::ReviewChaptersCommitFailed(RequestFailed {
+                        request_id: commit.request_id,
+                        reason,
+                    }));
+                }
                 None => {
                     self.emit(Event::ReviewChaptersCommitted(ReviewChaptersCommitted {
                         request_id: commit.request_id,
                         commits: commit.commits,
                     }));
-                    self.refresh_review();
+                    // A stack leaves HEAD and the work tree alone: the review still stands.
+                    match commit.stack {
+                        Some(stack) => self.stacks.committed(stack.chapters),
+                        None => self.refresh_review(),
+                    }
                 }
             }
             return;
@@ -294,6 +369,23 @@ impl Session {
                 }
                 Ok(git(&args))
             }
+            Step::ReadBranch => Ok(git(&["symbolic-ref", "--quiet", "--short", "HEAD"])),
+            Step::ListBranches => Ok(git(&["for-each-ref", REF_FORMAT, "refs/heads"])),
+            Step::CreateBranch(i) => {
+                let branch = commit
+                    .stack
+                    .as_ref()
+                    .map(|s| s.chapters[*i].branch.as_str());
+                let sha = commit.commits.get(*i).map(|c| c.sha.as_str());
+                Ok(Command {
+                    program: "git",
+                    args: stack_git::create_branch(
+                        branch.unwrap_or_default(),
+                        sha.unwrap_or_default(),
+                    ),
+                    env: Vec::new(),
+                })
+            }
             Step::ResetRealIndex(paths) => {
                 let mut args = vec!["reset", "--quiet", "--"];
                 args.extend(paths.iter().map(String::as_str));
@@ -342,11 +434,6 @@ struct Command {
     env: Vec<(String, String)>,
 }
 
-/// A full hexadecimal object id (SHA-1 or SHA-256).
-fn is_object_id(text: &str) -> bool {
-    matches!(text.len(), 40 | 64) && text.bytes().all(|b| b.is_ascii_hexdigit())
-}
-
 /// What a step is, for a failure's reason.
 fn describe(step: &Step) -> &'static str {
     match step {
@@ -359,16 +446,21 @@ fn describe(step: &Step) -> &'static str {
         Step::WriteTree => "git write-tree",
         Step::CommitTree(..) => "git commit-tree",
         Step::MoveHead => "git update-ref HEAD (did HEAD move?)",
+        Step::ReadBranch => "git symbolic-ref HEAD",
+        Step::ListBranches => "git for-each-ref",
+        Step::CreateBranch(_) => "git update-ref (creating a stack's branch; does it exist?)",
         Step::ResetRealIndex(_) => "git reset",
         Step::Cleanup => "removing the temporary index",
     }
 }
 
-/// The script for committing `chosen` (in chapter order) of `review`.
+/// The script for committing `chosen` (in chapter order) of `review`: onto HEAD, or with
+/// `stacked` each on a new branch, leaving HEAD, the index and the work tree alone.
 fn plan(
     review: &Review,
     chosen: &[&Chapter],
     messages: &BTreeMap<String, String>,
+    stacked: bool,
 ) -> VecDeque<Step> {
     let chapter_of: BTreeMap<&str, &str> = review
         .chapters
@@ -376,7 +468,11 @@ fn plan(
         .flat_map(|c| c.hunk_ids.iter().map(move |h| (h.as_str(), c.id.as_str())))
         .collect();
     let hunks: BTreeMap<&str, &Hunk> = review.hunks.iter().map(|h| (h.id.as_str(), h)).collect();
-    let mut steps = VecDeque::from([Step::FindIndexPath, Step::ReadHead, Step::ResetIndex]);
+    let mut steps = VecDeque::from([Step::FindIndexPath, Step::ReadHead]);
+    if stacked {
+        steps.extend([Step::ReadBranch, Step::ListBranches]);
+    }
+    steps.push_back(Step::ResetIndex);
     let mut touched = BTreeSet::new();
     for chapter in chosen {
         let mut whole = Vec::new();
@@ -414,8 +510,12 @@ fn plan(
         steps.push_back(Step::WriteTree);
         steps.push_back(Step::CommitTree(chapter.id.clone(), message));
     }
-    steps.push_back(Step::MoveHead);
-    steps.push_back(Step::ResetRealIndex(touched.into_iter().collect()));
+    if stacked {
+        steps.extend((0..chosen.len()).map(Step::CreateBranch));
+    } else {
+        steps.push_back(Step::MoveHead);
+        steps.push_back(Step::ResetRealIndex(touched.into_iter().collect()));
+    }
     steps.push_back(Step::Cleanup);
     steps
 }

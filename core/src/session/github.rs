@@ -168,6 +168,16 @@ struct ReviewPreview {
 }
 
 impl Github {
+    /// The repository's default branch, once the probe read it.
+    pub(super) fn default_branch(&self) -> Option<&str> {
+        self.default_branch.as_deref()
+    }
+
+    /// The workspace as last sent.
+    pub(super) fn last(&self) -> Option<&WorkspaceUpdated> {
+        self.last.as_ref()
+    }
+
     /// The earliest time GitHub work waits for.
     pub(super) fn deadline(&self) -> Option<Instant> {
         match (self.commands.deadline(), self.next_poll) {
@@ -218,10 +228,10 @@ impl Session {
         self.github.commands.start(id, job, now, Some(timeout));
     }
 
-    /// Runs `git args` for `job` (a push may take as long as gh).
+    /// Runs `git args` for `job` (a log, or a push).
     fn run_git(&mut self, now: Instant, args: Vec<String>, job: Job) {
-        let id = self.spawn("git", args, self.cwd.clone(), Vec::new());
-        let timeout = self.timings.gh_timeout;
+        let id = self.spawn("git", args, self.cwd.clone(), super::stack::git_env());
+        let timeout = self.timings.git_timeout;
         self.github.commands.start(id, job, now, Some(timeout));
     }
 
@@ -1038,7 +1048,7 @@ impl Session {
         };
         let mut description = String::from("## Commits\n");
         for commit in commits {
-            let short = &commit.sha[..commit.sha.len().min(7)];
+            let short = parse::short_sha(&commit.sha);
             description.push_str(&format!("- {} ({short})\n", commit.subject));
         }
         if let Some(chapters) = self.review_chapters() {

@@ -10,6 +10,7 @@ mod github;
 mod pr_review;
 mod review;
 mod review_prompts;
+mod stack;
 mod store;
 pub mod system_prompt;
 mod tool_run;
@@ -27,7 +28,7 @@ use crate::permissions::Permissions;
 use crate::permissions::redact::Redactor;
 use crate::protocol::PROTOCOL_VERSION;
 use crate::protocol::actions::{Action, Image};
-use crate::protocol::codec::{Body, Incoming, Rejection};
+use crate::protocol::codec::{Incoming, Rejection};
 use crate::protocol::events::{
     ErrorEvent, Event, ModelsListed, ProviderStatus, Ready, StateChanged, UserMessageQueued,
 };
@@ -47,9 +48,6 @@ fn refuse_id(kind: &str, reason: String, request_id: String) -> Rejection {
         request_id: Some(request_id),
     }
 }
-
-/// The reason for every action whose capability is not in this build.
-pub const NOT_BUILT: &str = "not supported by this build yet";
 
 /// A message waiting for the running turn to end.
 #[derive(Debug, Clone)]
@@ -97,6 +95,7 @@ pub struct Session {
     review: review::ReviewState,
     commit: Option<commit_chapters::Commit>,
     github: github::Github,
+    stacks: stack::Stacks,
     /// `--issue`'s issue, until the first turn takes it.
     issue: Option<crate::github::startup::IssueContext>,
     /// `now` at start, and the wall clock then (ms since the epoch), for thread entry times.
@@ -179,6 +178,7 @@ impl Session {
             review: review::ReviewState::new(config.reviews_dir.clone()),
             commit: None,
             github: github::Github::default(),
+            stacks: stack::Stacks::default(),
             issue: config.issue.clone(),
             clock_origin: (now, config.unix_ms),
             closed: false,
@@ -230,10 +230,10 @@ impl Session {
     /// The earliest deadline: a running turn's, a gh command's, the next workspace poll.
     pub fn poll_timeout(&self) -> Option<Instant> {
         let turn = self.turn.as_ref().and_then(Turn::deadline);
-        match (turn, self.github.deadline()) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
+        [turn, self.github.deadline(), self.stacks.deadline()]
+            .into_iter()
+            .flatten()
+            .min()
     }
 
     /// Runs what is due at `now`.
@@ -241,6 +241,7 @@ impl Session {
         if !self.closed {
             self.turn_timeout(now);
             self.github_timeout(now);
+            self.stack_timeout(now);
         }
     }
 
@@ -259,6 +260,7 @@ impl Session {
             || self.sessions_read(&input)
             || self.review_effect(now, &input)
             || self.github_effect(now, &input)
+            || self.stack_effect(now, &input)
         {
             return;
         }
@@ -287,125 +289,139 @@ impl Session {
         if self.closed {
             return;
         }
-        let Incoming { request_id, body } = incoming;
+        let Incoming { request_id, action } = incoming;
         let refuse = |kind: &str, reason: &str| Rejection {
             kind: Some(kind.to_owned()),
             reason: reason.to_owned(),
             request_id: request_id.clone(),
         };
-        match body {
-            Body::NotBuilt(kind) => {
-                let reason = self.gate(kind).unwrap_or(NOT_BUILT);
-                self.reject(refuse(kind, reason));
+        if let Some(reason) = self.gate(action.kind()) {
+            return self.reject(refuse(action.kind(), reason));
+        }
+        match action {
+            Action::SubmitUserMessage(message) => {
+                let queued = Queued {
+                    text: message.text,
+                    images: message.images,
+                    review: None,
+                };
+                self.submit(now, queued, TurnSource::User);
             }
-            Body::Action(action) if self.gate(action.kind()).is_some() => {
-                let reason = self.gate(action.kind()).unwrap_or(NOT_BUILT);
-                self.reject(refuse(action.kind(), reason));
+            Action::SteerTurn(steer) => {
+                if let Err(reason) = self.steer(steer.text) {
+                    self.reject(refuse("steer_turn", reason));
+                }
             }
-            Body::Action(action) => match action {
-                Action::SubmitUserMessage(message) => {
-                    let queued = Queued {
-                        text: message.text,
-                        images: message.images,
-                        review: None,
-                    };
-                    self.submit(now, queued, TurnSource::User);
+            Action::InterruptTurn => {
+                if self.turn.is_some() {
+                    self.interrupt(now);
+                } else {
+                    self.reject(refuse("interrupt_turn", "no turn is running"));
                 }
-                Action::SteerTurn(steer) => {
-                    if let Err(reason) = self.steer(steer.text) {
-                        self.reject(refuse("steer_turn", reason));
-                    }
+            }
+            Action::RespondPermission(reply) => {
+                if let Err(reason) = self.respond_permission(now, reply) {
+                    self.reject(refuse("respond_permission", &reason));
                 }
-                Action::InterruptTurn => {
-                    if self.turn.is_some() {
-                        self.interrupt(now);
-                    } else {
-                        self.reject(refuse("interrupt_turn", "no turn is running"));
-                    }
+            }
+            Action::AnswerQuestion(answer) => {
+                if let Err(reason) = self.answer_question(now, answer) {
+                    self.reject(refuse("answer_question", &reason));
                 }
-                Action::RespondPermission(reply) => {
-                    if let Err(reason) = self.respond_permission(now, reply) {
-                        self.reject(refuse("respond_permission", &reason));
-                    }
-                }
-                Action::AnswerQuestion(answer) => {
-                    if let Err(reason) = self.answer_question(now, answer) {
-                        self.reject(refuse("answer_question", &reason));
-                    }
-                }
-                Action::SetModel(set) => match ModelRef::parse(&set.model) {
-                    Ok(model) => {
-                        self.model = Some(model);
-                        self.record_settings();
-                        self.emit_state();
-                    }
-                    Err(reason) => self.reject(refuse("set_model", &reason)),
-                },
-                Action::SetMode(set) => {
-                    self.mode = set.mode;
+            }
+            Action::SetModel(set) => match ModelRef::parse(&set.model) {
+                Ok(model) => {
+                    self.model = Some(model);
                     self.record_settings();
                     self.emit_state();
                 }
-                Action::SetThinking(set) => {
-                    self.thinking = set.thinking;
-                    self.record_settings();
-                    self.emit_state();
-                }
-                Action::SetPermissionAutoApprove(set) => {
-                    self.auto_approve = set.enabled;
-                    self.emit_state();
-                    if set.enabled {
-                        self.auto_approve_open_prompt(now);
-                    }
-                }
-                Action::ListModels(list) => self.list_models(list.request_id),
-                Action::ListSessions(list) => self.list_sessions(list.request_id),
-                Action::Compact(compact) => {
-                    if let Err(reason) = self.compact(now, compact) {
-                        self.reject(refuse("compact", &reason));
-                    }
-                }
-                Action::LoadGuidedReview(load) => self.load_review(now, load),
-                Action::EditReview(edit) => self.edit_review(now, edit),
-                Action::RequestAgentReview(request) => {
-                    if let Err(rejection) = self.request_agent_review(now, request) {
-                        self.reject(rejection);
-                    }
-                }
-                Action::CommitReviewChapters(commit) => {
-                    if let Err(reason) = self.commit_chapters(now, commit) {
-                        self.reject(refuse("commit_review_chapters", &reason));
-                    }
-                }
-                Action::RefreshWorkspace => self.probe_workspace(now, true),
-                Action::PreviewPullRequestReview(preview) => {
-                    let request_id = preview.request_id.clone();
-                    if let Err(reason) = self.preview_pull_request_review(now, preview) {
-                        self.reject(refuse_id("preview_pull_request_review", reason, request_id));
-                    }
-                }
-                Action::PostPullRequestReview(post) => {
-                    let request_id = post.request_id.clone();
-                    if let Err(reason) = self.post_pull_request_review(now, post) {
-                        self.reject(refuse_id("post_pull_request_review", reason, request_id));
-                    }
-                }
-                Action::PreviewPullRequest(preview) => self.preview_pull_request(now, preview),
-                Action::OpenPullRequest(open) => {
-                    let request_id = open.request_id.clone();
-                    if let Err(reason) = self.open_pull_request(now, open) {
-                        self.reject(refuse_id("open_pull_request", reason, request_id));
-                    }
-                }
-                Action::ListPullRequests(list) => self.list_pull_requests(now, list),
-                Action::GetPullRequest(get) => self.get_pull_request(now, get),
-                Action::PostPullRequestComment(post) => self.post_pull_request_comment(now, post),
-                Action::ReplyToReviewThread(reply) => self.reply_to_review_thread(now, reply),
-                Action::ResolveReviewThread(resolve) => self.resolve_review_thread(now, resolve),
-                Action::EditPullRequest(edit) => self.edit_pull_request(now, edit),
-                Action::MergePullRequest(merge) => self.merge_pull_request(now, merge),
-                Action::Close => self.close(0),
+                Err(reason) => self.reject(refuse("set_model", &reason)),
             },
+            Action::SetMode(set) => {
+                self.mode = set.mode;
+                self.record_settings();
+                self.emit_state();
+            }
+            Action::SetThinking(set) => {
+                self.thinking = set.thinking;
+                self.record_settings();
+                self.emit_state();
+            }
+            Action::SetPermissionAutoApprove(set) => {
+                self.auto_approve = set.enabled;
+                self.emit_state();
+                if set.enabled {
+                    self.auto_approve_open_prompt(now);
+                }
+            }
+            Action::ListModels(list) => self.list_models(list.request_id),
+            Action::ListSessions(list) => self.list_sessions(list.request_id),
+            Action::Compact(compact) => {
+                if let Err(reason) = self.compact(now, compact) {
+                    self.reject(refuse("compact", &reason));
+                }
+            }
+            Action::LoadGuidedReview(load) => self.load_review(now, load),
+            Action::EditReview(edit) => self.edit_review(now, edit),
+            Action::RequestAgentReview(request) => {
+                if let Err(rejection) = self.request_agent_review(now, request) {
+                    self.reject(rejection);
+                }
+            }
+            Action::CommitReviewChapters(commit) => {
+                if let Err(reason) = self.commit_chapters(now, commit) {
+                    self.reject(refuse("commit_review_chapters", &reason));
+                }
+            }
+            Action::RefreshWorkspace => self.probe_workspace(now, true),
+            Action::PreviewPullRequestReview(preview) => {
+                let request_id = preview.request_id.clone();
+                if let Err(reason) = self.preview_pull_request_review(now, preview) {
+                    self.reject(refuse_id("preview_pull_request_review", reason, request_id));
+                }
+            }
+            Action::PostPullRequestReview(post) => {
+                let request_id = post.request_id.clone();
+                if let Err(reason) = self.post_pull_request_review(now, post) {
+                    self.reject(refuse_id("post_pull_request_review", reason, request_id));
+                }
+            }
+            Action::PreviewPullRequest(preview) => self.preview_pull_request(now, preview),
+            Action::OpenPullRequest(open) => {
+                let request_id = open.request_id.clone();
+                if let Err(reason) = self.open_pull_request(now, open) {
+                    self.reject(refuse_id("open_pull_request", reason, request_id));
+                }
+            }
+            Action::ListPullRequests(list) => self.list_pull_requests(now, list),
+            Action::GetPullRequest(get) => self.get_pull_request(now, get),
+            Action::PostPullRequestComment(post) => self.post_pull_request_comment(now, post),
+            Action::ReplyToReviewThread(reply) => self.reply_to_review_thread(now, reply),
+            Action::ResolveReviewThread(resolve) => self.resolve_review_thread(now, resolve),
+            Action::EditPullRequest(edit) => self.edit_pull_request(now, edit),
+            Action::MergePullRequest(merge) => self.merge_pull_request(now, merge),
+            Action::PreviewStack(preview) => self.preview_stack(now, preview),
+            Action::OpenStack(open) => {
+                let request_id = open.request_id.clone();
+                if let Err(reason) = self.open_stack(now, open) {
+                    self.reject(refuse_id("open_stack", reason, request_id));
+                }
+            }
+            Action::PlanRestack(plan) => {
+                let request_id = plan.request_id.clone();
+                if let Err(reason) = self.plan_restack(now, plan) {
+                    self.reject(refuse_id("plan_restack", reason, request_id));
+                }
+            }
+            Action::Restack(restack) => {
+                let request_id = restack.request_id.clone();
+                if let Err(reason) = self.restack(now, restack) {
+                    let mut rejection = refuse("restack", &reason);
+                    rejection.request_id = request_id;
+                    self.reject(rejection);
+                }
+            }
+            Action::Close => self.close(0),
         }
     }
 

@@ -1,0 +1,456 @@
+//! Stacks in the session: `preview_stack`/`open_stack`, `plan_restack`/`restack`. Each runs a
+//! pure flow from `crate::stack` one command at a time; the session spawns what the flow asks
+//! for and keeps what must outlive it: the stack `commit_review_chapters` made last, previews
+//! waiting for (another) confirmation, and the one plan that may be pushed.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::time::Instant;
+
+use super::Session;
+use super::commands::{Commands, Finished};
+use crate::effects::Input;
+use crate::github::{gh, parse};
+use crate::protocol::events::{Event, RequestFailed};
+use crate::protocol::github::GithubState;
+use crate::protocol::stack::{
+    OpenStack, PlanRestack, PreviewStack, Restack, RestackFailed, RestackPlan, RestackPlanned,
+    Restacked, StackOpenFailed, StackOpened, StackPreview,
+};
+use crate::stack::flow::{Cmd, Flow, Next, Program, Ran};
+use crate::stack::open::{OpenFlow, Opened};
+use crate::stack::planning::{PlanFlow, Planned};
+use crate::stack::preview::{CommittedBranch, PreviewFlow};
+use crate::stack::restack::{RestackFlow, Restacking};
+
+/// A flow under way, with whom it answers.
+#[derive(Debug)]
+enum Running {
+    Preview {
+        request_id: String,
+        flow: PreviewFlow,
+    },
+    Open {
+        request_id: String,
+        flow: OpenFlow,
+    },
+    Plan {
+        request_id: String,
+        flow: PlanFlow,
+    },
+    Restack {
+        plan_id: String,
+        request_id: Option<String>,
+        flow: Box<RestackFlow>,
+    },
+}
+
+/// The plan `restack` may confirm.
+#[derive(Debug)]
+enum PlanSlot {
+    Ready { id: String, planned: Planned },
+    Running { id: String },
+    Spent { id: String },
+}
+
+/// The stack part of the session.
+#[derive(Debug, Default)]
+pub(super) struct Stacks {
+    commands: Commands<(u64, Program)>,
+    running: BTreeMap<u64, Running>,
+    next_flow: u64,
+    /// The stack `commit_review_chapters{stack: true}` made last.
+    committed: Option<Vec<CommittedBranch>>,
+    /// Previewed stacks not (fully) open, by request id.
+    openings: BTreeMap<String, OpenFlow>,
+    /// Request ids whose stack is open.
+    opened: BTreeSet<String>,
+    /// The newest plan.
+    plan: Option<PlanSlot>,
+    /// Every plan id handed out, to tell a replaced plan from an unknown one.
+    issued: BTreeSet<String>,
+}
+
+impl Stacks {
+    /// The earliest deadline of a running command.
+    pub(super) fn deadline(&self) -> Option<Instant> {
+        self.commands.deadline()
+    }
+
+    /// Remembers the stack a commit of chapters made.
+    pub(super) fn committed(&mut self, branches: Vec<CommittedBranch>) {
+        self.committed = Some(branches);
+    }
+}
+
+impl Session {
+    /// `preview_stack`.
+    pub(super) fn preview_stack(&mut self, now: Instant, preview: PreviewStack) {
+        let Some(default_branch) = self.github.default_branch().map(str::to_owned) else {
+            return self.emit(Event::GithubReadFailed(RequestFailed {
+                request_id: preview.request_id,
+                reason: self.no_default_branch(),
+            }));
+        };
+        let current = self.github.last().and_then(|w| w.branch.clone());
+        let flow = PreviewFlow::new(
+            preview.branches,
+            self.stacks.committed.as_deref(),
+            default_branch,
+            current,
+        );
+        let request_id = preview.request_id;
+        self.start_flow(now, Running::Preview { request_id, flow });
+    }
+
+    /// `open_stack`: refused when there is nothing (left) to confirm.
+    pub(super) fn open_stack(&mut self, now: Instant, open: OpenStack) -> Result<(), String> {
+        let request_id = open.request_id;
+        if self.stacks.opened.contains(&request_id) {
+            return Err(format!(
+                "the stack of {request_id} is open already (a stack opens once)"
+            ));
+        }
+        let Some(mut flow) = self.stacks.openings.remove(&request_id) else {
+            let running = self
+                .stacks
+                .running
+                .values()
+                .any(|r| matches!(r, Running::Open { request_id: r, .. } if *r == request_id));
+            return Err(if running {
+                format!("the stack of {request_id} is being opened")
+            } else {
+                "no preview to confirm: send preview_stack with this request_id first".into()
+            });
+        };
+        flow.confirm(
+            &open.titles.unwrap_or_default(),
+            &open.descriptions.unwrap_or_default(),
+            open.draft.unwrap_or(false),
+        );
+        self.start_flow(now, Running::Open { request_id, flow });
+        Ok(())
+    }
+
+    /// `plan_restack`: always answered by `restack_planned`, with a plan or a refusal.
+    pub(super) fn plan_restack(&mut self, now: Instant, plan: PlanRestack) -> Result<(), String> {
+        if matches!(self.stacks.plan, Some(PlanSlot::Running { .. })) {
+            return Err("a restack is being pushed: wait for its answer".into());
+        }
+        let request_id = plan.request_id;
+        let refusal = match (self.github.last(), self.github.default_branch()) {
+            (Some(w), _) if w.github != GithubState::Ready => Some(describe_state(w.github)),
+            (Some(w), Some(_))
+                if plan
+                    .repository
+                    .as_ref()
+                    .is_some_and(|r| w.repository.as_ref() != Some(r)) =>
+            {
+                Some(format!(
+                    "only the checkout's own repository ({}) can be restacked here",
+                    w.repository.as_deref().unwrap_or("none")
+                ))
+            }
+            (_, None) => Some(self.no_default_branch()),
+            _ => None,
+        };
+        if let Some(refusal) = refusal {
+            self.planned(request_id, Err(refusal));
+            return Ok(());
+        }
+        let default_branch = self.github.default_branch().unwrap_or_default().to_owned();
+        let flow = PlanFlow::new(default_branch);
+        self.start_flow(now, Running::Plan { request_id, flow });
+        Ok(())
+    }
+
+    /// `restack`: refused unless `plan_id` is the newest plan, not pushed.
+    pub(super) fn restack(&mut self, now: Instant, restack: Restack) -> Result<(), String> {
+        let plan_id = restack.plan_id;
+        let slot = self.stacks.plan.take();
+        let planned = match slot {
+            Some(PlanSlot::Ready { id, planned }) if id == plan_id => planned,
+            other => {
+                let reason = match &other {
+                    Some(PlanSlot::Running { id }) if *id == plan_id => {
+                        format!("plan {plan_id} is being pushed")
+                    }
+                    Some(PlanSlot::Spent { id }) if *id == plan_id => format!(
+                        "plan {plan_id} was pushed already (a plan is pushed once): plan_restack again"
+                    ),
+                    _ if self.stacks.issued.contains(&plan_id) => {
+                        format!("plan {plan_id} was replaced by a newer plan")
+                    }
+                    _ => format!("no plan {plan_id}: plan_restack first"),
+                };
+                self.stacks.plan = other;
+                return Err(reason);
+            }
+        };
+        self.stacks.plan = Some(PlanSlot::Running {
+            id: plan_id.clone(),
+        });
+        let flow = Box::new(RestackFlow::new(plan_id.clone(), planned));
+        let request_id = restack.request_id;
+        self.start_flow(
+            now,
+            Running::Restack {
+                plan_id,
+                request_id,
+                flow,
+            },
+        );
+        Ok(())
+    }
+
+    /// Routes a command's end to its flow; `false` when the input is not stack work's.
+    pub(super) fn stack_effect(&mut self, now: Instant, input: &Input<'_>) -> bool {
+        let (taken, finished) = self.stacks.commands.handle(input);
+        if let Some(done) = finished {
+            let (id, program) = done.purpose;
+            let ran = ran(&done, program);
+            if let Some(mut running) = self.stacks.running.remove(&id) {
+                let next = match &mut running {
+                    Running::Preview { flow, .. } => flow.on(ran).map(Answer::Preview),
+                    Running::Open { flow, .. } => flow.on(ran).map(Answer::Open),
+                    Running::Plan { flow, .. } => flow.on(ran).map(Answer::Plan),
+                    Running::Restack { flow, .. } => flow.on(ran).map(Answer::Restack),
+                };
+                self.advance(now, id, running, next);
+            }
+        }
+        taken
+    }
+
+    /// Kills stack commands past their deadline (their exit comes back as a failure).
+    pub(super) fn stack_timeout(&mut self, now: Instant) {
+        let overdue = self.stacks.commands.overdue(now);
+        self.kill_all(overdue);
+    }
+
+    fn start_flow(&mut self, now: Instant, mut running: Running) {
+        self.stacks.next_flow += 1;
+        let id = self.stacks.next_flow;
+        let next = match &mut running {
+            Running::Preview { flow, .. } => flow.start().map(Answer::Preview),
+            Running::Open { flow, .. } => flow.start().map(Answer::Open),
+            Running::Plan { flow, .. } => flow.start().map(Answer::Plan),
+            Running::Restack { flow, .. } => flow.start().map(Answer::Restack),
+        };
+        self.advance(now, id, running, next);
+    }
+
+    /// Runs the flow's next command, or answers.
+    fn advance(&mut self, now: Instant, id: u64, running: Running, next: Next<Answer>) {
+        match next {
+            Next::Run(cmd) => {
+                self.run_stack_cmd(now, id, &cmd);
+                self.stacks.running.insert(id, running);
+            }
+            Next::Done(answer) => self.answer_flow(now, running, answer),
+        }
+    }
+
+    fn run_stack_cmd(&mut self, now: Instant, id: u64, cmd: &Cmd) {
+        let (program, env): (&str, Vec<(String, String)>) = match cmd.program {
+            Program::Gh => (
+                "gh",
+                gh::ENV
+                    .iter()
+                    .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+                    .collect(),
+            ),
+            Program::Git => ("git", git_env()),
+        };
+        let effect = self.spawn(program, cmd.args.clone(), self.cwd.clone(), env);
+        let timeout = match cmd.program {
+            Program::Gh => self.timings.gh_timeout,
+            Program::Git => self.timings.git_timeout,
+        };
+        self.stacks
+            .commands
+            .start(effect, (id, cmd.program), now, Some(timeout));
+    }
+
+    fn answer_flow(&mut self, now: Instant, running: Running, answer: Answer) {
+        match (running, answer) {
+            (Running::Preview { request_id, .. }, Answer::Preview(done)) => match done {
+                Ok(drafts) => {
+                    self.stacks
+                        .openings
+                        .insert(request_id.clone(), OpenFlow::new(drafts.clone()));
+                    self.stacks.opened.remove(&request_id);
+                    self.emit(Event::StackPreview(Box::new(StackPreview {
+                        request_id,
+                        pull_requests: drafts,
+                    })));
+                }
+                Err(reason) => {
+                    self.emit(Event::GithubReadFailed(RequestFailed {
+                        request_id,
+                        reason,
+                    }));
+                }
+            },
+            (Running::Open { request_id, flow }, Answer::Open(done)) => {
+                match done {
+                    Ok(pull_requests) => {
+                        self.stacks.opened.insert(request_id.clone());
+                        self.emit(Event::StackOpened(StackOpened {
+                            request_id,
+                            pull_requests,
+                        }));
+                    }
+                    Err(failure) => {
+                        let failed = StackOpenFailed {
+                            request_id: request_id.clone(),
+                            reason: failure.reason,
+                            opened: flow.opened(),
+                            pending: flow.pending().collect(),
+                        };
+                        self.stacks.openings.insert(request_id, flow);
+                        self.emit(Event::StackOpenFailed(failed));
+                    }
+                }
+                self.probe_workspace(now, true);
+            }
+            (Running::Plan { request_id, .. }, Answer::Plan(done)) => {
+                if matches!(self.stacks.plan, Some(PlanSlot::Running { .. })) {
+                    // A restack started meanwhile: this plan would race it.
+                    return self.planned(
+                        request_id,
+                        Err(
+                            "a restack was confirmed while this plan was made: plan again after it"
+                                .into(),
+                        ),
+                    );
+                }
+                self.planned(request_id, done);
+            }
+            (
+                Running::Restack {
+                    plan_id,
+                    request_id,
+                    flow,
+                },
+                Answer::Restack(done),
+            ) => {
+                match done {
+                    Ok(pushed) => {
+                        self.stacks.plan = Some(PlanSlot::Spent {
+                            id: plan_id.clone(),
+                        });
+                        self.emit(Event::Restacked(Restacked {
+                            plan_id,
+                            request_id,
+                            branches: pushed.branches,
+                            retarget_failed: pushed.retarget_failed,
+                        }));
+                    }
+                    Err(stopped) => {
+                        self.stacks.plan = Some(if stopped.push_started {
+                            PlanSlot::Spent {
+                                id: plan_id.clone(),
+                            }
+                        } else {
+                            PlanSlot::Ready {
+                                id: plan_id.clone(),
+                                planned: flow.into_planned(),
+                            }
+                        });
+                        self.emit(Event::RestackFailed(RestackFailed {
+                            plan_id,
+                            request_id,
+                            reason: stopped.reason,
+                        }));
+                    }
+                }
+                self.probe_workspace(now, true);
+            }
+            // A flow answers in its own kind.
+            (_, _) => {}
+        }
+    }
+
+    /// Answers `plan_restack`: a new plan replaces the older one.
+    fn planned(&mut self, request_id: String, done: Result<Planned, String>) {
+        let answer = match done {
+            Ok(planned) => {
+                let id = format!("restack-{}", self.stacks.issued.len() + 1);
+                let id = format!("{id}-{}", self.session_id);
+                self.stacks.issued.insert(id.clone());
+                let plan = RestackPlan {
+                    id: id.clone(),
+                    branches: planned.moves.clone(),
+                };
+                self.stacks.plan = Some(PlanSlot::Ready { id, planned });
+                RestackPlanned {
+                    request_id,
+                    plan: Some(plan),
+                    refusal: None,
+                }
+            }
+            Err(refusal) => RestackPlanned {
+                request_id,
+                plan: None,
+                refusal: Some(refusal),
+            },
+        };
+        self.emit(Event::RestackPlanned(Box::new(answer)));
+    }
+
+    /// Why the default branch is not known.
+    fn no_default_branch(&self) -> String {
+        match self.github.last() {
+            Some(w) if w.github != GithubState::Ready => describe_state(w.github),
+            _ => "the repository's default branch is not known yet (gh repo view has not answered): refresh_workspace, then ask again".into(),
+        }
+    }
+}
+
+/// A flow's answer.
+#[derive(Debug)]
+enum Answer {
+    Preview(Result<Vec<crate::protocol::stack::StackDraft>, String>),
+    Open(Opened),
+    Plan(Result<Planned, String>),
+    Restack(Restacking),
+}
+
+/// The environment of the git commands luxe runs for itself: a push or fetch must fail rather
+/// than wait for a password nobody can type.
+pub(super) fn git_env() -> Vec<(String, String)> {
+    vec![("GIT_TERMINAL_PROMPT".into(), "0".into())]
+}
+
+/// A command's end as a flow takes it.
+fn ran(done: &Finished<(u64, Program)>, program: Program) -> Ran {
+    match program {
+        Program::Gh if !matches!(done.status, Ok(Some(0))) || done.timed_out => {
+            let (spawn_error, code) = match &done.status {
+                Err(error) => (Some(error.as_str()), None),
+                Ok(code) => (None, *code),
+            };
+            let stderr = String::from_utf8_lossy(&done.stderr);
+            Ran::failed(parse::failure(spawn_error, code, &stderr, done.timed_out).1)
+        }
+        _ => match done.failure("git") {
+            None => Ran::ok(String::from_utf8_lossy(&done.stdout).into_owned()),
+            Some(reason) => Ran::failed(reason),
+        },
+    }
+}
+
+/// Why GitHub work cannot run, from the dock's state.
+fn describe_state(state: GithubState) -> String {
+    match state {
+        GithubState::Ready => "gh is ready".into(),
+        GithubState::Missing => {
+            "gh is not installed or not on PATH; install GitHub CLI from https://cli.github.com"
+                .into()
+        }
+        GithubState::Unauthenticated => "gh is not logged in: run `gh auth login`".into(),
+        GithubState::NoRemote => {
+            "this checkout has no GitHub repository (no remote gh knows)".into()
+        }
+    }
+}
