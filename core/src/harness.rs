@@ -548,7 +548,8 @@ pub fn stack_flows(data: &[u8]) {
             description: "d".into(),
         }],
     };
-    drive(&mut OpenFlow::new(drafts), &mut answers);
+    let heads = vec!["h".to_owned(); drafts.len()];
+    drive(&mut OpenFlow::new(drafts, heads), &mut answers);
     let planned = match drive(&mut PlanFlow::new("main".into()), &mut answers) {
         Some(Ok(planned)) => planned,
         _ => Planned {

@@ -122,15 +122,19 @@ fn rev(dir: &Path, rev: &str) -> String {
 }
 
 /// Every commit reachable from some ref.
-fn reachable(dir: &Path) -> BTreeSet<String> {
-    git(dir, &["rev-list", "--all"])
-        .lines()
+/// Every commit reachable from some ref, here or on origin (a force-push must not drop what
+/// only origin had).
+fn reachable(stack: &Stack) -> BTreeSet<String> {
+    let here = git(stack.path(), &["rev-list", "--all"]);
+    let there = stack.origin_git(&["rev-list", "--all"]);
+    here.lines()
+        .chain(there.lines())
         .map(str::to_owned)
         .collect()
 }
 
-fn assert_nothing_lost(before: &BTreeSet<String>, dir: &Path) {
-    let after = reachable(dir);
+fn assert_nothing_lost(before: &BTreeSet<String>, stack: &Stack) {
+    let after = reachable(stack);
     let lost: Vec<&String> = before.difference(&after).collect();
     assert!(lost.is_empty(), "commits no longer reachable: {lost:?}");
 }
@@ -501,7 +505,7 @@ fn a_squash_merged_bottom_moves_the_rest_onto_main_and_retargets() {
     let stack = Stack::new(4);
     squash_into_main(&stack, "s1");
     stack.merged(1, None);
-    let before = reachable(stack.path());
+    let before = reachable(&stack);
     let mut luxe = stack.luxe();
     let plan = plan(&mut luxe);
     assert_eq!(moving(&plan), ["s2", "s3", "s4"]);
@@ -541,7 +545,7 @@ fn a_squash_merged_bottom_moves_the_rest_onto_main_and_retargets() {
         .filter(|a| a.starts_with(&["pr".to_owned(), "edit".to_owned()]))
         .collect();
     assert_eq!(edits, [["pr", "edit", "2", "--base", "main"]]);
-    assert_nothing_lost(&before, stack.path());
+    assert_nothing_lost(&before, &stack);
     // A plan is pushed once.
     let again = confirm(&mut luxe, &plan);
     assert_eq!(again["kind"], "action_rejected", "{again}");
@@ -565,7 +569,7 @@ fn a_merge_committed_bottom_and_a_retargeted_next_restack_past_it() {
     );
     git(clone.path(), &["push", "--quiet", "origin", "main", ":s1"]);
     stack.merged(1, Some("main"));
-    let before = reachable(stack.path());
+    let before = reachable(&stack);
     let mut luxe = stack.luxe();
     let plan = plan(&mut luxe);
     assert_eq!(moving(&plan), ["s2", "s3"]);
@@ -582,14 +586,14 @@ fn a_merge_committed_bottom_and_a_retargeted_next_restack_past_it() {
             .iter()
             .any(|a| a.get(1).is_some_and(|x| x == "edit"))
     );
-    assert_nothing_lost(&before, stack.path());
+    assert_nothing_lost(&before, &stack);
 }
 
 #[test]
 fn a_moved_base_moves_the_whole_stack_and_the_checked_out_top_follows() {
     let stack = Stack::new(5);
     advance_main(&stack, "other.txt", "new on main\n");
-    let before = reachable(stack.path());
+    let before = reachable(&stack);
     let mut luxe = stack.luxe();
     let plan = plan(&mut luxe);
     assert_eq!(moving(&plan), ["s1", "s2", "s3", "s4", "s5"]);
@@ -616,7 +620,7 @@ fn a_moved_base_moves_the_whole_stack_and_the_checked_out_top_follows() {
         let backup = b["backup_ref"].as_str().unwrap();
         assert_eq!(rev(stack.path(), backup), b["old_head"].as_str().unwrap());
     }
-    assert_nothing_lost(&before, stack.path());
+    assert_nothing_lost(&before, &stack);
 }
 
 #[test]
@@ -635,7 +639,7 @@ fn a_middle_branch_amended_by_hand_is_pushed_and_the_top_rebuilt_on_it() {
             "commit 2 (amended)",
         ],
     );
-    let before = reachable(stack.path());
+    let before = reachable(&stack);
     let mut luxe = stack.luxe();
     let plan = plan(&mut luxe);
     assert_eq!(moving(&plan), ["s2", "s3"]);
@@ -654,7 +658,7 @@ fn a_middle_branch_amended_by_hand_is_pushed_and_the_top_rebuilt_on_it() {
         stack.origin_git(&["show", "s3:f2.txt"]),
         "file 2, amended\n"
     );
-    assert_nothing_lost(&before, stack.path());
+    assert_nothing_lost(&before, &stack);
 }
 
 #[test]
@@ -704,31 +708,15 @@ fn each_refusal_at_confirmation_changes_nothing() {
     let s2 = rev(stack.path(), "s2");
     stack.origin_git(&["update-ref", "refs/heads/s2", &s2]);
 
-    // Dirty where it is checked out; a confirmation after cleaning up goes through.
-    let p = plan(&mut luxe);
-    write(stack.path(), "f3.txt", "edited, not committed\n");
-    let failed = confirm(&mut luxe, &p);
-    assert!(
-        failed["content"]["reason"]
-            .as_str()
-            .unwrap()
-            .contains("uncommitted changes"),
-        "{failed}"
-    );
-    git(stack.path(), &["checkout", "--quiet", "--", "f3.txt"]);
-
     // Checked out in another worktree since the plan.
     let other = tempfile::tempdir().unwrap();
-    let wt = other.path().join("wt");
-    let wt_path = wt.to_string_lossy().into_owned();
-    let failed = {
-        let p2 = plan(&mut luxe);
-        git(
-            stack.path(),
-            &["worktree", "add", "--quiet", &wt_path, "s1"],
-        );
-        confirm(&mut luxe, &p2)
-    };
+    let wt_path = other.path().join("wt").to_string_lossy().into_owned();
+    let p = plan(&mut luxe);
+    git(
+        stack.path(),
+        &["worktree", "add", "--quiet", &wt_path, "s1"],
+    );
+    let failed = confirm(&mut luxe, &p);
     let reason = failed["content"]["reason"].as_str().unwrap();
     assert!(
         reason.contains("s1 is checked out in") && reason.contains("nowhere when planned"),
@@ -736,20 +724,79 @@ fn each_refusal_at_confirmation_changes_nothing() {
     );
     git(stack.path(), &["worktree", "remove", &wt_path]);
 
-    // The plan made before the last two is replaced; the newest still confirms.
+    // A newer plan replaces it.
+    let newer = plan(&mut luxe);
     let replaced = confirm(&mut luxe, &p);
     assert_eq!(replaced["kind"], "action_rejected", "{replaced}");
+    let reason = replaced["content"]["reason"].as_str().unwrap();
+    assert!(reason.contains("replaced"), "{reason}");
+
+    // Dirty where it is checked out; once clean, the same plan goes through.
+    write(stack.path(), "f3.txt", "edited, not committed\n");
+    let snapshot = (all_branches(stack.path()), origin_branches(&stack));
+    let failed = confirm(&mut luxe, &newer);
+    let reason = failed["content"]["reason"].as_str().unwrap();
     assert!(
-        replaced["content"]["reason"]
-            .as_str()
-            .unwrap()
-            .contains("replaced")
+        reason.contains("s3 is checked out in") && reason.contains("uncommitted changes"),
+        "{reason}"
     );
-    let before = reachable(stack.path());
-    let fresh = plan(&mut luxe);
-    let done = confirm(&mut luxe, &fresh);
+    assert_eq!(
+        (all_branches(stack.path()), origin_branches(&stack)),
+        snapshot
+    );
+    git(stack.path(), &["checkout", "--quiet", "--", "f3.txt"]);
+    let before = reachable(&stack);
+    let done = confirm(&mut luxe, &newer);
     assert_eq!(done["kind"], "restacked", "{done}");
-    assert_nothing_lost(&before, stack.path());
+    assert_nothing_lost(&before, &stack);
+}
+
+#[test]
+fn a_squash_merged_bottom_deleted_on_origin_with_the_next_retargeted_restacks() {
+    // GitHub squashed #1, deleted s1 and moved #2 onto main; s1 is gone here too.
+    let stack = Stack::new(3);
+    squash_into_main(&stack, "s1");
+    stack.origin_git(&["update-ref", "-d", "refs/heads/s1"]);
+    git(stack.path(), &["branch", "--quiet", "-D", "s1"]);
+    git(
+        stack.path(),
+        &["update-ref", "-d", "refs/remotes/origin/s1"],
+    );
+    stack.merged(1, Some("main"));
+    let before = reachable(&stack);
+    let mut luxe = stack.luxe();
+    let plan = plan(&mut luxe);
+    assert_eq!(moving(&plan), ["s2", "s3"]);
+    assert_eq!(
+        plan["branches"][0]["commits"], 1,
+        "only its own commit: {plan}"
+    );
+    let done = confirm(&mut luxe, &plan);
+    assert_eq!(done["kind"], "restacked", "{done}");
+    assert_eq!(own_commits(&stack, "main", "s2"), 1);
+    assert_eq!(own_commits(&stack, "s2", "s3"), 1);
+    assert_nothing_lost(&before, &stack);
+}
+
+#[test]
+fn a_branch_someone_else_pushed_to_is_not_overwritten() {
+    let stack = Stack::new(2);
+    advance_main(&stack, "other.txt", "x\n");
+    // A teammate adds a commit to s2 on origin; this checkout never had it.
+    let clone = clone_as(stack.origin.path(), "Teammate");
+    git(clone.path(), &["checkout", "--quiet", "s2"]);
+    write(clone.path(), "theirs.txt", "theirs\n");
+    git(clone.path(), &["add", "-A"]);
+    git(clone.path(), &["commit", "--quiet", "-m", "teammate"]);
+    git(clone.path(), &["push", "--quiet", "origin", "s2"]);
+    let before = reachable(&stack);
+    let mut luxe = stack.luxe();
+    let why = refusal(&mut luxe);
+    assert!(
+        why.contains("s2 on origin has commits this checkout does not"),
+        "{why}"
+    );
+    assert_nothing_lost(&before, &stack);
 }
 
 #[test]
@@ -758,7 +805,7 @@ fn a_conflict_stops_everything_with_nothing_pushed() {
     advance_main(&stack, "f1.txt", "main wrote this first\n");
     let mut luxe = stack.luxe();
     let p = plan(&mut luxe);
-    let before = reachable(stack.path());
+    let before = reachable(&stack);
     let snapshot = (all_branches(stack.path()), origin_branches(&stack));
     let failed = confirm(&mut luxe, &p);
     assert_eq!(failed["kind"], "restack_failed", "{failed}");
@@ -772,7 +819,7 @@ fn a_conflict_stops_everything_with_nothing_pushed() {
         snapshot
     );
     assert_eq!(git(stack.path(), &["status", "--porcelain"]), "");
-    assert_nothing_lost(&before, stack.path());
+    assert_nothing_lost(&before, &stack);
 }
 
 #[test]
@@ -797,7 +844,7 @@ fn a_push_that_loses_its_lease_to_a_racing_push_moves_nothing_and_spends_the_pla
         std::fs::Permissions::from_mode(0o755),
     )
     .unwrap();
-    let before = reachable(stack.path());
+    let before = reachable(&stack);
     let mut luxe = stack.luxe();
     let p = plan(&mut luxe);
     let s1_there = stack.origin_git(&["rev-parse", "s1"]);
@@ -818,7 +865,7 @@ fn a_push_that_loses_its_lease_to_a_racing_push_moves_nothing_and_spends_the_pla
         s2,
         "the racing push stands"
     );
-    assert_nothing_lost(&before, stack.path());
+    assert_nothing_lost(&before, &stack);
     let again = confirm(&mut luxe, &p);
     assert_eq!(again["kind"], "action_rejected", "{again}");
 }
@@ -831,12 +878,12 @@ fn a_base_github_refuses_to_change_comes_back_in_retarget_failed() {
     stack.fake.update_state(|s| {
         s["fail"] = json!({"pr edit": {"exit": 1, "stderr": "GraphQL: Base branch was modified"}});
     });
-    let before = reachable(stack.path());
+    let before = reachable(&stack);
     let mut luxe = stack.luxe();
     let p = plan(&mut luxe);
     let done = confirm(&mut luxe, &p);
     assert_eq!(done["kind"], "restacked", "{done}");
-    assert_nothing_lost(&before, stack.path());
+    assert_nothing_lost(&before, &stack);
     let failed = done["content"]["retarget_failed"].as_array().unwrap();
     assert_eq!(failed.len(), 1, "{done}");
     assert_eq!(failed[0]["branch"], "s2");
@@ -858,12 +905,12 @@ fn a_local_branch_that_cannot_follow_comes_back_as_local() {
     // s1 is checked out, clean, but holds an untracked g.txt its new head would overwrite.
     git(stack.path(), &["checkout", "--quiet", "s1"]);
     std::fs::write(stack.path().join("g.txt"), "untracked here\n").unwrap();
-    let before = reachable(stack.path());
+    let before = reachable(&stack);
     let mut luxe = stack.luxe();
     let p = plan(&mut luxe);
     assert_eq!(moving(&p), ["s1", "s2"]);
     let done = confirm(&mut luxe, &p);
-    assert_nothing_lost(&before, stack.path());
+    assert_nothing_lost(&before, &stack);
     assert_eq!(done["kind"], "restacked", "{done}");
     let failed = done["content"]["retarget_failed"].as_array().unwrap();
     assert_eq!(failed.len(), 1, "{done}");
@@ -955,7 +1002,7 @@ fn without_git_replay_a_private_worktree_rebuilds_the_branches() {
     let mut path = std::ffi::OsString::from(bin.path());
     path.push(":");
     path.push(stack.fake.path_env());
-    let before = reachable(stack.path());
+    let before = reachable(&stack);
     let mut luxe = stack.luxe_with(&[("PATH", path)]);
     let p = plan(&mut luxe);
     let done = confirm(&mut luxe, &p);
@@ -974,5 +1021,5 @@ fn without_git_replay_a_private_worktree_rebuilds_the_branches() {
         1,
         "the private worktree is gone: {worktrees}"
     );
-    assert_nothing_lost(&before, stack.path());
+    assert_nothing_lost(&before, &stack);
 }

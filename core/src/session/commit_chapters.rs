@@ -28,7 +28,7 @@ use crate::review::source::ReviewTarget;
 use crate::stack::git as stack_git;
 use crate::stack::names::branch_names;
 use crate::stack::preview::CommittedBranch;
-use crate::stack::refs::{REF_FORMAT, is_object_id, parse_refs};
+use crate::stack::refs::{is_object_id, parse_refs};
 
 use super::Session;
 
@@ -226,7 +226,13 @@ impl Session {
             }
             (Step::ListBranches, Ok(())) => {
                 if let Some(stack) = commit.stack.as_mut() {
-                    let existing = parse_refs(&stdout).local.into_keys().collect();
+                    // Taken here or on origin: a name of origin's would adopt its branch.
+                    let refs = parse_refs(&stdout);
+                    let existing = refs
+                        .local
+                        .into_keys()
+                        .chain(refs.remote.into_keys())
+                        .collect();
                     let titles: Vec<&str> =
                         stack.chapters.iter().map(|c| c.title.as_str()).collect();
                     let names = branch_names(stack.current.as_deref(), &titles, &existing);
@@ -370,7 +376,10 @@ impl Session {
                 Ok(git(&args))
             }
             Step::ReadBranch => Ok(git(&["symbolic-ref", "--quiet", "--short", "HEAD"])),
-            Step::ListBranches => Ok(git(&["for-each-ref", REF_FORMAT, "refs/heads"])),
+            Step::ListBranches => Ok(git(&stack_git::branches()
+                .iter()
+                .map(String::as_str)
+                .collect::<Vec<_>>())),
             Step::CreateBranch(i) => {
                 let branch = commit
                     .stack

@@ -407,12 +407,7 @@ impl Session {
                     self.reject(refuse_id("open_stack", reason, request_id));
                 }
             }
-            Action::PlanRestack(plan) => {
-                let request_id = plan.request_id.clone();
-                if let Err(reason) = self.plan_restack(now, plan) {
-                    self.reject(refuse_id("plan_restack", reason, request_id));
-                }
-            }
+            Action::PlanRestack(plan) => self.plan_restack(now, plan),
             Action::Restack(restack) => {
                 let request_id = restack.request_id.clone();
                 if let Err(reason) = self.restack(now, restack) {

@@ -85,6 +85,15 @@ impl Stacks {
 impl Session {
     /// `preview_stack`.
     pub(super) fn preview_stack(&mut self, now: Instant, preview: PreviewStack) {
+        if self.stack_opening(&preview.request_id) {
+            return self.emit(Event::GithubReadFailed(RequestFailed {
+                reason: format!(
+                    "the stack of {} is being opened: wait for its answer",
+                    preview.request_id
+                ),
+                request_id: preview.request_id,
+            }));
+        }
         let Some(default_branch) = self.github.default_branch().map(str::to_owned) else {
             return self.emit(Event::GithubReadFailed(RequestFailed {
                 request_id: preview.request_id,
@@ -111,12 +120,7 @@ impl Session {
             ));
         }
         let Some(mut flow) = self.stacks.openings.remove(&request_id) else {
-            let running = self
-                .stacks
-                .running
-                .values()
-                .any(|r| matches!(r, Running::Open { request_id: r, .. } if *r == request_id));
-            return Err(if running {
+            return Err(if self.stack_opening(&request_id) {
                 format!("the stack of {request_id} is being opened")
             } else {
                 "no preview to confirm: send preview_stack with this request_id first".into()
@@ -131,13 +135,21 @@ impl Session {
         Ok(())
     }
 
+    /// Whether an `open_stack` of `request_id` is running.
+    fn stack_opening(&self, request_id: &str) -> bool {
+        self.stacks
+            .running
+            .values()
+            .any(|r| matches!(r, Running::Open { request_id: r, .. } if r == request_id))
+    }
+
     /// `plan_restack`: always answered by `restack_planned`, with a plan or a refusal.
-    pub(super) fn plan_restack(&mut self, now: Instant, plan: PlanRestack) -> Result<(), String> {
-        if matches!(self.stacks.plan, Some(PlanSlot::Running { .. })) {
-            return Err("a restack is being pushed: wait for its answer".into());
-        }
+    pub(super) fn plan_restack(&mut self, now: Instant, plan: PlanRestack) {
         let request_id = plan.request_id;
         let refusal = match (self.github.last(), self.github.default_branch()) {
+            _ if matches!(self.stacks.plan, Some(PlanSlot::Running { .. })) => {
+                Some("a restack is being pushed: plan again after its answer".into())
+            }
             (Some(w), _) if w.github != GithubState::Ready => Some(describe_state(w.github)),
             (Some(w), Some(_))
                 if plan
@@ -154,18 +166,20 @@ impl Session {
             _ => None,
         };
         if let Some(refusal) = refusal {
-            self.planned(request_id, Err(refusal));
-            return Ok(());
+            return self.planned(now, request_id, Err(refusal));
         }
         let default_branch = self.github.default_branch().unwrap_or_default().to_owned();
         let flow = PlanFlow::new(default_branch);
         self.start_flow(now, Running::Plan { request_id, flow });
-        Ok(())
     }
 
     /// `restack`: refused unless `plan_id` is the newest plan, not pushed.
     pub(super) fn restack(&mut self, now: Instant, restack: Restack) -> Result<(), String> {
         let plan_id = restack.plan_id;
+        // The agent may be changing the files of a branch that would move under it.
+        if self.turn.is_some() {
+            return Err("a turn is running: restack after it ends".into());
+        }
         let slot = self.stacks.plan.take();
         let planned = match slot {
             Some(PlanSlot::Ready { id, planned }) if id == plan_id => planned,
@@ -273,11 +287,10 @@ impl Session {
 
     fn answer_flow(&mut self, now: Instant, running: Running, answer: Answer) {
         match (running, answer) {
-            (Running::Preview { request_id, .. }, Answer::Preview(done)) => match done {
+            (Running::Preview { request_id, flow }, Answer::Preview(done)) => match done {
                 Ok(drafts) => {
-                    self.stacks
-                        .openings
-                        .insert(request_id.clone(), OpenFlow::new(drafts.clone()));
+                    let opening = OpenFlow::new(drafts.clone(), flow.heads());
+                    self.stacks.openings.insert(request_id.clone(), opening);
                     self.stacks.opened.remove(&request_id);
                     self.emit(Event::StackPreview(Box::new(StackPreview {
                         request_id,
@@ -307,7 +320,8 @@ impl Session {
                             opened: flow.opened(),
                             pending: flow.pending().collect(),
                         };
-                        self.stacks.openings.insert(request_id, flow);
+                        // A preview made meanwhile under the same id is the newer one.
+                        self.stacks.openings.entry(request_id).or_insert(flow);
                         self.emit(Event::StackOpenFailed(failed));
                     }
                 }
@@ -317,6 +331,7 @@ impl Session {
                 if matches!(self.stacks.plan, Some(PlanSlot::Running { .. })) {
                     // A restack started meanwhile: this plan would race it.
                     return self.planned(
+                        now,
                         request_id,
                         Err(
                             "a restack was confirmed while this plan was made: plan again after it"
@@ -324,7 +339,7 @@ impl Session {
                         ),
                     );
                 }
-                self.planned(request_id, done);
+                self.planned(now, request_id, done);
             }
             (
                 Running::Restack {
@@ -372,11 +387,15 @@ impl Session {
     }
 
     /// Answers `plan_restack`: a new plan replaces the older one.
-    fn planned(&mut self, request_id: String, done: Result<Planned, String>) {
+    fn planned(&mut self, now: Instant, request_id: String, done: Result<Planned, String>) {
         let answer = match done {
             Ok(planned) => {
-                let id = format!("restack-{}", self.stacks.issued.len() + 1);
-                let id = format!("{id}-{}", self.session_id);
+                // Unique across sessions and resumes too: the id names the backup refs.
+                let id = format!(
+                    "restack-{}-{}",
+                    self.wall_ms(now),
+                    self.stacks.issued.len() + 1
+                );
                 self.stacks.issued.insert(id.clone());
                 let plan = RestackPlan {
                     id: id.clone(),

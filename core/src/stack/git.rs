@@ -67,15 +67,20 @@ pub fn fetch() -> Vec<String> {
     owned(&["fetch", "--quiet", "origin"])
 }
 
-/// The commits above origin's `default_branch` reachable from `tips`, with parents and boundary
-/// (see `graph`); tips git does not have are left out.
-pub fn graph(tips: &[String], default_branch: &str) -> Vec<String> {
+/// The commits above origin's `bases` reachable from `tips`, with parents and boundary (see
+/// `graph`); tips git does not have are left out.
+pub fn graph(tips: &[String], bases: &[String]) -> Vec<String> {
     let mut args = owned(&["rev-list", "--parents", "--boundary", "--ignore-missing"]);
     args.extend(tips.iter().cloned());
-    args.extend([
-        "--not".to_owned(),
-        format!("refs/remotes/origin/{default_branch}"),
-    ]);
+    args.push("--not".to_owned());
+    args.extend(bases.iter().map(|b| format!("refs/remotes/origin/{b}")));
+    args
+}
+
+/// Where `refs` have been, newest first: `SHA refs/heads/B@{n}` per line.
+pub fn reflogs(refs: &[String]) -> Vec<String> {
+    let mut args = owned(&["log", "--walk-reflogs", "--format=%H %gD"]);
+    args.extend(refs.iter().cloned());
     args
 }
 
@@ -107,9 +112,15 @@ pub fn common_dir() -> Vec<String> {
 }
 
 /// Replays `branch`'s commits after `old_parent` onto `onto` without touching a ref or a work
-/// tree; prints `update refs/heads/B NEW OLD`.
+/// tree; prints `update refs/heads/B NEW OLD`. Since git 2.53 replay updates refs itself unless
+/// `replay.refAction` says `print` (older git ignores the key); the committer must be one the
+/// user configured, never git's guess from the host name, since the push publishes it.
 pub fn replay(onto: &str, old_parent: &str, branch: &str) -> Vec<String> {
     owned(&[
+        "-c",
+        "replay.refAction=print",
+        "-c",
+        "user.useConfigOnly=true",
         "replay",
         "--onto",
         onto,
@@ -125,6 +136,8 @@ pub fn worktree_add(path: &str, onto: &str) -> Vec<String> {
 /// Cherry-picks `from..to` in the worktree at `path`.
 pub fn cherry_pick_in(path: &str, from: &str, to: &str) -> Vec<String> {
     owned(&[
+        "-c",
+        "user.useConfigOnly=true",
         "-C",
         path,
         "cherry-pick",
@@ -143,9 +156,29 @@ pub fn worktree_remove(path: &str) -> Vec<String> {
     owned(&["worktree", "remove", "--force", path])
 }
 
-/// Points `reference` at `sha` (a backup ref that keeps an old head reachable).
-pub fn set_ref(reference: &str, sha: &str) -> Vec<String> {
-    owned(&["update-ref", "-m", "luxe: restack backup", reference, sha])
+/// Creates `reference` at `sha` (a backup ref that keeps an old head reachable), failing if
+/// it exists: a backup is never overwritten.
+pub fn create_ref(reference: &str, sha: &str) -> Vec<String> {
+    owned(&[
+        "update-ref",
+        "-m",
+        "luxe: restack backup",
+        reference,
+        sha,
+        "",
+    ])
+}
+
+/// The branch checked out at `path` and its commit: `SHA` then `refs/heads/B` (or `HEAD`).
+pub fn checked_out_in(path: &str) -> Vec<String> {
+    owned(&[
+        "-C",
+        path,
+        "rev-parse",
+        "HEAD",
+        "--symbolic-full-name",
+        "HEAD",
+    ])
 }
 
 /// Pushes every `(branch, new head, old remote head)` in one atomic push, each guarded by a

@@ -9,6 +9,7 @@ use super::describe::{Entry, own_part, with_stack};
 use super::flow::{Cmd, Flow, Next, Ran};
 use super::git;
 use super::plan::parse_pulls;
+use super::refs::parse_refs;
 use crate::github::{gh, parse};
 use crate::protocol::stack::{StackDraft, StackPending, StackPullRequest};
 
@@ -25,6 +26,7 @@ pub struct OpenFailure {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Phase {
     ListOpen,
+    Heads,
     Push,
     Create(usize),
     Link(usize),
@@ -34,6 +36,8 @@ enum Phase {
 #[derive(Debug, Clone)]
 pub struct OpenFlow {
     drafts: Vec<StackDraft>,
+    /// Each branch's head as previewed: what is pushed must be what was shown.
+    heads: Vec<String>,
     draft: bool,
     opened: BTreeMap<String, StackPullRequest>,
     linked: BTreeSet<String>,
@@ -41,10 +45,11 @@ pub struct OpenFlow {
 }
 
 impl OpenFlow {
-    /// A stack to open as `drafts` show it.
-    pub fn new(drafts: Vec<StackDraft>) -> Self {
+    /// A stack to open as `drafts` show it, each branch at its previewed head.
+    pub fn new(drafts: Vec<StackDraft>, heads: Vec<String>) -> Self {
         Self {
             drafts,
+            heads,
             draft: false,
             opened: BTreeMap::new(),
             linked: BTreeSet::new(),
@@ -156,6 +161,7 @@ impl Flow for OpenFlow {
             Err(reason) => {
                 let reason = match self.phase {
                     Phase::ListOpen => format!("gh pr list: {reason}"),
+                    Phase::Heads => format!("git for-each-ref: {reason}"),
                     Phase::Push => format!("git push: {reason}"),
                     Phase::Create(i) => {
                         format!("gh pr create for {}: {reason}", self.drafts[i].branch)
@@ -190,6 +196,22 @@ impl Flow for OpenFlow {
                 }
                 if self.pending().next().is_none() {
                     return self.next_link();
+                }
+                self.phase = Phase::Heads;
+                Next::Run(Cmd::git(git::branches()))
+            }
+            Phase::Heads => {
+                let local = parse_refs(&stdout).local;
+                for (d, head) in self.drafts.iter().zip(&self.heads) {
+                    if local.get(&d.branch) != Some(head) {
+                        return Next::Done(Err(OpenFailure {
+                            reason: format!(
+                                "{} moved since the preview ({head} → {}): preview again",
+                                d.branch,
+                                local.get(&d.branch).map_or("gone", String::as_str)
+                            ),
+                        }));
+                    }
                 }
                 self.phase = Phase::Push;
                 let branches: Vec<String> = self.drafts.iter().map(|d| d.branch.clone()).collect();

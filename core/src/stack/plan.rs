@@ -28,6 +28,9 @@ pub struct PullRef {
     /// Its page.
     #[serde(default)]
     pub url: Option<String>,
+    /// Whether its head is in a fork: then the branch of that name here is not its head.
+    #[serde(default)]
+    pub is_cross_repository: bool,
 }
 
 impl PullRef {
@@ -52,26 +55,107 @@ pub struct Facts {
     pub remote: BTreeMap<String, String>,
     /// The repository's pull requests, any state.
     pub pulls: Vec<PullRef>,
-    /// The commits above origin's default branch (see [`Graph`]).
+    /// The commits above origin's branches the pull requests are based on (see [`Graph`]).
     pub graph: Graph,
+    /// Where each local branch has been, newest first (its reflog).
+    pub local_reflog: BTreeMap<String, Vec<String>>,
+    /// Where each of origin's branches has been seen, newest first.
+    pub remote_reflog: BTreeMap<String, Vec<String>>,
 }
 
 impl Facts {
+    /// The pull requests a restack may touch: the repository's own branches (a fork's head
+    /// named like a branch here is not that branch), never the default branch as a head.
+    fn own_pulls(&self) -> impl Iterator<Item = &PullRef> {
+        self.pulls
+            .iter()
+            .filter(|p| !p.is_cross_repository && p.head_ref_name != self.default_branch)
+    }
+
     /// The commits the graph must be read from: every local and remote head of a pull
-    /// request's branch, and merged pull requests' heads.
-    pub fn graph_tips(
-        pulls: &[PullRef],
-        local: &BTreeMap<String, String>,
-        remote: &BTreeMap<String, String>,
-    ) -> Vec<String> {
+    /// request's branch, merged pull requests' heads, and where those branches have been.
+    pub fn graph_tips(&self) -> Vec<String> {
         let mut tips = BTreeSet::new();
-        for pull in pulls {
-            tips.extend(local.get(&pull.head_ref_name).cloned());
-            tips.extend(remote.get(&pull.head_ref_name).cloned());
+        for pull in self.own_pulls() {
+            let head = &pull.head_ref_name;
+            tips.extend(self.local.get(head).cloned());
+            tips.extend(self.remote.get(head).cloned());
             tips.extend(pull.head_ref_oid.clone());
+            for log in [&self.local_reflog, &self.remote_reflog] {
+                tips.extend(log.get(head).into_iter().flatten().cloned());
+            }
         }
         tips.into_iter().collect()
     }
+
+    /// Where the graph is cut: origin's default branch and every base of an open pull request
+    /// that is no pull request's head, as origin has them.
+    pub fn graph_bases(&self) -> Vec<String> {
+        let heads: BTreeSet<&str> = self
+            .own_pulls()
+            .filter(|p| p.is("OPEN"))
+            .map(|p| p.head_ref_name.as_str())
+            .collect();
+        let mut bases = BTreeSet::from([self.default_branch.clone()]);
+        for pull in self.own_pulls().filter(|p| p.is("OPEN")) {
+            let base = &pull.base_ref_name;
+            if !heads.contains(base.as_str()) && self.remote.contains_key(base) {
+                bases.insert(base.clone());
+            }
+        }
+        bases.into_iter().collect()
+    }
+
+    /// The branches whose reflogs are read, as `refs/heads/B` and `refs/remotes/origin/B`.
+    pub fn reflog_refs(&self) -> Vec<String> {
+        let mut refs = BTreeSet::new();
+        for pull in self.own_pulls() {
+            let head = &pull.head_ref_name;
+            if self.local.contains_key(head) {
+                refs.insert(format!("refs/heads/{head}"));
+            }
+            if self.remote.contains_key(head) {
+                refs.insert(format!("refs/remotes/origin/{head}"));
+            }
+        }
+        refs.into_iter().collect()
+    }
+
+    /// Where `branch` has been, here and on origin, newest first.
+    fn history(&self, branch: &str) -> impl Iterator<Item = &String> {
+        let local = self.local_reflog.get(branch).into_iter().flatten();
+        let remote = self.remote_reflog.get(branch).into_iter().flatten();
+        local.chain(remote)
+    }
+}
+
+/// Parses `git log -g --format=%H %gD REFS`: each ref's past heads, newest first, as
+/// `(local, origin's)` by branch.
+pub fn parse_reflogs(
+    stdout: &str,
+) -> (BTreeMap<String, Vec<String>>, BTreeMap<String, Vec<String>>) {
+    let mut local: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    let mut remote: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for line in stdout.lines() {
+        let Some((sha, selector)) = line.split_once(' ') else {
+            continue;
+        };
+        let Some((name, _)) = selector.rsplit_once("@{") else {
+            continue;
+        };
+        if let Some(branch) = name.strip_prefix("refs/heads/") {
+            local
+                .entry(branch.to_owned())
+                .or_default()
+                .push(sha.to_owned());
+        } else if let Some(branch) = name.strip_prefix("refs/remotes/origin/") {
+            remote
+                .entry(branch.to_owned())
+                .or_default()
+                .push(sha.to_owned());
+        }
+    }
+    (local, remote)
 }
 
 /// Where a branch's pull request sits.
@@ -85,23 +169,35 @@ enum Parent {
 /// The moving branches, bottom first, or why there is nothing to confirm.
 pub fn plan(facts: &Facts) -> Result<Vec<RestackMove>, String> {
     let mut open: BTreeMap<&str, &PullRef> = BTreeMap::new();
-    // Newest first, so that the newest pull request of a branch is the one kept.
-    let mut pulls: Vec<&PullRef> = facts.pulls.iter().collect();
+    let mut merged: BTreeMap<&str, &PullRef> = BTreeMap::new();
+    // Newest first, so that a branch's newest merged pull request is the one kept.
+    let mut pulls: Vec<&PullRef> = facts.own_pulls().collect();
     pulls.sort_by_key(|p| std::cmp::Reverse(p.number));
     for pull in &pulls {
-        if pull.is("OPEN") && facts.local.contains_key(&pull.head_ref_name) {
-            open.entry(pull.head_ref_name.as_str()).or_insert(pull);
+        let head = pull.head_ref_name.as_str();
+        if pull.is("OPEN") && facts.local.contains_key(head) {
+            if let Some(other) = open.get(head)
+                && other.base_ref_name != pull.base_ref_name
+            {
+                return Err(format!(
+                    "{head} has two open pull requests on different bases (#{} on {}, #{} on {}): close one, then plan again",
+                    other.number, other.base_ref_name, pull.number, pull.base_ref_name
+                ));
+            }
+            open.entry(head).or_insert(pull);
+        } else if pull.is("MERGED") {
+            merged.entry(head).or_insert(pull);
         }
     }
     if open.is_empty() {
         return Err("no open pull request has its branch in this checkout".into());
     }
-    let mut merged: BTreeMap<&str, &PullRef> = BTreeMap::new();
-    for pull in &pulls {
-        if pull.is("MERGED") {
-            merged.entry(pull.head_ref_name.as_str()).or_insert(pull);
-        }
-    }
+    // Every merged head: a branch holding one holds commits its base has now (squashed or not).
+    let merged_heads: Vec<String> = pulls
+        .iter()
+        .filter(|p| p.is("MERGED"))
+        .filter_map(|p| p.head_ref_oid.clone())
+        .collect();
 
     // Each open branch's parent, new base and candidates for where its own commits start.
     struct Node<'a> {
@@ -119,12 +215,18 @@ pub fn plan(facts: &Facts) -> Result<Vec<RestackMove>, String> {
             if open.contains_key(base.as_str()) {
                 break Parent::Stacked(base.clone());
             }
-            match merged.get(base.as_str()) {
+            // A branch below that merged and is gone from origin, or still where it merged
+            // (a living branch once merged, such as `develop`, is a base like any other).
+            let below = merged.get(base.as_str()).filter(|below| {
+                let there = facts.remote.get(&base);
+                there.is_none() || there == below.head_ref_oid.as_ref()
+            });
+            match below {
                 Some(below) if base != facts.default_branch && hops < 64 => {
-                    // The branch below merged: its commits (or their squash) are in its base now.
                     candidates.extend(below.head_ref_oid.clone());
                     candidates.extend(facts.local.get(&base).cloned());
                     candidates.extend(facts.remote.get(&base).cloned());
+                    candidates.extend(facts.history(&base).cloned());
                     base = below.base_ref_name.clone();
                     hops += 1;
                 }
@@ -136,6 +238,7 @@ pub fn plan(facts: &Facts) -> Result<Vec<RestackMove>, String> {
                 candidates.extend(facts.remote.get(below).cloned());
                 candidates.extend(open[below.as_str()].head_ref_oid.clone());
                 candidates.extend(facts.local.get(below).cloned());
+                candidates.extend(facts.history(below).cloned());
             }
             Parent::Remote(below) => {
                 let Some(tip) = facts.remote.get(below) else {
@@ -145,7 +248,23 @@ pub fn plan(facts: &Facts) -> Result<Vec<RestackMove>, String> {
                     ));
                 };
                 candidates.push(tip.clone());
+                candidates.extend(merged_heads.iter().cloned());
             }
+        }
+        // A head on origin this checkout never had is someone else's push: restacking would
+        // overwrite it.
+        let local = &facts.local[branch];
+        if let Some(there) = facts.remote.get(branch)
+            && there != local
+            && !facts.graph.reaches(local, there)
+            && !facts
+                .local_reflog
+                .get(branch)
+                .is_some_and(|log| log.contains(there))
+        {
+            return Err(format!(
+                "{branch} on origin has commits this checkout does not ({there}): pull them into {branch} first, then plan again"
+            ));
         }
         nodes.insert(
             branch,
@@ -234,20 +353,16 @@ pub fn plan(facts: &Facts) -> Result<Vec<RestackMove>, String> {
 }
 
 /// The commit `head`'s own commits start after: of the candidates that are its ancestors, the
-/// nearest; for a branch on origin's branch with none, the one commit of that branch it forks
-/// from.
+/// nearest (the one with the most history above the cut); for a branch on origin's branch
+/// with none, the one commit of that branch it forks from.
 fn own_start(graph: &Graph, head: &str, candidates: &[String], parent: &Parent) -> Option<String> {
     let ancestors = graph.reachable(head);
-    let found: Vec<&String> = candidates
+    let nearest = candidates
         .iter()
         .filter(|c| ancestors.contains(*c))
-        .collect();
-    // The nearest: the one every other found candidate is an ancestor of.
-    if let Some(nearest) = found
-        .iter()
-        .find(|c| found.iter().all(|other| graph.reaches(c, other)))
-    {
-        return Some((*nearest).clone());
+        .max_by_key(|c| graph.reachable(c).len());
+    if let Some(nearest) = nearest {
+        return Some(nearest.clone());
     }
     match parent {
         Parent::Remote(_) => {

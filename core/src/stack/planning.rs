@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use super::flow::{Cmd, Flow, Next, Ran};
 use super::git;
 use super::graph::Graph;
-use super::plan::{Facts, PullRef, parse_pulls, plan};
+use super::plan::{Facts, PullRef, parse_pulls, parse_reflogs, plan};
 use super::refs::{git_version, has_replay, parse_refs, parse_worktrees};
 use crate::github::gh;
 use crate::protocol::stack::RestackMove;
@@ -31,6 +31,7 @@ enum Phase {
     Fetch,
     Pulls,
     Refs,
+    Reflogs,
     Graph,
     Worktrees,
     Version,
@@ -82,11 +83,14 @@ impl Flow for PlanFlow {
     fn on(&mut self, ran: Ran) -> Next<Self::Output> {
         let stdout = match ran.result {
             Ok(stdout) => stdout,
+            // Reflogs only add candidates: without them the plan is made from the heads.
+            Err(_) if self.phase == Phase::Reflogs => String::new(),
             Err(reason) => {
                 let what = match self.phase {
                     Phase::Fetch => "git fetch origin",
                     Phase::Pulls => "gh pr list",
                     Phase::Refs => "git for-each-ref",
+                    Phase::Reflogs => "git log -g",
                     Phase::Graph => "git rev-list",
                     Phase::Worktrees => "git worktree list",
                     Phase::Version => "git version",
@@ -108,11 +112,20 @@ impl Flow for PlanFlow {
                 let refs = parse_refs(&stdout);
                 self.facts.local = refs.local;
                 self.facts.remote = refs.remote;
-                let tips =
-                    Facts::graph_tips(&self.facts.pulls, &self.facts.local, &self.facts.remote);
+                let reflogs = self.facts.reflog_refs();
+                if reflogs.is_empty() {
+                    return self.on(Ran::ok(""));
+                }
+                (Phase::Reflogs, Cmd::git(git::reflogs(&reflogs)))
+            }
+            Phase::Reflogs => {
+                let (local, remote) = parse_reflogs(&stdout);
+                self.facts.local_reflog = local;
+                self.facts.remote_reflog = remote;
+                let tips = self.facts.graph_tips();
                 (
                     Phase::Graph,
-                    Cmd::git(git::graph(&tips, &self.facts.default_branch)),
+                    Cmd::git(git::graph(&tips, &self.facts.graph_bases())),
                 )
             }
             Phase::Graph => {
@@ -139,10 +152,22 @@ impl Flow for PlanFlow {
             Phase::Worktrees => {
                 let at = parse_worktrees(&stdout);
                 if let Some(planned) = self.planned.as_mut() {
+                    for m in &planned.moves {
+                        if let Some(paths) = at.get(&m.branch).filter(|p| p.len() > 1) {
+                            return Next::Done(Err(format!(
+                                "{} is checked out in {} worktrees ({}): a restack cannot move it under all of them",
+                                m.branch,
+                                paths.len(),
+                                paths.join(", ")
+                            )));
+                        }
+                    }
                     planned.checked_out = planned
                         .moves
                         .iter()
-                        .filter_map(|m| Some((m.branch.clone(), at.get(&m.branch)?.clone())))
+                        .filter_map(|m| {
+                            Some((m.branch.clone(), at.get(&m.branch)?.first()?.clone()))
+                        })
                         .collect();
                 }
                 (Phase::Version, Cmd::git(git::version()))

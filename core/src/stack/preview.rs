@@ -70,6 +70,14 @@ impl PreviewFlow {
         }
     }
 
+    /// Each branch's head as previewed (its newest commit), bottom first.
+    pub fn heads(&self) -> Vec<String> {
+        self.commits
+            .iter()
+            .filter_map(|c| c.last().map(|(sha, _)| sha.clone()))
+            .collect()
+    }
+
     fn base_of(&self, i: usize) -> String {
         match i {
             0 => self.default_branch.clone(),

@@ -44,9 +44,10 @@ pub fn parse_ls_remote(stdout: &str) -> BTreeMap<String, String> {
         .collect()
 }
 
-/// Parses `git worktree list --porcelain`: the worktree each branch is checked out in.
-pub fn parse_worktrees(stdout: &str) -> BTreeMap<String, String> {
-    let mut out = BTreeMap::new();
+/// Parses `git worktree list --porcelain`: the worktrees each branch is checked out in (more
+/// than one only when forced).
+pub fn parse_worktrees(stdout: &str) -> BTreeMap<String, Vec<String>> {
+    let mut out: BTreeMap<String, Vec<String>> = BTreeMap::new();
     let mut path = None;
     for line in stdout.lines() {
         if let Some(p) = line.strip_prefix("worktree ") {
@@ -54,20 +55,21 @@ pub fn parse_worktrees(stdout: &str) -> BTreeMap<String, String> {
         } else if let Some(branch) = line.strip_prefix("branch refs/heads/")
             && let Some(path) = &path
         {
-            out.insert(branch.to_owned(), path.clone());
+            out.entry(branch.to_owned()).or_default().push(path.clone());
         }
     }
     out
 }
 
-/// The new head `git replay` printed for `branch` (`update refs/heads/B NEW OLD`).
-pub fn replayed_head(stdout: &str, branch: &str) -> Option<String> {
+/// The new and old heads `git replay` printed for `branch` (`update refs/heads/B NEW OLD`).
+pub fn replayed_head(stdout: &str, branch: &str) -> Option<(String, String)> {
     let wanted = format!("refs/heads/{branch}");
     stdout.lines().find_map(|line| {
         let mut words = line.split_whitespace();
-        (words.next() == Some("update") && words.next() == Some(wanted.as_str()))
-            .then(|| words.next().map(str::to_owned))
-            .flatten()
+        if words.next() != Some("update") || words.next() != Some(wanted.as_str()) {
+            return None;
+        }
+        Some((words.next()?.to_owned(), words.next()?.to_owned()))
     })
 }
 
@@ -114,15 +116,24 @@ mod tests {
     fn worktrees_map_branches_to_paths() {
         let out = "worktree /r\nHEAD 1\nbranch refs/heads/main\n\nworktree /w\nHEAD 2\ndetached\n\nworktree /x\nHEAD 3\nbranch refs/heads/b\n";
         let map = parse_worktrees(out);
-        assert_eq!(map.get("main").map(String::as_str), Some("/r"));
-        assert_eq!(map.get("b").map(String::as_str), Some("/x"));
+        assert_eq!(
+            map.get("main").map(Vec::as_slice),
+            Some(&["/r".to_owned()][..])
+        );
+        assert_eq!(
+            map.get("b").map(Vec::as_slice),
+            Some(&["/x".to_owned()][..])
+        );
         assert_eq!(map.len(), 2);
     }
 
     #[test]
     fn replay_output_and_versions() {
         let out = "update refs/heads/b 2222 1111\nupdate refs/heads/c 4444 3333\n";
-        assert_eq!(replayed_head(out, "c").as_deref(), Some("4444"));
+        assert_eq!(
+            replayed_head(out, "c"),
+            Some(("4444".into(), "3333".into()))
+        );
         assert_eq!(replayed_head(out, "a"), None);
         assert_eq!(git_version("git version 2.47.3\n"), Some((2, 47)));
         assert_eq!(

@@ -50,6 +50,7 @@ enum Phase {
     WorktreeRemove(usize),
     Backup(usize),
     Push,
+    LocalCheck(usize),
     Local(usize),
     Retarget(usize),
 }
@@ -106,7 +107,7 @@ impl RestackFlow {
             reason,
             push_started: matches!(
                 self.phase,
-                Phase::Push | Phase::Local(_) | Phase::Retarget(_)
+                Phase::Push | Phase::LocalCheck(_) | Phase::Local(_) | Phase::Retarget(_)
             ),
         }))
     }
@@ -153,7 +154,7 @@ impl RestackFlow {
                 "the push did not finish: {reason}. Check the branches on GitHub: the push was atomic and leased on the heads the plan saw, so none should have moved, but luxe cannot be sure; the old heads are kept under {}/",
                 self.backup_prefix()
             )),
-            Phase::Local(i) => {
+            Phase::Local(i) | Phase::LocalCheck(i) => {
                 self.failed.push(RetargetFailed {
                     branch: branch(i),
                     pull_request: None,
@@ -199,11 +200,7 @@ impl RestackFlow {
         let Some(m) = self.moves().get(i) else {
             return self.start_backups();
         };
-        let onto = m
-            .new_parent_sha
-            .clone()
-            .or_else(|| self.new_heads.get(&m.new_parent).cloned());
-        let Some(onto) = onto else {
+        let Some(onto) = self.onto(m) else {
             return self.stop(Self::unchanged(format!(
                 "{}'s new parent {} was not rebuilt",
                 m.branch, m.new_parent
@@ -225,14 +222,17 @@ impl RestackFlow {
         self.run(phase, cmd)
     }
 
+    /// The commit `m` goes onto: its new parent's, rebuilt or not.
+    fn onto(&self, m: &RestackMove) -> Option<String> {
+        m.new_parent_sha
+            .clone()
+            .or_else(|| self.new_heads.get(&m.new_parent).cloned())
+    }
+
     /// Branch `i` was rebuilt as `new`.
     fn rebuilt(&mut self, i: usize, new: String) -> Next<Restacking> {
         let m = &self.planned.moves[i];
-        let onto = m
-            .new_parent_sha
-            .clone()
-            .or_else(|| self.new_heads.get(&m.new_parent).cloned());
-        if onto.as_deref() == Some(new.as_str()) {
+        if self.onto(m).as_deref() == Some(new.as_str()) {
             return self.stop(Self::unchanged(format!(
                 "{} would have no commits of its own over {}: GitHub would mark #{} merged",
                 m.branch, m.new_parent, m.pull_request
@@ -267,17 +267,17 @@ impl RestackFlow {
 
     fn next_backup(&mut self, k: usize) -> Next<Restacking> {
         if let Some((reference, sha)) = self.backups.get(k) {
-            let cmd = Cmd::git(git::set_ref(reference, sha));
+            let cmd = Cmd::git(git::create_ref(reference, sha));
             return self.run(Phase::Backup(k), cmd);
         }
-        let pushes: Vec<(String, String, Option<String>)> = self
-            .moves()
-            .iter()
-            .map(|m| {
-                let new = self.new_heads.get(&m.branch).cloned().unwrap_or_default();
-                (m.branch.clone(), new, m.old_head.remote.clone())
-            })
-            .collect();
+        let mut pushes = Vec::new();
+        for m in self.moves() {
+            // A missing head would make the refspec `:refs/heads/B`, a deletion.
+            let Some(new) = self.new_heads.get(&m.branch).filter(|h| !h.is_empty()) else {
+                return self.stop(Self::unchanged(format!("{} has no new head", m.branch)));
+            };
+            pushes.push((m.branch.clone(), new.clone(), m.old_head.remote.clone()));
+        }
         self.run(Phase::Push, Cmd::git(git::push_leased(&pushes)))
     }
 
@@ -289,11 +289,16 @@ impl RestackFlow {
         if new == m.old_head.local {
             return self.next_local(i + 1);
         }
-        let cmd = match self.planned.checked_out.get(&m.branch) {
-            Some(path) => git::reset_keep_in(path, &new),
-            None => git::move_branch(&m.branch, &new, &m.old_head.local),
-        };
-        self.run(Phase::Local(i), Cmd::git(cmd))
+        match self.planned.checked_out.get(&m.branch) {
+            Some(path) => {
+                let cmd = Cmd::git(git::checked_out_in(path));
+                self.run(Phase::LocalCheck(i), cmd)
+            }
+            None => {
+                let cmd = Cmd::git(git::move_branch(&m.branch, &new, &m.old_head.local));
+                self.run(Phase::Local(i), cmd)
+            }
+        }
     }
 
     fn next_retarget(&mut self, from: usize) -> Next<Restacking> {
@@ -379,16 +384,17 @@ impl Flow for RestackFlow {
                 let at = parse_worktrees(&stdout);
                 for m in self.moves() {
                     let was = self.planned.checked_out.get(&m.branch);
-                    let now = at.get(&m.branch);
-                    if was != now {
-                        let place = |p: Option<&String>| {
-                            p.map_or_else(|| "nowhere".to_owned(), |p| format!("in {p}"))
+                    let paths = at.get(&m.branch).map(Vec::as_slice).unwrap_or_default();
+                    if was.map(std::slice::from_ref).unwrap_or_default() != paths {
+                        let place = |p: &[String]| match p {
+                            [] => "nowhere".to_owned(),
+                            paths => format!("in {}", paths.join(", ")),
                         };
                         return self.stop(format!(
                             "{} is checked out {} now, {} when planned: plan again",
                             m.branch,
-                            place(now),
-                            place(was)
+                            place(paths),
+                            place(was.map(std::slice::from_ref).unwrap_or_default())
                         ));
                     }
                 }
@@ -410,11 +416,16 @@ impl Flow for RestackFlow {
                 self.next_status(k + 1)
             }
             Phase::Replay(i) => {
-                let branch = &self.moves()[i].branch;
-                match replayed_head(&stdout, branch) {
-                    Some(new) => self.rebuilt(i, new),
+                let m = &self.moves()[i];
+                match replayed_head(&stdout, &m.branch) {
+                    Some((new, old)) if old == m.old_head.local => self.rebuilt(i, new),
+                    Some((_, old)) => self.stop(Self::unchanged(format!(
+                        "{} moved to {old} while it was rebuilt: plan again",
+                        m.branch
+                    ))),
                     None => self.stop(Self::unchanged(format!(
-                        "git replay printed no new head for {branch}"
+                        "git replay printed no new head for {}",
+                        m.branch
                     ))),
                 }
             }
@@ -446,6 +457,32 @@ impl Flow for RestackFlow {
             }
             Phase::Backup(k) => self.next_backup(k + 1),
             Phase::Push => self.next_local(0),
+            Phase::LocalCheck(i) => {
+                // Still the branch, still where the plan saw it: else someone switched or
+                // committed there meanwhile, and resetting would take their work tree along.
+                let m = &self.planned.moves[i];
+                let mut lines = stdout.lines().map(str::trim);
+                let (sha, name) = (lines.next(), lines.next());
+                let want = format!("refs/heads/{}", m.branch);
+                let path = self
+                    .planned
+                    .checked_out
+                    .get(&m.branch)
+                    .cloned()
+                    .unwrap_or_default();
+                if sha != Some(m.old_head.local.as_str()) || name != Some(want.as_str()) {
+                    let why = format!(
+                        "{path} no longer has {} at {} checked out (it has {} at {}): left as it is",
+                        m.branch,
+                        m.old_head.local,
+                        name.unwrap_or("nothing"),
+                        sha.unwrap_or("nothing")
+                    );
+                    return self.failed(Phase::Local(i), why);
+                }
+                let new = self.new_heads.get(&m.branch).cloned().unwrap_or_default();
+                self.run(Phase::Local(i), Cmd::git(git::reset_keep_in(&path, &new)))
+            }
             Phase::Local(i) => self.next_local(i + 1),
             Phase::Retarget(i) => self.next_retarget(i + 1),
         }

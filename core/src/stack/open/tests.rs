@@ -18,6 +18,15 @@ fn drafts() -> Vec<StackDraft> {
         .collect()
 }
 
+fn heads() -> Vec<String> {
+    ["ha", "hb", "hc"].map(String::from).to_vec()
+}
+
+/// `git for-each-ref` as the branches stand at their previewed heads.
+fn refs() -> Ran {
+    Ran::ok("refs/heads/a\0ha\nrefs/heads/b\0hb\nrefs/heads/c\0hc\n")
+}
+
 fn arg_after<'a>(cmd: &'a Cmd, flag: &str) -> Option<&'a str> {
     let at = cmd.args.iter().position(|a| a == flag)?;
     cmd.args.get(at + 1).map(String::as_str)
@@ -53,10 +62,11 @@ fn creates(cmds: &[Cmd]) -> Vec<(String, String)> {
 
 #[test]
 fn opens_bottom_first_then_lists_every_number_in_each() {
-    let mut flow = OpenFlow::new(drafts());
+    let mut flow = OpenFlow::new(drafts(), heads());
     let mut next_number = 10;
     let (cmds, done) = drive(&mut flow, |cmd| match cmd.args[0].as_str() {
         "pr" if cmd.args[1] == "list" => Ran::ok("[]"),
+        "for-each-ref" => refs(),
         "pr" if cmd.args[1] == "create" => {
             next_number += 1;
             Ran::ok(format!("https://github.com/o/r/pull/{next_number}\n"))
@@ -93,10 +103,11 @@ fn opens_bottom_first_then_lists_every_number_in_each() {
 
 #[test]
 fn a_failed_create_keeps_what_opened_and_a_second_confirm_opens_only_the_rest() {
-    let mut flow = OpenFlow::new(drafts());
+    let mut flow = OpenFlow::new(drafts(), heads());
     let (_, done) = drive(&mut flow, |cmd| {
         match (cmd.args[0].as_str(), cmd.args[1].as_str()) {
             ("pr", "list") => Ran::ok("[]"),
+            ("for-each-ref", _) => refs(),
             ("pr", "create") if arg_after(cmd, "--head") == Some("a") => {
                 Ran::ok("https://github.com/o/r/pull/1\n")
             }
@@ -122,6 +133,7 @@ fn a_failed_create_keeps_what_opened_and_a_second_confirm_opens_only_the_rest() 
                 {"number":2,"state":"OPEN","headRefName":"b","baseRefName":"a","url":"u2"}]"#,
             ),
             ("pr", "create") => Ran::ok("https://github.com/o/r/pull/3\n"),
+            ("for-each-ref", _) => refs(),
             _ => Ran::ok(""),
         }
     });
@@ -134,7 +146,7 @@ fn a_failed_create_keeps_what_opened_and_a_second_confirm_opens_only_the_rest() 
 
 #[test]
 fn confirmation_changes_titles_and_own_text_only() {
-    let mut flow = OpenFlow::new(drafts());
+    let mut flow = OpenFlow::new(drafts(), heads());
     flow.confirm(
         &[("a".to_owned(), "New".to_owned())].into(),
         &[("b".to_owned(), "Mine\n## Stack\nwhatever".to_owned())].into(),
@@ -142,6 +154,7 @@ fn confirmation_changes_titles_and_own_text_only() {
     );
     let (cmds, _) = drive(&mut flow, |cmd| match cmd.args[1].as_str() {
         "list" => Ran::ok("[]"),
+        _ if cmd.args[0] == "for-each-ref" => refs(),
         "create" => Ran::ok("https://github.com/o/r/pull/5\n"),
         _ => Ran::ok(""),
     });
@@ -161,4 +174,20 @@ fn confirmation_changes_titles_and_own_text_only() {
             .unwrap()
             .starts_with("Mine\n\n## Stack\n")
     );
+}
+
+#[test]
+fn a_branch_moved_since_the_preview_is_not_pushed() {
+    let mut flow = OpenFlow::new(drafts(), heads());
+    let (cmds, done) = drive(&mut flow, |cmd| match cmd.args[0].as_str() {
+        "pr" => Ran::ok("[]"),
+        "for-each-ref" => Ran::ok("refs/heads/a\0ha\nrefs/heads/b\0moved\nrefs/heads/c\0hc\n"),
+        _ => Ran::ok(""),
+    });
+    let reason = done.unwrap_err().reason;
+    assert!(
+        reason.contains("b moved since the preview (hb → moved)"),
+        "{reason}"
+    );
+    assert!(!cmds.iter().any(|c| c.args[0] == "push"));
 }

@@ -15,6 +15,7 @@ fn pull(number: u64, state: &str, head: &str, base: &str, oid: &str) -> PullRef 
         base_ref_name: base.to_owned(),
         head_ref_oid: Some(oid.to_owned()),
         url: None,
+        is_cross_repository: false,
     }
 }
 
@@ -30,6 +31,8 @@ fn facts(
         remote: map(remote),
         pulls,
         graph: Graph::parse(graph),
+        local_reflog: BTreeMap::new(),
+        remote_reflog: BTreeMap::new(),
     }
 }
 
@@ -125,7 +128,7 @@ fn a_moved_base_moves_the_whole_stack() {
 
 #[test]
 fn a_middle_branch_amended_here_is_pushed_and_the_top_follows_it() {
-    let f = facts(
+    let mut f = facts(
         &[("a", "a1"), ("b", "b1x"), ("c", "c1")],
         &[("main", "m0"), ("a", "a1"), ("b", "b1"), ("c", "c1")],
         vec![
@@ -135,6 +138,14 @@ fn a_middle_branch_amended_here_is_pushed_and_the_top_follows_it() {
         ],
         "c1 b1\nb1 a1\nb1x a1\na1 m0\n-m0\n",
     );
+    // Refused while nothing says b was ever at b1 here: that would be someone else's push.
+    assert!(
+        plan(&f)
+            .unwrap_err()
+            .contains("b on origin has commits this checkout does not")
+    );
+    f.local_reflog
+        .insert("b".into(), vec!["b1x".into(), "b1".into()]);
     assert_eq!(
         summary(&plan(&f).unwrap()),
         [
@@ -185,4 +196,93 @@ fn refusals() {
         "a1 m0\nb1 m0\n-m0\n",
     );
     assert!(plan(&cycle).unwrap_err().contains("cycle"));
+}
+
+#[test]
+fn a_squash_merged_bottom_gone_from_origin_with_the_next_retargeted() {
+    // GitHub deleted a and moved #2 onto main: only #1's head says where b's own commits start.
+    let f = facts(
+        &[("b", "b2")],
+        &[("main", "s1"), ("b", "b2")],
+        vec![
+            pull(1, "MERGED", "a", "main", "a1"),
+            pull(2, "OPEN", "b", "main", "b2"),
+        ],
+        "b2 b1\nb1 a1\na1 m0\n-m0\n",
+    );
+    assert_eq!(
+        summary(&plan(&f).unwrap()),
+        [row("b", "a1", "origin/main", Some("s1"), "main", 2)]
+    );
+}
+
+#[test]
+fn a_living_base_once_merged_is_a_base_not_a_merged_branch() {
+    // develop was merged into main once (#1) and has moved on; #2 stays on develop.
+    let f = facts(
+        &[("feat", "f1")],
+        &[("main", "m1"), ("develop", "d2"), ("feat", "f1")],
+        vec![
+            pull(1, "MERGED", "develop", "main", "d1"),
+            pull(2, "OPEN", "feat", "develop", "f1"),
+        ],
+        "f1 d1\nd2 d1\nd1 m0\n-m0\n",
+    );
+    assert_eq!(
+        summary(&plan(&f).unwrap()),
+        [row(
+            "feat",
+            "d1",
+            "origin/develop",
+            Some("d2"),
+            "develop",
+            1
+        )]
+    );
+}
+
+#[test]
+fn the_graph_is_cut_at_every_remote_base_and_forks_are_left_alone() {
+    let mut f = facts(
+        &[("fix", "x1"), ("main", "m0")],
+        &[("main", "m0"), ("release", "r2"), ("fix", "x1")],
+        vec![
+            pull(1, "OPEN", "fix", "release", "x1"),
+            pull(2, "OPEN", "main", "main", "m0"),
+        ],
+        "x1 r1\n-r1\n",
+    );
+    f.pulls[1].is_cross_repository = true;
+    assert_eq!(f.graph_bases(), ["main", "release"]);
+    assert_eq!(
+        summary(&plan(&f).unwrap()),
+        [row("fix", "r1", "origin/release", Some("r2"), "release", 1)]
+    );
+}
+
+#[test]
+fn a_branch_with_two_open_pull_requests_on_different_bases_is_refused() {
+    let f = facts(
+        &[("a", "a1")],
+        &[("main", "m0"), ("dev", "d0")],
+        vec![
+            pull(1, "OPEN", "a", "main", "a1"),
+            pull(2, "OPEN", "a", "dev", "a1"),
+        ],
+        "a1 m0\n-m0\n",
+    );
+    assert!(
+        plan(&f)
+            .unwrap_err()
+            .contains("a has two open pull requests")
+    );
+}
+
+#[test]
+fn reflogs_parse_by_branch_newest_first() {
+    let (local, remote) = parse_reflogs(
+        "a2 refs/heads/a@{0}\na1 refs/heads/a@{1}\nr1 refs/remotes/origin/a@{0}\nbad\n",
+    );
+    assert_eq!(local["a"], ["a2", "a1"]);
+    assert_eq!(remote["a"], ["r1"]);
 }

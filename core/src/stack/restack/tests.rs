@@ -19,18 +19,43 @@ struct World {
     backups: BTreeMap<String, String>,
     bases: BTreeMap<u64, String>,
     conflicts: BTreeSet<String>,
-    /// The push is refused whole (`stale info`, a hook): nothing moves.
+    /// The private worktree's HEAD, while it exists.
+    scratch: Option<String>,
+    /// The push is refused whole (a hook): nothing moves.
     push_refused: bool,
     /// The connection drops after origin took the push.
     push_cut: bool,
+    /// Another push moves this branch on origin once luxe has made its checks.
+    race: Option<String>,
+    /// Someone commits on this branch in its worktree while luxe pushes.
+    committed_meanwhile: Option<String>,
     local_fails: BTreeSet<String>,
     gh_fails: BTreeSet<u64>,
-    next: u64,
+}
+
+/// The commit replaying `from..to` onto `onto` makes.
+fn replayed(onto: &str, from: &str, to: &str) -> String {
+    format!("{to}~{from}@{onto}")
 }
 
 impl World {
+    /// The branch checked out at `path`.
+    fn branch_at(&self, path: &str) -> Option<String> {
+        self.worktrees
+            .iter()
+            .find(|(_, p)| *p == path)
+            .map(|(b, _)| b.clone())
+    }
+
     fn answer(&mut self, cmd: &Cmd) -> Ran {
-        let a: Vec<&str> = cmd.args.iter().map(String::as_str).collect();
+        let mut a: &[String] = &cmd.args;
+        // `-c key=value` settings change nothing the model knows.
+        while let [c, _, rest @ ..] = a
+            && c == "-c"
+        {
+            a = rest;
+        }
+        let a: Vec<&str> = a.iter().map(String::as_str).collect();
         match a.as_slice() {
             ["for-each-ref", ..] => Ran::ok(
                 self.local
@@ -58,20 +83,47 @@ impl World {
                 ""
             }),
             ["replay", "--onto", onto, range] => {
-                let branch = range.rsplit("refs/heads/").next().unwrap_or_default();
+                let (from, to) = range.split_once("..").unwrap_or_default();
+                let branch = to.trim_start_matches("refs/heads/");
                 if self.conflicts.contains(branch) {
                     return Ran::failed("CONFLICT (content): Merge conflict in f");
                 }
-                self.next += 1;
                 let old = &self.local[branch];
-                Ran::ok(format!(
-                    "update refs/heads/{branch} n{}-{onto} {old}\n",
-                    self.next
-                ))
+                let new = replayed(onto, from, old);
+                Ran::ok(format!("update refs/heads/{branch} {new} {old}\n"))
             }
-            ["update-ref", "-m", _, reference, sha] => {
+            ["worktree", "add", "--quiet", "--detach", _, onto] => {
+                self.scratch = Some((*onto).to_owned());
+                Ran::ok("")
+            }
+            ["-C", _, "cherry-pick", _, range] => {
+                let (from, to) = range.split_once("..").unwrap_or_default();
+                let branch = self
+                    .local
+                    .iter()
+                    .find(|(_, s)| *s == to)
+                    .map(|(b, _)| b.clone());
+                if branch.is_some_and(|b| self.conflicts.contains(&b)) {
+                    return Ran::failed("CONFLICT (content): Merge conflict in f");
+                }
+                let onto = self.scratch.clone().unwrap_or_default();
+                self.scratch = Some(replayed(&onto, from, to));
+                Ran::ok("")
+            }
+            ["-C", _, "rev-parse", "HEAD"] => Ran::ok(self.scratch.clone().unwrap_or_default()),
+            ["worktree", "remove", "--force", _] => {
+                self.scratch = None;
+                Ran::ok("")
+            }
+            ["update-ref", "-m", _, reference, sha, ""] if reference.starts_with("refs/luxe/") => {
+                if self.backups.contains_key(*reference) {
+                    return Ran::failed("reference already exists");
+                }
                 self.backups
                     .insert((*reference).to_owned(), (*sha).to_owned());
+                if let Some(b) = self.race.take() {
+                    self.remote.insert(b, "raced".into());
+                }
                 Ran::ok("")
             }
             ["update-ref", "-m", _, reference, new, old] => {
@@ -84,13 +136,21 @@ impl World {
                 self.local.insert(b.to_owned(), (*new).to_owned());
                 Ran::ok("")
             }
+            [
+                "-C",
+                path,
+                "rev-parse",
+                "HEAD",
+                "--symbolic-full-name",
+                "HEAD",
+            ] => {
+                let Some(b) = self.branch_at(path) else {
+                    return Ran::failed("not a worktree");
+                };
+                Ran::ok(format!("{}\nrefs/heads/{b}\n", self.local[&b]))
+            }
             ["-C", path, "reset", "--quiet", "--keep", new] => {
-                let Some(b) = self
-                    .worktrees
-                    .iter()
-                    .find(|(_, p)| p == path)
-                    .map(|(b, _)| b.clone())
-                else {
+                let Some(b) = self.branch_at(path) else {
                     return Ran::failed("not a worktree");
                 };
                 if self.local_fails.contains(&b) {
@@ -109,6 +169,7 @@ impl World {
                             return Ran::failed(format!("! [rejected] {b} (stale info)"));
                         }
                     } else if let Some((new, b)) = arg.split_once(":refs/heads/") {
+                        assert!(!new.is_empty(), "a push must never delete {b}");
                         updates.push((b.to_owned(), new.to_owned()));
                     }
                 }
@@ -116,6 +177,9 @@ impl World {
                     return Ran::failed("! [remote rejected] (pre-receive hook declined)");
                 }
                 self.remote.extend(updates);
+                if let Some(b) = self.committed_meanwhile.take() {
+                    self.local.insert(b, "committed-meanwhile".into());
+                }
                 if self.push_cut {
                     return Ran::failed("fatal: the remote end hung up unexpectedly");
                 }
@@ -150,7 +214,7 @@ fn drive(flow: &mut RestackFlow, world: &mut World) -> Restacking {
 struct Case {
     planned: Planned,
     world: World,
-    /// What changed between plan and confirmation (nothing when empty).
+    /// What changed between plan and confirmation that must stop it before the push.
     moved: Vec<&'static str>,
 }
 
@@ -173,21 +237,29 @@ impl Arbitrary for Case {
             if let Some(r) = &remote {
                 world.remote.insert(branch.clone(), r.clone());
             }
-            if bool::arbitrary(g) && bool::arbitrary(g) {
+            if u8::arbitrary(g) % 4 == 0 {
                 let path = format!("/wt{i}");
                 world.worktrees.insert(branch.clone(), path.clone());
                 checked_out.insert(branch.clone(), path);
             }
             let number = 10 + i as u64;
-            let base = if i == 0 {
-                "main".to_owned()
-            } else {
-                format!("b{}", i - 1)
+            // What it sits on: origin's main, the branch below (moving too), or a branch that
+            // is not moving.
+            let (new_parent, new_parent_sha) = match (i, u8::arbitrary(g) % 3) {
+                (0, _) => ("origin/main".to_owned(), Some("m".to_owned())),
+                (_, 0) => (format!("fixed{i}"), Some(format!("f{i}"))),
+                _ => (format!("b{}", i - 1), None),
             };
+            let base = new_parent.trim_start_matches("origin/").to_owned();
             let was = if bool::arbitrary(g) {
                 base.clone()
             } else {
                 format!("merged{i}")
+            };
+            // Sometimes already on its new parent: carried over as it is.
+            let old_parent = match &new_parent_sha {
+                Some(sha) if u8::arbitrary(g) % 4 == 0 => sha.clone(),
+                _ => format!("p{i}"),
             };
             world.bases.insert(number, was.clone());
             old_base.insert(branch.clone(), was);
@@ -195,13 +267,9 @@ impl Arbitrary for Case {
                 branch,
                 pull_request: number,
                 old_head: OldHead { local, remote },
-                old_parent: format!("p{i}"),
-                new_parent: if i == 0 {
-                    "origin/main".into()
-                } else {
-                    format!("b{}", i - 1)
-                },
-                new_parent_sha: (i == 0).then(|| "m".to_owned()),
+                old_parent,
+                new_parent,
+                new_parent_sha,
                 new_base: base,
                 commits: 1,
             });
@@ -224,9 +292,7 @@ impl Arbitrary for Case {
         if chance(g) {
             let b = pick(g);
             world.worktrees.insert(b.clone(), format!("/elsewhere-{b}"));
-            if checked_out.get(&b).map(String::as_str) != Some(&format!("/elsewhere-{b}")) {
-                moved.push("worktree");
-            }
+            moved.push("worktree");
         }
         if chance(g) && !checked_out.is_empty() {
             let paths: Vec<&String> = checked_out.values().collect();
@@ -236,31 +302,60 @@ impl Arbitrary for Case {
             moved.push("dirty");
         }
         if chance(g) {
-            world.conflicts.insert(pick(g));
-            moved.push("conflict");
+            let b = pick(g);
+            // A conflict only stops a branch that is rebuilt, not one carried over as it is.
+            let m = &moves[b[1..].parse::<usize>().unwrap_or_default()];
+            if m.new_parent_sha.as_ref() != Some(&m.old_parent) {
+                moved.push("conflict");
+            }
+            world.conflicts.insert(b);
         }
-        if chance(g) {
-            world.push_refused = true;
-            moved.push("refused");
-        }
+        world.push_refused = chance(g);
         world.push_cut = chance(g);
+        if chance(g) {
+            world.race = Some(pick(g));
+        }
+        if chance(g) && !checked_out.is_empty() {
+            let branches: Vec<&String> = checked_out.keys().collect();
+            world.committed_meanwhile =
+                Some(branches[usize::arbitrary(g) % branches.len()].clone());
+        }
         if chance(g) {
             world.local_fails.insert(pick(g));
         }
         if chance(g) {
             world.gh_fails.insert(10 + (usize::arbitrary(g) % n) as u64);
         }
+        let scratch_dir = (u8::arbitrary(g) % 3 == 0).then(|| "/repo/.git".to_owned());
         Case {
             planned: Planned {
                 moves,
                 old_base,
                 checked_out,
-                scratch_dir: None,
+                scratch_dir,
             },
             world,
             moved,
         }
     }
+}
+
+/// Each moving branch's new head, worked out from the plan alone.
+fn expected_heads(planned: &Planned) -> BTreeMap<String, String> {
+    let mut heads: BTreeMap<String, String> = BTreeMap::new();
+    for m in &planned.moves {
+        let onto = m
+            .new_parent_sha
+            .clone()
+            .unwrap_or_else(|| heads[&m.new_parent].clone());
+        let new = if onto == m.old_parent {
+            m.old_head.local.clone()
+        } else {
+            replayed(&onto, &m.old_parent, &m.old_head.local)
+        };
+        heads.insert(m.branch.clone(), new);
+    }
+    heads
 }
 
 fn check(case: Case) -> bool {
@@ -269,8 +364,15 @@ fn check(case: Case) -> bool {
     let mut flow = RestackFlow::new("7".into(), case.planned.clone());
     let done = drive(&mut flow, &mut world);
     let moves = &case.planned.moves;
+    let expected = expected_heads(&case.planned);
+    let mut all_pushed = before.remote.clone();
+    all_pushed.extend(expected.clone());
     let old_locals: BTreeSet<&String> = moves.iter().map(|m| &m.old_head.local).collect();
     let kept: BTreeSet<&String> = world.backups.values().collect();
+    assert!(
+        world.scratch.is_none(),
+        "the private worktree is always removed"
+    );
     match done {
         Err(stopped) if !stopped.push_started => {
             // Changed nothing a user sees.
@@ -290,6 +392,7 @@ fn check(case: Case) -> bool {
             );
         }
         Err(stopped) => {
+            assert!(case.moved.is_empty(), "pushed although {:?}", case.moved);
             assert!(
                 stopped.reason.contains("Check the branches on GitHub"),
                 "{}",
@@ -300,37 +403,55 @@ fn check(case: Case) -> bool {
                 "old heads kept"
             );
             assert_eq!(
-                world.local, before.local,
-                "nothing here moves after an unfinished push"
+                world.bases, before.bases,
+                "no retarget after an unfinished push"
             );
-            // All or nothing on origin.
-            let pushed = moves
-                .iter()
-                .all(|m| world.remote.get(&m.branch) != before.remote.get(&m.branch));
-            assert!(world.remote == before.remote || pushed);
+            // All of the plan or none of it on origin (what raced us stays).
+            let mut raced = before.remote.clone();
+            if let Some(b) = &before.race {
+                raced.insert(b.clone(), "raced".into());
+            }
+            assert!(
+                world.remote == raced || world.remote == all_pushed,
+                "{:?}",
+                world.remote
+            );
         }
         Ok(pushed) => {
             assert!(case.moved.is_empty(), "pushed although {:?}", case.moved);
+            assert!(!before.push_refused && !before.push_cut);
             assert!(
                 old_locals.iter().all(|o| kept.contains(o)),
                 "old heads kept"
             );
-            // Exactly the plan: every moving branch at its new head, nothing else.
-            let mut expected = before.remote.clone();
-            for b in &pushed.branches {
-                expected.insert(b.branch.clone(), b.new_head.clone());
-            }
-            assert_eq!(world.remote, expected);
-            assert_eq!(pushed.branches.len(), moves.len());
-            for b in &pushed.branches {
-                let followed = world.local[&b.branch] == b.new_head;
-                let reported = pushed
+            // Exactly the plan: every moving branch at the head the plan implies, nothing else.
+            assert_eq!(world.remote, all_pushed);
+            let reported: BTreeMap<&str, &String> = pushed
+                .branches
+                .iter()
+                .map(|b| (b.branch.as_str(), &b.new_head))
+                .collect();
+            assert_eq!(
+                reported,
+                expected.iter().map(|(b, h)| (b.as_str(), h)).collect()
+            );
+            for m in moves {
+                let new = &expected[&m.branch];
+                let followed = world.local[&m.branch] == *new;
+                let failed_here = pushed
                     .retarget_failed
                     .iter()
-                    .any(|f| f.branch == b.branch && f.place == RetargetPlace::Local);
-                assert!(followed != reported, "{} followed or reported", b.branch);
-            }
-            for m in moves {
+                    .any(|f| f.branch == m.branch && f.place == RetargetPlace::Local);
+                if *new != m.old_head.local {
+                    assert!(followed != failed_here, "{} followed or reported", m.branch);
+                }
+                // Someone's commit there meanwhile is never reset away.
+                if before.committed_meanwhile.as_ref() == Some(&m.branch)
+                    && case.planned.checked_out.contains_key(&m.branch)
+                    && *new != m.old_head.local
+                {
+                    assert_eq!(world.local[&m.branch], "committed-meanwhile");
+                }
                 let wanted = case.planned.old_base[&m.branch] != m.new_base;
                 let retargeted = world.bases[&m.pull_request] == m.new_base;
                 let reported = pushed.retarget_failed.iter().any(|f| {
@@ -406,7 +527,7 @@ fn without_replay_a_private_worktree_rebuilds_and_is_always_removed() {
         "{cmds:#?}"
     );
     assert!(cmds.contains(&format!(
-        "-C {wt} cherry-pick --keep-redundant-commits a1..l"
+        "-c user.useConfigOnly=true -C {wt} cherry-pick --keep-redundant-commits a1..l"
     )));
     assert!(cmds.contains(&format!("worktree remove --force {wt}")));
     assert!(cmds.iter().any(|c| c.starts_with(
