@@ -7,6 +7,7 @@ use std::time::Instant;
 use async_signal::{Signal, Signals};
 use luxe_core::{Input, Luxe, Output};
 use smol::Unblock;
+use smol::channel::Receiver;
 use smol::future::FutureExt as _;
 use smol::io::AsyncReadExt;
 use smol::stream::StreamExt as _;
@@ -36,15 +37,17 @@ enum Wake {
 
 /// Runs a session to its end and returns the process exit status.
 pub fn run(luxe: Luxe) -> i32 {
-    smol::block_on(drive(luxe))
+    let (sender, completions) = smol::channel::bounded(COMPLETION_BACKLOG);
+    let effects = Effects::new(sender);
+    // HTTP requests' tasks run on this thread, between the loop's turns.
+    let local = effects.local_executor();
+    smol::block_on(local.run(drive(luxe, effects, completions)))
 }
 
-async fn drive(mut luxe: Luxe) -> i32 {
+async fn drive(mut luxe: Luxe, mut effects: Effects, completions: Receiver<Completion>) -> i32 {
     let mut writer = FrameWriter::new();
     let mut stdin = Unblock::with_capacity(READ_CHUNK, io::stdin());
     let mut buf = vec![0u8; READ_CHUNK];
-    let (sender, completions) = smol::channel::bounded(COMPLETION_BACKLOG);
-    let mut effects = Effects::new(sender);
     let mut signals = match Signals::new([Signal::Term, Signal::Int]) {
         Ok(signals) => Some(signals),
         Err(err) => {
@@ -52,6 +55,12 @@ async fn drive(mut luxe: Luxe) -> i32 {
             None
         }
     };
+    // One timer for the loop, moved only when the core's deadline comes before the time it is
+    // set for: a timer made per turn costs the reactor a wake-up each, thousands in a fast
+    // stream. Firing early only costs a turn (the core ignores an early timeout), after which
+    // it is set again.
+    let mut timer = smol::Timer::never();
+    let mut timer_set_for: Option<Instant> = None;
     loop {
         match perform(&mut luxe, &mut effects, &mut writer).and_then(|exit| {
             writer.flush()?;
@@ -70,6 +79,12 @@ async fn drive(mut luxe: Luxe) -> i32 {
             }
         }
         let deadline = luxe.poll_timeout();
+        if let Some(at) = deadline
+            && timer_set_for.is_none_or(|set_for| at < set_for)
+        {
+            timer.set_at(at);
+            timer_set_for = Some(at);
+        }
         let read = async { Wake::Read(stdin.read(&mut buf).await) };
         let completed = async {
             match completions.recv().await {
@@ -88,13 +103,8 @@ async fn drive(mut luxe: Luxe) -> i32 {
             }
         };
         let timer = async {
-            match deadline {
-                Some(at) => {
-                    smol::Timer::at(at).await;
-                    Wake::Deadline
-                }
-                None => std::future::pending().await,
-            }
+            (&mut timer).await;
+            Wake::Deadline
         };
         // The signal goes first so a flood on stdin or of results cannot starve SIGTERM; stdin
         // and results race fairly so neither starves the other.
@@ -141,7 +151,8 @@ async fn drive(mut luxe: Luxe) -> i32 {
                     }
                 }
             }
-            Wake::Deadline => {}
+            // The timer fires once; it is set again next turn.
+            Wake::Deadline => timer_set_for = None,
         }
         if due {
             luxe.handle_timeout(now);

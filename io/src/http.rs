@@ -1,37 +1,30 @@
 //! Model HTTP: a POST whose response streams back chunk by chunk. The only module that knows
-//! the HTTP client (isahc), so it can be swapped.
+//! the HTTP client (libcurl, through the `curl` crate), so it can be swapped.
+//!
+//! Each request runs curl on a thread of its own ([`transfer`]). Curl hands the body over one
+//! HTTP chunk at a time, which from the model APIs is one SSE event, 100,000 of them for a long
+//! answer; the thread appends them to a buffer it shares with the request's task and wakes the
+//! task only when it waits, so whatever arrived meanwhile reaches the core as one `HttpBody`
+//! instead of costing a thread hand-off each.
 
-use std::error::Error;
-use std::sync::LazyLock;
+mod transfer;
 
-use isahc::config::{Configurable, ExpectContinue};
-use isahc::http::Method;
-use isahc::{AsyncBody, HttpClient, Request};
+use std::future::poll_fn;
+use std::mem;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+use std::task::{Poll, Waker};
+
 use luxe_core::effects::EffectId;
 use luxe_core::model::wire::HttpRequest;
 use smol::channel::Sender;
-use smol::io::AsyncReadExt;
 
 use crate::effects::Completion;
 
-/// How much of a response body one read takes.
-const READ_CHUNK: usize = 64 * 1024;
-
-/// One client for the process: building one starts curl's agent thread, too slow per request.
-/// No timeouts are set: the core runs its own timers and cancels.
-static CLIENT: LazyLock<Result<HttpClient, String>> = LazyLock::new(|| {
-    HttpClient::builder()
-        // curl otherwise holds back bodies over 1 MiB (long conversations) until the server
-        // answers `100 Continue`, or for a second: a round trip or more lost per request.
-        .expect_continue(ExpectContinue::disabled())
-        .build()
-        .map_err(|err| format!("cannot start the HTTP client: {err}"))
-});
-
 /// Sends `request` and streams the response to `sender` as `HttpResponse`, `HttpBody`*, then
-/// `HttpEnded` or `HttpFailed`. Dropping the future abandons the request and its connection;
-/// curl notices only when more of the response arrives, so a server gone silent keeps its
-/// connection until it speaks or closes.
+/// `HttpEnded` or `HttpFailed`. Dropping the future abandons the request: nothing more is
+/// sent, and curl closes the connection once it next looks (more of the response arrives, or
+/// within about a second).
 pub(crate) async fn post(id: EffectId, request: HttpRequest, sender: Sender<Completion>) {
     let completion = match exchange(id, request, &sender).await {
         Ok(()) => Completion::HttpEnded { id },
@@ -46,56 +39,150 @@ async fn exchange(
     request: HttpRequest,
     sender: &Sender<Completion>,
 ) -> Result<(), String> {
-    let client = CLIENT.as_ref().map_err(Clone::clone)?;
-    let mut builder = Request::builder().method(Method::POST).uri(&request.url);
-    for (name, value) in &request.headers {
-        builder = builder.header(name, value);
-    }
-    let request = builder
-        .body(AsyncBody::from(request.body))
-        .map_err(|err| format!("invalid request: {err}"))?;
-    let response = client
-        .send_async(request)
-        .await
-        .map_err(|err| describe(&err))?;
-    let retry_after = response
-        .headers()
-        .get("retry-after")
-        .and_then(|value| value.to_str().ok())
-        .map(str::to_owned);
-    let head = Completion::HttpResponse {
-        id,
-        status: response.status().as_u16(),
-        retry_after,
-    };
-    sender.send(head).await.map_err(|_| "session over")?;
-    let mut body = response.into_body();
-    let mut buf = vec![0u8; READ_CHUNK];
+    let response = Response::start(request)?;
     loop {
-        // isahc reports a body cut short (reset, closed before the last chunk) as a read error.
-        match body.read(&mut buf).await {
-            Ok(0) => return Ok(()),
-            Ok(n) => {
-                let chunk = Completion::HttpBody {
-                    id,
-                    bytes: buf[..n].to_vec(),
-                };
-                sender.send(chunk).await.map_err(|_| "session over")?;
-            }
-            Err(err) => return Err(format!("response body: {}", describe(&err))),
-        }
+        let completion = match response.next().await {
+            Event::Head {
+                status,
+                retry_after,
+            } => Completion::HttpResponse {
+                id,
+                status,
+                retry_after,
+            },
+            Event::Body(bytes) => Completion::HttpBody { id, bytes },
+            Event::End(end) => return end,
+        };
+        sender.send(completion).await.map_err(|_| "session over")?;
     }
 }
 
-/// An error with its causes: isahc's own message names only a category, curl's says what
-/// happened (e.g. `[18] Transferred a partial file`).
-fn describe(err: &dyn Error) -> String {
-    let mut text = err.to_string();
-    let mut cause = err.source();
-    while let Some(err) = cause {
-        text.push_str(": ");
-        text.push_str(&err.to_string());
-        cause = err.source();
+/// The most response bytes that wait for the task before curl stops reading the socket: the
+/// server is then held back by TCP, not buffered here.
+const MAX_PENDING: usize = 1024 * 1024;
+
+/// What the response's task hears, in this order: the head (unless the request failed before
+/// any of the body), the body in batches, the end.
+enum Event {
+    Head {
+        status: u16,
+        retry_after: Option<String>,
+    },
+    Body(Vec<u8>),
+    End(Result<(), String>),
+}
+
+/// The task's end of a request running on its curl thread; dropping it abandons the request.
+struct Response {
+    shared: Arc<Shared>,
+}
+
+/// What the curl thread and the task share.
+#[derive(Default)]
+struct Shared {
+    state: Mutex<State>,
+    /// Signalled when the task takes the body or abandons the request: the curl thread may be
+    /// waiting for room.
+    room: Condvar,
+    /// Set once the task is gone; curl's callbacks then abort the transfer.
+    abandoned: AtomicBool,
+}
+
+/// What the curl thread has produced and the task not yet taken.
+#[derive(Default)]
+struct State {
+    head: Option<(u16, Option<String>)>,
+    body: Vec<u8>,
+    end: Option<Result<(), String>>,
+    /// The task's waker while it waits for more; taken by whoever wakes it.
+    waker: Option<Waker>,
+}
+
+impl Response {
+    fn start(request: HttpRequest) -> Result<Self, String> {
+        let shared = Arc::new(Shared::default());
+        transfer::spawn(request, Arc::clone(&shared))
+            .map_err(|err| format!("cannot start the request: {err}"))?;
+        Ok(Self { shared })
     }
-    text
+
+    /// The next event; everything of the body that arrived since the last comes as one.
+    async fn next(&self) -> Event {
+        poll_fn(|cx| {
+            let mut state = self.shared.lock();
+            if let Some((status, retry_after)) = state.head.take() {
+                return Poll::Ready(Event::Head {
+                    status,
+                    retry_after,
+                });
+            }
+            if !state.body.is_empty() {
+                let body = mem::take(&mut state.body);
+                drop(state);
+                self.shared.room.notify_one();
+                return Poll::Ready(Event::Body(body));
+            }
+            if let Some(end) = state.end.take() {
+                return Poll::Ready(Event::End(end));
+            }
+            state.waker = Some(cx.waker().clone());
+            Poll::Pending
+        })
+        .await
+    }
+}
+
+impl Drop for Response {
+    fn drop(&mut self) {
+        // Set under the lock, so a curl thread about to wait for room cannot miss it.
+        let state = self.shared.lock();
+        self.shared.abandoned.store(true, Ordering::Relaxed);
+        drop(state);
+        self.shared.room.notify_all();
+    }
+}
+
+impl Shared {
+    fn lock(&self) -> MutexGuard<'_, State> {
+        // Neither side panics holding the lock; if one did, the state is still whole.
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn abandoned(&self) -> bool {
+        self.abandoned.load(Ordering::Relaxed)
+    }
+
+    /// Applies `change` and wakes the task if it waits.
+    fn publish(&self, change: impl FnOnce(&mut State)) {
+        let mut state = self.lock();
+        change(&mut state);
+        wake(state);
+    }
+
+    /// Appends body bytes once there is room; false when the task is gone.
+    fn push_body(&self, bytes: &[u8]) -> bool {
+        let mut state = self.lock();
+        while state.body.len() >= MAX_PENDING && !self.abandoned() {
+            state = self
+                .room
+                .wait(state)
+                .unwrap_or_else(PoisonError::into_inner);
+        }
+        if self.abandoned() {
+            return false;
+        }
+        state.body.extend_from_slice(bytes);
+        wake(state);
+        true
+    }
+}
+
+/// Wakes the task if it waits, after letting go of the lock. Only a waiting task is woken:
+/// while it is busy with the last batch, the next one grows.
+fn wake(mut state: MutexGuard<'_, State>) {
+    let waker = state.waker.take();
+    drop(state);
+    if let Some(waker) = waker {
+        waker.wake();
+    }
 }

@@ -20,6 +20,8 @@ use smol::future::FutureExt as _;
 
 const ID: EffectId = EffectId(7);
 
+/// A performer and its results. HTTP requests run on its local executor: a test of them runs
+/// inside `local_executor().run(..)`, as the driver does.
 fn performer() -> (Effects, Receiver<Completion>) {
     let (sender, receiver) = smol::channel::unbounded();
     (Effects::new(sender), receiver)
@@ -140,7 +142,8 @@ fn http_streams_status_headers_and_body_chunks_as_they_arrive() {
     let (mut effects, results) = performer();
     // Over 1 MiB, where curl would otherwise wait for `100 Continue`.
     let sent = format!("{{\"pad\":\"{}\"}}", "x".repeat(1 << 20)).into_bytes();
-    smol::block_on(async {
+    let local = effects.local_executor();
+    smol::block_on(local.run(async {
         effects.start(post(&url, sent.clone()));
         let head = next(&results).await;
         let want = Completion::HttpResponse {
@@ -154,7 +157,7 @@ fn http_streams_status_headers_and_body_chunks_as_they_arrive() {
         go_on.send(()).unwrap();
         assert_eq!(body_of(&results, 1).await, b"!");
         assert_eq!(next(&results).await, Completion::HttpEnded { id: ID });
-    });
+    }));
     let received = received.recv().unwrap();
     assert_eq!(received.request_line, "POST /v1/messages HTTP/1.1");
     for header in ["content-type: application/json", "x-api-key: sk-test"] {
@@ -174,7 +177,8 @@ fn http_body_cut_short_fails() {
         // lets curl tell this from a normal end, so HttpEnded would be a bug.
     });
     let (mut effects, results) = performer();
-    smol::block_on(async {
+    let local = effects.local_executor();
+    smol::block_on(local.run(async {
         effects.start(post(&url, b"{}".to_vec()));
         assert!(matches!(
             next(&results).await,
@@ -188,7 +192,7 @@ fn http_body_cut_short_fails() {
             matches!(last, Completion::HttpFailed { id: ID, .. }),
             "{last:?}"
         );
-    });
+    }));
 }
 
 #[test]
@@ -199,14 +203,15 @@ fn http_connection_refused_fails() {
         .unwrap()
         .port();
     let (mut effects, results) = performer();
-    smol::block_on(async {
+    let local = effects.local_executor();
+    smol::block_on(local.run(async {
         effects.start(post(&format!("http://127.0.0.1:{port}/"), Vec::new()));
         let result = next(&results).await;
         assert!(
             matches!(&result, Completion::HttpFailed { id: ID, error } if error.contains("connect")),
             "{result:?}"
         );
-    });
+    }));
 }
 
 /// Whether the peer closed the connection, writing a chunk every few milliseconds for up to two
@@ -240,23 +245,22 @@ fn cancelled_http_sends_nothing_more_and_closes_the_connection() {
         closed.send(closed_by_peer(&mut stream)).unwrap();
     });
     let (mut effects, results) = performer();
-    smol::block_on(async {
+    let local = effects.local_executor();
+    smol::block_on(local.run(async {
         effects.start(post(&url, Vec::new()));
         assert!(matches!(
             next(&results).await,
             Completion::HttpResponse { .. }
         ));
         assert_eq!(body_of(&results, 5).await, b"first");
+        // The request's task runs on this thread, so once it is dropped nothing more can come.
         effects.start(Output::CancelHttp { id: ID });
-        // The task runs on smol's executor threads: a result it was already sending when the
-        // cancel arrived may still land (the core drops results for ids it no longer waits
-        // for). Let that settle; after it, nothing more may come.
-        smol::Timer::after(Duration::from_millis(20)).await;
-        while results.try_recv().is_ok() {}
         go_on.send(()).unwrap();
-        assert!(saw_close.recv().unwrap(), "the connection stayed open");
+        // Waited for off this thread: the executor must run to drop the cancelled task.
+        let closed = smol::unblock(move || saw_close.recv().unwrap()).await;
+        assert!(closed, "the connection stayed open");
         assert_quiet(&results, Duration::from_millis(20)).await;
-    });
+    }));
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -98,6 +98,47 @@ enum Provider {
 
 fn streaming_overhead(ws: &Workspace, provider: Provider) {
     let server = ModelServer::start();
+    let mut direct = Vec::new();
+    let mut through = Vec::new();
+    let (mut cpu, mut sys) = (0.0, 0.0);
+    for _ in 0..5 {
+        server.push(big_stream());
+        direct.push(read_directly(&server, provider));
+        let (elapsed, (user_ms, sys_ms)) = stream_through(ws, &server, provider);
+        eprintln!(
+            "ITER direct {:.1} through {:.1} user {user_ms} sys {sys_ms}",
+            ms(*direct.last().unwrap()),
+            ms(elapsed)
+        );
+        through.push(elapsed);
+        cpu += user_ms + sys_ms;
+        sys += sys_ms;
+    }
+    direct.sort();
+    through.sort();
+    let (d, l) = (direct[2], through[2]);
+    println!(
+        "stream 100,000 deltas ({provider:?})  through luxe {:>8.1} ms   directly from the server {:>8.1} ms   overhead {:+.1}%  (median of 5)",
+        ms(l),
+        ms(d),
+        (l.as_secs_f64() / d.as_secs_f64() - 1.0) * 100.0
+    );
+    println!(
+        "                        luxe's own CPU time per stream {:.1} ms ({:.1} ms of it in the kernel), all threads",
+        cpu / 5.0,
+        sys / 5.0
+    );
+}
+
+/// One stream through a fresh `luxe`: the time from submitting to `turn_ended`, and the CPU
+/// time (user, kernel) luxe spent meanwhile. A fresh process per stream, because a session's
+/// conversation would grow by every stream, and near the context window luxe compacts it
+/// with a model request of its own.
+fn stream_through(
+    ws: &Workspace,
+    server: &ModelServer,
+    provider: Provider,
+) -> (Duration, (f64, f64)) {
     let mut cmd = ws.luxe();
     match provider {
         Provider::Anthropic => cmd
@@ -112,56 +153,68 @@ fn streaming_overhead(ws: &Workspace, provider: Provider) {
     let mut stdin = child.stdin.take().expect("piped");
     let mut stdout = BufReader::with_capacity(1 << 16, child.stdout.take().expect("piped"));
     let mut line = Vec::new();
-    for _ in 0..2 {
+    // The start-up probes end with `workspace_updated`; none of their work overlaps the stream.
+    loop {
         line.clear();
         stdout
             .read_until(b'\n', &mut line)
             .expect("start-up frames");
-    }
-    let mut direct = Vec::new();
-    let mut through = Vec::new();
-    let pid = child.id();
-    let cpu_before = cpu_ms(pid);
-    for _ in 0..5 {
-        server.push(big_stream());
-        direct.push(read_directly(&server, provider));
-        server.push(big_stream());
-        let t = Instant::now();
-        writeln!(
-            stdin,
-            r#"{{"kind":"submit_user_message","content":{{"text":"stream"}}}}"#
-        )
-        .expect("luxe reads");
-        let mut deltas = 0;
-        loop {
-            line.clear();
-            stdout.read_until(b'\n', &mut line).expect("a frame");
-            if line.starts_with(br#"{"kind":"token_delta""#) {
-                deltas += 1;
-            } else if line.starts_with(br#"{"kind":"turn_ended""#) {
-                break;
-            }
+        if line.starts_with(br#"{"kind":"workspace_updated""#) {
+            break;
         }
-        through.push(t.elapsed());
-        assert_eq!(deltas, DELTAS);
     }
-    let cpu_after = cpu_ms(pid);
-    let cpu_per_stream = (cpu_after.0 - cpu_before.0 + cpu_after.1 - cpu_before.1) / 5.0;
-    let sys_per_stream = (cpu_after.1 - cpu_before.1) / 5.0;
+    let pid = child.id();
+    let before = cpu_ms(pid);
+    server.push(big_stream());
+    let t = Instant::now();
+    writeln!(
+        stdin,
+        r#"{{"kind":"submit_user_message","content":{{"text":"stream"}}}}"#
+    )
+    .expect("luxe reads");
+    let mut deltas = 0;
+    loop {
+        line.clear();
+        stdout.read_until(b'\n', &mut line).expect("a frame");
+        if line.starts_with(br#"{"kind":"token_delta""#) {
+            deltas += 1;
+        } else if line.starts_with(br#"{"kind":"turn_ended""#) {
+            break;
+        }
+    }
+    let elapsed = t.elapsed();
+    let after = cpu_ms(pid);
+    let mut sw = String::new();
+    for task in std::fs::read_dir(format!("/proc/{pid}/task")).unwrap() {
+        let task = task.unwrap().path();
+        let comm = std::fs::read_to_string(task.join("comm")).unwrap_or_default();
+        let status = std::fs::read_to_string(task.join("status")).unwrap_or_default();
+        let stat = std::fs::read_to_string(task.join("stat")).unwrap_or_default();
+        let f: Vec<&str> = stat
+            .rsplit_once(')')
+            .map_or("", |(_, r)| r)
+            .split_whitespace()
+            .collect();
+        let nv = status
+            .lines()
+            .filter(|l| l.contains("ctxt_switches"))
+            .map(|l| l.split_whitespace().last().unwrap().to_owned())
+            .collect::<Vec<_>>()
+            .join("/");
+        sw.push_str(&format!(
+            " {}:{}+{}ticks,cpu{},sw{}",
+            comm.trim(),
+            f.get(11).unwrap_or(&""),
+            f.get(12).unwrap_or(&""),
+            f.get(36).unwrap_or(&""),
+            nv
+        ));
+    }
+    eprintln!("TASKS{sw}");
+    assert_eq!(deltas, DELTAS);
     drop(stdin);
     child.wait().expect("luxe exits");
-    direct.sort();
-    through.sort();
-    let (d, l) = (direct[2], through[2]);
-    println!(
-        "stream 100,000 deltas ({provider:?})  through luxe {:>8.1} ms   directly from the server {:>8.1} ms   overhead {:+.1}%  (median of 5)",
-        ms(l),
-        ms(d),
-        (l.as_secs_f64() / d.as_secs_f64() - 1.0) * 100.0
-    );
-    println!(
-        "                        luxe's own CPU time per stream {cpu_per_stream:.1} ms ({sys_per_stream:.1} ms of it in the kernel), all threads"
-    );
+    (elapsed, (after.0 - before.0, after.1 - before.1))
 }
 
 /// User and system CPU time a process has used, in milliseconds (Linux `/proc`).

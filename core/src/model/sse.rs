@@ -4,13 +4,14 @@
 //! The parser keeps raw bytes until a line ends, so a chunk boundary anywhere (inside a UTF-8
 //! character, between the CR and LF of a CRLF) yields the same events as the whole stream.
 
-/// One dispatched event.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SseEvent {
+/// One dispatched event, lent out of the parser's buffers: a long answer is 100,000 events,
+/// and owning each would cost allocations the handler drops straight away.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SseEvent<'a> {
     /// The `event:` field, when the event named its type (`None` means the default, `message`).
-    pub event: Option<String>,
+    pub event: Option<&'a str>,
     /// The `data:` lines, joined with `\n`.
-    pub data: String,
+    pub data: &'a str,
 }
 
 /// An incremental Server-Sent Events parser; feed it bytes as they arrive.
@@ -36,8 +37,8 @@ impl SseParser {
         Self::default()
     }
 
-    /// Feeds `bytes`, appending every event they complete to `out`, in order.
-    pub fn push(&mut self, bytes: &[u8], out: &mut Vec<SseEvent>) {
+    /// Feeds `bytes`, handing every event they complete to `on_event`, in order.
+    pub fn push(&mut self, bytes: &[u8], on_event: &mut impl FnMut(SseEvent<'_>)) {
         let mut rest = bytes;
         if self.after_cr && !rest.is_empty() {
             self.after_cr = false;
@@ -48,11 +49,11 @@ impl SseParser {
         while let Some(end) = memchr::memchr2(b'\n', b'\r', rest) {
             let terminator = rest[end];
             if self.line.is_empty() {
-                self.process_line(&rest[..end], out);
+                self.process_line(&rest[..end], on_event);
             } else {
                 let mut line = std::mem::take(&mut self.line);
                 line.extend_from_slice(&rest[..end]);
-                self.process_line(&line, out);
+                self.process_line(&line, on_event);
                 // Keep the allocation for the next long line.
                 line.clear();
                 self.line = line;
@@ -74,12 +75,12 @@ impl SseParser {
     /// The spec drops an event the stream ends inside; luxe still dispatches one whose lines all
     /// ended, because some servers close without the final blank line. An unterminated last line
     /// is dropped: it is more likely cut off than complete.
-    pub fn finish(&mut self, out: &mut Vec<SseEvent>) {
-        self.dispatch(out);
+    pub fn finish(&mut self, on_event: &mut impl FnMut(SseEvent<'_>)) {
+        self.dispatch(on_event);
         *self = Self::default();
     }
 
-    fn process_line(&mut self, line: &[u8], out: &mut Vec<SseEvent>) {
+    fn process_line(&mut self, line: &[u8], on_event: &mut impl FnMut(SseEvent<'_>)) {
         let line = if self.past_first_line {
             line
         } else {
@@ -87,7 +88,7 @@ impl SseParser {
             line.strip_prefix("\u{feff}".as_bytes()).unwrap_or(line)
         };
         if line.is_empty() {
-            self.dispatch(out);
+            self.dispatch(on_event);
             return;
         }
         let (field, value) = match memchr::memchr(b':', line) {
@@ -111,19 +112,17 @@ impl SseParser {
         }
     }
 
-    fn dispatch(&mut self, out: &mut Vec<SseEvent>) {
-        let event = std::mem::take(&mut self.event);
-        if self.data.is_empty() {
-            return;
+    /// Hands over the buffered event, if it has data, and empties the buffers for the next
+    /// (keeping their allocations).
+    fn dispatch(&mut self, on_event: &mut impl FnMut(SseEvent<'_>)) {
+        if let Some(data) = self.data.strip_suffix('\n') {
+            on_event(SseEvent {
+                event: (!self.event.is_empty()).then_some(self.event.as_str()),
+                data,
+            });
         }
-        // Events of a stream are alike in size: start the next buffer at this one's size.
-        let capacity = self.data.len();
-        let mut data = std::mem::replace(&mut self.data, String::with_capacity(capacity));
-        data.pop(); // the LF after the last data line
-        out.push(SseEvent {
-            event: (!event.is_empty()).then_some(event),
-            data,
-        });
+        self.event.clear();
+        self.data.clear();
     }
 }
 
@@ -150,25 +149,29 @@ mod tests {
     use super::*;
     use quickcheck::quickcheck;
 
-    fn parse_chunks(chunks: &[&[u8]]) -> Vec<SseEvent> {
+    /// An event as the tests keep it: (type, data), owned.
+    type Owned = (Option<String>, String);
+
+    fn collect(out: &mut Vec<Owned>) -> impl FnMut(SseEvent<'_>) + '_ {
+        |event| out.push(ev(event.event, event.data))
+    }
+
+    fn parse_chunks(chunks: &[&[u8]]) -> Vec<Owned> {
         let mut parser = SseParser::new();
         let mut out = Vec::new();
         for chunk in chunks {
-            parser.push(chunk, &mut out);
+            parser.push(chunk, &mut collect(&mut out));
         }
-        parser.finish(&mut out);
+        parser.finish(&mut collect(&mut out));
         out
     }
 
-    fn parse(stream: &str) -> Vec<SseEvent> {
+    fn parse(stream: &str) -> Vec<Owned> {
         parse_chunks(&[stream.as_bytes()])
     }
 
-    fn ev(event: Option<&str>, data: &str) -> SseEvent {
-        SseEvent {
-            event: event.map(str::to_owned),
-            data: data.to_owned(),
-        }
+    fn ev(event: Option<&str>, data: &str) -> Owned {
+        (event.map(str::to_owned), data.to_owned())
     }
 
     #[test]
@@ -262,9 +265,9 @@ mod tests {
     fn finish_resets_for_a_new_stream() {
         let mut parser = SseParser::new();
         let mut out = Vec::new();
-        parser.push(b"event: x\ndata: 1\r", &mut out);
-        parser.finish(&mut out);
-        parser.push(b"\ndata: 2\n\n", &mut out);
+        parser.push(b"event: x\ndata: 1\r", &mut collect(&mut out));
+        parser.finish(&mut collect(&mut out));
+        parser.push(b"\ndata: 2\n\n", &mut collect(&mut out));
         assert_eq!(out, vec![ev(Some("x"), "1"), ev(None, "2")]);
     }
 

@@ -7,7 +7,7 @@ use super::wire::{ModelEvent, StreamDecoder};
 /// What one provider does with the events of its stream.
 pub trait SseEvents: Default + std::fmt::Debug {
     /// Handles one event.
-    fn event(&mut self, event: SseEvent, out: &mut Vec<ModelEvent>);
+    fn event(&mut self, event: SseEvent<'_>, out: &mut Vec<ModelEvent>);
     /// Whether `Finished` or `Error` was emitted.
     fn is_done(&self) -> bool;
     /// The stream ended before it was done: emit the terminal event it deserves.
@@ -18,8 +18,6 @@ pub trait SseEvents: Default + std::fmt::Debug {
 #[derive(Debug, Default)]
 pub struct SseStream<H> {
     sse: SseParser,
-    /// Reused between pushes to avoid an allocation per chunk.
-    pending: Vec<SseEvent>,
     handler: H,
 }
 
@@ -34,8 +32,7 @@ impl<H: SseEvents> SseStream<H> {
         if self.handler.is_done() {
             return;
         }
-        self.sse.push(bytes, &mut self.pending);
-        self.drain(out);
+        self.sse.push(bytes, &mut handle(&mut self.handler, out));
     }
 
     /// Ends the response; one cut short ends in the terminal event the provider decides.
@@ -43,22 +40,22 @@ impl<H: SseEvents> SseStream<H> {
         if self.handler.is_done() {
             return;
         }
-        self.sse.finish(&mut self.pending);
-        self.drain(out);
+        self.sse.finish(&mut handle(&mut self.handler, out));
         if !self.handler.is_done() {
             self.handler.cut_off(out);
         }
     }
+}
 
-    fn drain(&mut self, out: &mut Vec<ModelEvent>) {
-        for event in self.pending.drain(..) {
-            if self.handler.is_done() {
-                break;
-            }
-            self.handler.event(event, out);
+/// Hands events to `handler` until it is done; events after the end are dropped.
+fn handle<'a, H: SseEvents>(
+    handler: &'a mut H,
+    out: &'a mut Vec<ModelEvent>,
+) -> impl FnMut(SseEvent<'_>) + 'a {
+    move |event| {
+        if !handler.is_done() {
+            handler.event(event, out);
         }
-        // Events after the end are dropped, not kept for later.
-        self.pending.clear();
     }
 }
 

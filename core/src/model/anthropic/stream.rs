@@ -22,7 +22,7 @@ pub struct AnthropicEvents {
 pub type AnthropicStream = SseStream<AnthropicEvents>;
 
 impl SseEvents for AnthropicEvents {
-    fn event(&mut self, event: SseEvent, out: &mut Vec<ModelEvent>) {
+    fn event(&mut self, event: SseEvent<'_>, out: &mut Vec<ModelEvent>) {
         self.handle(event, out);
     }
 
@@ -36,8 +36,8 @@ impl SseEvents for AnthropicEvents {
 }
 
 impl AnthropicEvents {
-    fn handle(&mut self, event: SseEvent, out: &mut Vec<ModelEvent>) {
-        if let Some(delta) = fast_delta(&event.data) {
+    fn handle(&mut self, event: SseEvent<'_>, out: &mut Vec<ModelEvent>) {
+        if let Some(delta) = fast_delta(event.data) {
             out.push(delta);
             return;
         }
@@ -193,15 +193,15 @@ fn plain_text_delta(data: &str) -> Option<ModelEvent> {
 
 /// Reads an event's JSON. The `type` inside the data decides what it is; the SSE `event:` name
 /// (always the same in Anthropic's stream) stands in only when a proxy dropped the field.
-fn parse(event: SseEvent) -> Result<Event, String> {
-    let mut value: Value = serde_json::from_str(&event.data).map_err(|err| {
-        let name = event.event.as_deref().unwrap_or("message");
+fn parse(event: SseEvent<'_>) -> Result<Event, String> {
+    let mut value: Value = serde_json::from_str(event.data).map_err(|err| {
+        let name = event.event.unwrap_or("message");
         format!("malformed Anthropic stream event `{name}`: {err}")
     })?;
-    if let (Value::Object(map), Some(name)) = (&mut value, &event.event)
+    if let (Value::Object(map), Some(name)) = (&mut value, event.event)
         && !map.contains_key("type")
     {
-        map.insert("type".to_owned(), Value::String(name.clone()));
+        map.insert("type".to_owned(), Value::String(name.to_owned()));
     }
     let name = match value.get("type") {
         Some(Value::String(name)) => name.clone(),

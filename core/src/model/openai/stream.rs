@@ -43,7 +43,7 @@ enum ToolCall {
 pub type OpenAiStream = SseStream<OpenAiEvents>;
 
 impl SseEvents for OpenAiEvents {
-    fn event(&mut self, event: SseEvent, out: &mut Vec<ModelEvent>) {
+    fn event(&mut self, event: SseEvent<'_>, out: &mut Vec<ModelEvent>) {
         self.handle(event, out);
     }
 
@@ -60,7 +60,7 @@ impl SseEvents for OpenAiEvents {
 }
 
 impl OpenAiEvents {
-    fn handle(&mut self, event: SseEvent, out: &mut Vec<ModelEvent>) {
+    fn handle(&mut self, event: SseEvent<'_>, out: &mut Vec<ModelEvent>) {
         let data = event.data.trim();
         if data == "[DONE]" {
             return self.end(
@@ -84,7 +84,7 @@ impl OpenAiEvents {
         let chunk: Chunk = match serde_json::from_str(data) {
             Ok(chunk) => chunk,
             // Some servers send a plain-text `event: error`; its data is the message.
-            Err(_) if event.event.as_deref() == Some("error") => {
+            Err(_) if event.event == Some("error") => {
                 return self.fail(None, data.to_owned(), out);
             }
             Err(err) => {
@@ -232,34 +232,44 @@ fn stop_reason(reason: String) -> StopReason {
 /// The commonest chunk of all — text only, no escapes, nothing else set — exactly as OpenAI's
 /// API and the servers copying it write it: found as bytes, without a JSON parser. Anything else
 /// returns `None` for the parser to handle, so this only ever saves time.
+///
+/// It reads from the end, where everything after the text is fixed: searching from the front for
+/// where `choices` starts made decoding, folding and encoding a stream a sixth slower.
 fn plain_content(data: &str) -> Option<&str> {
-    const CHOICE: &str = r#","choices":[{"index":0,"delta":{"content":""#;
-    const AFTER: &str = r#""},"logprobs":null,"finish_reason":null}]"#;
     use memchr::memmem::Finder;
     use std::sync::OnceLock;
+    const CHOICE: &str = r#","choices":[{"index":0,"delta":{"content":""#;
+    const AFTER: &str = r#""},"logprobs":null,"finish_reason":null}]"#;
+    let object = data.strip_suffix('}')?;
+    let choices = object
+        .strip_suffix(r#","usage":null"#)
+        .unwrap_or(object)
+        .strip_suffix(AFTER)?;
+    // The text has no quote, so the last one closes `"content":"`.
+    let quote = memchr::memrchr(b'"', choices.as_bytes())?;
+    let (head, text) = (
+        choices[..=quote].strip_suffix(CHOICE)?,
+        &choices[quote + 1..],
+    );
+    if !head.starts_with('{') || text.bytes().any(|b| b == b'\\' || b < 0x20) {
+        return None;
+    }
+    // The fields before `choices` are ids and names; a usage or an error there needs the
+    // parser, and so does a second `choices`.
     // Built once: setting a searcher up costs more than running it on one chunk.
     static FINDERS: OnceLock<[Finder<'static>; 3]> = OnceLock::new();
-    let [choice, usage, error] = FINDERS.get_or_init(|| {
+    let finders = FINDERS.get_or_init(|| {
         [
-            Finder::new(CHOICE.as_bytes()),
             Finder::new(br#""usage""#),
             Finder::new(br#""error""#),
+            Finder::new(br#""choices""#),
         ]
     });
-    let at = choice.find(data.as_bytes())?;
-    let head = &data.as_bytes()[..at];
-    // The fields before `choices` are ids and names; a usage or error there needs the parser.
-    if !head.starts_with(b"{") || usage.find(head).is_some() || error.find(head).is_some() {
-        return None;
-    }
-    let rest = &data[at + CHOICE.len()..];
-    let end = rest.find('"')?;
-    let (text, tail) = rest.split_at(end);
-    if text.bytes().any(|b| b == b'\\' || b < 0x20) {
-        return None;
-    }
-    let tail = tail.strip_prefix(AFTER)?;
-    matches!(tail, "}" | r#","usage":null}"#).then_some(text)
+    let head = head.as_bytes();
+    finders
+        .iter()
+        .all(|key| key.find(head).is_none())
+        .then_some(text)
 }
 
 #[derive(Deserialize)]

@@ -350,6 +350,25 @@ quickcheck! {
     }
 }
 
+#[test]
+fn plain_content_takes_only_the_plain_shape() {
+    let chunk = |head: &str, tail: &str| {
+        format!(
+            r#"{{{head}"choices":[{{"index":0,"delta":{{"content":"hi"}},"logprobs":null,"finish_reason":null}}]{tail}}}"#
+        )
+    };
+    let ids = r#""id":"c","model":"m","#;
+    let plain = chunk(ids, "");
+    assert_eq!(plain_content(&plain), Some("hi"));
+    assert_eq!(plain_content(&chunk(ids, r#","usage":null"#)), Some("hi"));
+    // Anything before `choices` that the parser must see steps aside, as does another tail.
+    for head in [r#""usage":{},"#, r#""error":{},"#, r#""choices":[],"#] {
+        assert_eq!(plain_content(&chunk(head, "")), None, "{head}");
+    }
+    assert_eq!(plain_content(&chunk(ids, r#","usage":{}"#)), None);
+    assert_eq!(plain_content(&plain.replace("hi", r#"h\"i"#)), None);
+}
+
 quickcheck::quickcheck! {
     /// The byte-level path for plain content chunks agrees with the JSON parser, or steps aside.
     fn plain_content_agrees_with_the_parser(text: String, usage_null: bool) -> bool {
