@@ -88,8 +88,9 @@ fn read_directly(server: &ModelServer, provider: Provider) -> Duration {
     elapsed
 }
 
-/// Both sides read bytes and split lines without parsing, so the difference is luxe's work:
-/// HTTP, SSE and JSON decoding, frame encoding, and the pipe.
+/// Which wire format a stream speaks. The direct side reads the raw response to its end; luxe's
+/// side reads luxe's frames line by line; the difference is luxe's work: HTTP, SSE and JSON
+/// decoding, frame encoding, and the pipe.
 #[derive(Clone, Copy, Debug)]
 enum Provider {
     Anthropic,
@@ -105,11 +106,6 @@ fn streaming_overhead(ws: &Workspace, provider: Provider) {
         server.push(big_stream());
         direct.push(read_directly(&server, provider));
         let (elapsed, (user_ms, sys_ms)) = stream_through(ws, &server, provider);
-        eprintln!(
-            "ITER direct {:.1} through {:.1} user {user_ms} sys {sys_ms}",
-            ms(*direct.last().unwrap()),
-            ms(elapsed)
-        );
         through.push(elapsed);
         cpu += user_ms + sys_ms;
         sys += sys_ms;
@@ -184,33 +180,6 @@ fn stream_through(
     }
     let elapsed = t.elapsed();
     let after = cpu_ms(pid);
-    let mut sw = String::new();
-    for task in std::fs::read_dir(format!("/proc/{pid}/task")).unwrap() {
-        let task = task.unwrap().path();
-        let comm = std::fs::read_to_string(task.join("comm")).unwrap_or_default();
-        let status = std::fs::read_to_string(task.join("status")).unwrap_or_default();
-        let stat = std::fs::read_to_string(task.join("stat")).unwrap_or_default();
-        let f: Vec<&str> = stat
-            .rsplit_once(')')
-            .map_or("", |(_, r)| r)
-            .split_whitespace()
-            .collect();
-        let nv = status
-            .lines()
-            .filter(|l| l.contains("ctxt_switches"))
-            .map(|l| l.split_whitespace().last().unwrap().to_owned())
-            .collect::<Vec<_>>()
-            .join("/");
-        sw.push_str(&format!(
-            " {}:{}+{}ticks,cpu{},sw{}",
-            comm.trim(),
-            f.get(11).unwrap_or(&""),
-            f.get(12).unwrap_or(&""),
-            f.get(36).unwrap_or(&""),
-            nv
-        ));
-    }
-    eprintln!("TASKS{sw}");
     assert_eq!(deltas, DELTAS);
     drop(stdin);
     child.wait().expect("luxe exits");
