@@ -5,8 +5,11 @@
 use std::collections::BTreeSet;
 use std::path::Path;
 
+use std::time::Duration;
+
 use luxe_tests::fake_gh::FakeGh;
 use luxe_tests::git_repo::{bare_origin, clone_as, git, init_repo, real_git, write};
+use luxe_tests::model_server::{ModelServer, Part, Reply, Script, Stop};
 use luxe_tests::process::{LuxeProcess, Workspace};
 use serde_json::{Value, json};
 
@@ -1022,4 +1025,42 @@ fn without_git_replay_a_private_worktree_rebuilds_the_branches() {
         "the private worktree is gone: {worktrees}"
     );
     assert_nothing_lost(&before, &stack);
+}
+
+#[test]
+fn a_restack_waits_for_the_running_turn() {
+    let stack = Stack::new(2);
+    advance_main(&stack, "other.txt", "x\n");
+    let server = ModelServer::start();
+    let mut luxe = stack.luxe_with(&[
+        ("ANTHROPIC_API_KEY", "k".into()),
+        ("ANTHROPIC_BASE_URL", server.anthropic_base_url().into()),
+    ]);
+    let p = plan(&mut luxe);
+    // The agent may be editing the branch that would move: a turn holds the restack off.
+    server.push(Reply::Stream(
+        Script::new(vec![Part::Text(vec!["slow".into(); 50])], Stop::EndTurn)
+            .with_delay(Duration::from_millis(100)),
+    ));
+    luxe.send_frame("submit_user_message", json!({"text": "work"}));
+    luxe.until("turn_started");
+    let refused = confirm(&mut luxe, &p);
+    assert_eq!(refused["kind"], "action_rejected", "{refused}");
+    assert!(
+        refused["content"]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("a turn is running")
+    );
+    luxe.send_frame("interrupt_turn", json!({}));
+    luxe.until("turn_ended");
+    luxe.send_frame("restack", json!({"plan_id": p["id"], "request_id": "r"}));
+    let done = loop {
+        // Frames of the ended turn (its closing `state_changed`) may come first.
+        let frame = luxe.answer();
+        if frame["kind"] != "state_changed" {
+            break frame;
+        }
+    };
+    assert_eq!(done["kind"], "restacked", "{done}");
 }
