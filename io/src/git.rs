@@ -20,7 +20,7 @@ use gix::odb::pack::Find as _;
 use gix::status::index_worktree::Item as WorktreeItem;
 use gix::status::plumbing::index_as_worktree::{Change as WorktreeChange, EntryStatus};
 use gix::status::tree_index::TrackRenames;
-use luxe_core::review::source::{ChangedFile, DiffSource, FileStatus, ReviewTarget};
+use luxe_core::review::source::{ChangedFile, DEFAULT_BASES, DiffSource, FileStatus, ReviewTarget};
 
 /// A symlink's git mode.
 const LINK: u32 = 0o120000;
@@ -622,25 +622,18 @@ fn branch(repo: &gix::Repository, base: Option<&str>) -> Result<DiffSource, Stri
     })
 }
 
-/// The remote's default branch (what `origin/HEAD` points to), else `main`, else `master`.
+/// The base of a `branch` review with none named: the first of core's [`DEFAULT_BASES`] that
+/// exists, a symbolic ref as the branch it points to.
 fn default_base(repo: &gix::Repository) -> Result<String, String> {
-    let origin_head = repo
-        .try_find_reference("refs/remotes/origin/HEAD")
-        .map_err(|err| format!("refs/remotes/origin/HEAD: {}", reason(&err)))?;
-    if let Some(name) =
-        origin_head.and_then(|r| r.target().try_name().map(|name| name.as_bstr().to_owned()))
-    {
-        return Ok(name.to_str_lossy().into_owned());
-    }
-    for name in ["main", "master"] {
-        let full = format!("refs/heads/{name}");
-        if repo
-            .try_find_reference(full.as_str())
-            .map_err(|err| format!("{full}: {}", reason(&err)))?
-            .is_some()
-        {
-            return Ok(name.to_owned());
-        }
+    for full in DEFAULT_BASES {
+        let found = repo
+            .try_find_reference(*full)
+            .map_err(|err| format!("{full}: {}", reason(&err)))?;
+        let Some(found) = found else { continue };
+        return Ok(match found.target().try_name() {
+            Some(target) => target.as_bstr().to_str_lossy().into_owned(),
+            None => full.to_string(),
+        });
     }
     Err(
         "no base branch: origin/HEAD is not set and there is no main or master branch; \

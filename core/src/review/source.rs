@@ -4,6 +4,15 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+/// Where a `branch` review without a `base` starts, in order: the first that exists. A
+/// symbolic ref counts as the branch it points to (`origin/HEAD` is the remote's default
+/// branch, as `git clone` set it), else the usual local names.
+pub const DEFAULT_BASES: &[&str] = &[
+    "refs/remotes/origin/HEAD",
+    "refs/heads/main",
+    "refs/heads/master",
+];
+
 /// The two sides a review compares, as the client names them (`target` of `load_guided_review`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
