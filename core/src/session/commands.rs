@@ -6,6 +6,8 @@ use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 use crate::effects::{EffectId, Input, Output, Stream};
+use crate::github::parse;
+use crate::protocol::github::GithubState;
 
 use super::Session;
 
@@ -31,6 +33,20 @@ impl<P> Finished<P> {
     /// Standard output as text, trimmed.
     pub(super) fn stdout_text(&self) -> String {
         String::from_utf8_lossy(&self.stdout).trim().to_owned()
+    }
+
+    /// gh's failure: `None` when it exited 0 in time, else the dock state it implies (gh
+    /// missing, logged out), if any, and why in gh's words.
+    pub(super) fn gh_failure(&self) -> Option<(Option<GithubState>, String)> {
+        if matches!(self.status, Ok(Some(0))) && !self.timed_out {
+            return None;
+        }
+        let (spawn_error, code) = match &self.status {
+            Err(error) => (Some(error.as_str()), None),
+            Ok(code) => (None, *code),
+        };
+        let stderr = String::from_utf8_lossy(&self.stderr);
+        Some(parse::failure(spawn_error, code, &stderr, self.timed_out))
     }
 
     /// Why it failed, in words, or `None` when it exited 0.

@@ -24,7 +24,7 @@ use crate::protocol::github::{
 };
 
 use super::Session;
-use super::commands::{Commands, Finished};
+use super::commands::Commands;
 
 /// One command of GitHub work, and what it is for.
 #[derive(Debug)]
@@ -305,20 +305,11 @@ impl Session {
         }
         let (taken, finished) = self.github.commands.handle(input);
         if let Some(done) = finished {
-            let Finished {
-                purpose,
-                status,
-                stdout,
-                stderr,
-                timed_out,
-            } = done;
             let result = Outcome {
-                status,
-                stdout: String::from_utf8_lossy(&stdout).into_owned(),
-                stderr: String::from_utf8_lossy(&stderr).into_owned(),
-                timed_out,
+                failure: done.gh_failure(),
+                stdout: String::from_utf8_lossy(&done.stdout).into_owned(),
             };
-            match purpose {
+            match done.purpose {
                 Job::Probe(step) => self.probe_step_done(now, step, &result),
                 Job::Request { request_id, step } => {
                     self.request_step_done(now, request_id, step, &result);
@@ -1064,31 +1055,18 @@ impl Session {
 /// A finished command's result as text.
 #[derive(Debug)]
 struct Outcome {
-    status: Result<Option<i32>, String>,
     stdout: String,
-    stderr: String,
-    timed_out: bool,
+    /// `None` on success; else the dock state it implies, if any, and the reason.
+    failure: Option<(Option<GithubState>, String)>,
 }
 
 impl Outcome {
     fn ok(&self) -> bool {
-        matches!(self.status, Ok(Some(0))) && !self.timed_out
+        self.failure.is_none()
     }
 
     /// `None` on success; else the dock state it implies, if any, and the reason.
     fn failure(&self) -> Option<(Option<GithubState>, String)> {
-        if self.ok() {
-            return None;
-        }
-        let (spawn_error, code) = match &self.status {
-            Err(error) => (Some(error.as_str()), None),
-            Ok(code) => (None, *code),
-        };
-        Some(parse::failure(
-            spawn_error,
-            code,
-            &self.stderr,
-            self.timed_out,
-        ))
+        self.failure.clone()
     }
 }

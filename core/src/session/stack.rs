@@ -9,7 +9,7 @@ use std::time::Instant;
 use super::Session;
 use super::commands::{Commands, Finished};
 use crate::effects::Input;
-use crate::github::{gh, parse};
+use crate::github::gh;
 use crate::protocol::events::{Event, RequestFailed};
 use crate::protocol::github::GithubState;
 use crate::protocol::stack::{
@@ -443,19 +443,13 @@ pub(super) fn git_env() -> Vec<(String, String)> {
 
 /// A command's end as a flow takes it.
 fn ran(done: &Finished<(u64, Program)>, program: Program) -> Ran {
-    match program {
-        Program::Gh if !matches!(done.status, Ok(Some(0))) || done.timed_out => {
-            let (spawn_error, code) = match &done.status {
-                Err(error) => (Some(error.as_str()), None),
-                Ok(code) => (None, *code),
-            };
-            let stderr = String::from_utf8_lossy(&done.stderr);
-            Ran::failed(parse::failure(spawn_error, code, &stderr, done.timed_out).1)
-        }
-        _ => match done.failure("git") {
-            None => Ran::ok(String::from_utf8_lossy(&done.stdout).into_owned()),
-            Some(reason) => Ran::failed(reason),
-        },
+    let failure = match program {
+        Program::Gh => done.gh_failure().map(|(_, reason)| reason),
+        Program::Git => done.failure("git"),
+    };
+    match failure {
+        None => Ran::ok(String::from_utf8_lossy(&done.stdout).into_owned()),
+        Some(reason) => Ran::failed(reason),
     }
 }
 
