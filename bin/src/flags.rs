@@ -66,6 +66,7 @@ impl Flags {
             from_pr: self.from_pr,
             worktree: self.worktree.clone(),
             on_ask: self.on_ask.is_some(),
+            resume: self.continue_session || self.resume.is_some(),
         };
         if let Some(refusal) = requested.refusal() {
             return Err(refusal);
@@ -75,7 +76,7 @@ impl Flags {
         let started_in = environment::cwd()
             .map_err(|err| format!("cannot read the working directory: {err}"))?;
         // --issue, --from-pr and --worktree run before anything reads the directory.
-        let prepared = startup::prepare(&requested, &started_in, &session_id, timings.gh_timeout)?;
+        let prepared = startup::prepare(&requested, &started_in, &session_id, &timings)?;
         let cwd = prepared.cwd.unwrap_or(started_in);
         let home = environment::luxe_home();
         match &home {

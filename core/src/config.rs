@@ -138,6 +138,8 @@ pub struct Requested {
     pub worktree: Option<Option<String>>,
     /// `--on-ask` was given.
     pub on_ask: bool,
+    /// `-c` or `--resume` was given.
+    pub resume: bool,
 }
 
 impl Requested {
@@ -148,6 +150,13 @@ impl Requested {
         if self.on_ask {
             return Some(
                 "--on-ask cannot be used with --rpc: your client answers prompts itself".into(),
+            );
+        }
+        // Refused before the worktree is made: a new directory has no session to continue.
+        if self.worktree.is_some() && self.resume {
+            return Some(
+                "--worktree cannot be used with -c or --resume: a new worktree has no session to continue"
+                    .into(),
             );
         }
         None

@@ -283,3 +283,22 @@ pub enum Output {
         target: ReviewTarget,
     },
 }
+
+/// Why a command `name` failed, in words, or `None` when it exited 0 in time: `status` is
+/// `Ok(Some(code))` on exit, `Ok(None)` when killed, `Err` when it could not start.
+pub fn exit_failure(
+    name: &str,
+    status: &Result<Option<i32>, String>,
+    stderr: &str,
+    timed_out: bool,
+) -> Option<String> {
+    let stderr = stderr.trim();
+    match status {
+        Ok(Some(0)) if !timed_out => None,
+        _ if timed_out => Some(format!("{name} did not answer in time")),
+        Err(err) => Some(format!("cannot run {name}: {err}")),
+        Ok(_) if !stderr.is_empty() => Some(stderr.to_owned()),
+        Ok(Some(code)) => Some(format!("{name} exited with {code}")),
+        Ok(None) => Some(format!("{name} was killed")),
+    }
+}

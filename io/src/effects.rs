@@ -2,6 +2,7 @@
 //! [`Completion`]s over a channel, which the driver feeds to the core as [`Input`]s.
 
 use std::collections::HashMap;
+use std::panic::AssertUnwindSafe;
 use std::rc::Rc;
 use std::sync::mpsc;
 use std::time::Instant;
@@ -255,7 +256,18 @@ impl Effects {
             .name("luxe-diff".into())
             .spawn(move || {
                 for (id, cwd, target) in jobs {
-                    let result = git::read_diff(&cwd, &target).map(Box::new);
+                    // Every read is answered: a panic in gix becomes this read's failure, not a
+                    // `load_guided_review` that waits forever.
+                    let read = std::panic::catch_unwind(AssertUnwindSafe(|| {
+                        git::read_diff(&cwd, &target)
+                    }));
+                    let result = match read {
+                        Ok(result) => result.map(Box::new),
+                        Err(_) => Err(
+                            "reading the diff failed unexpectedly (a bug in luxe: see the log)"
+                                .to_owned(),
+                        ),
+                    };
                     if results
                         .send_blocking(Completion::DiffRead { id, result })
                         .is_err()

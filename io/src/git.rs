@@ -44,10 +44,6 @@ const PACK_CACHE_BYTES: usize = 32 * 1024 * 1024;
 /// is staged (`git mv`) is reported as one; a file moved on disk but not staged is a deletion
 /// plus an untracked addition, as `git diff HEAD` and `git ls-files --others` show it.
 pub fn read_diff(cwd: &str, target: &ReviewTarget) -> Result<DiffSource, String> {
-    // Core never asks; answered before the repository is looked for, so this is the reason given.
-    if let ReviewTarget::PullRequest { .. } = target {
-        return Err(PULL_REQUESTS.into());
-    }
     let repo = open(cwd)?;
     let workdir = repo.workdir().ok_or_else(|| {
         format!(

@@ -1,12 +1,14 @@
-//! Runs what `--issue`, `--from-pr` and `--worktree` need before the first frame (the commands
-//! and their meaning are core's, `luxe_core::github::startup`), blocking: nothing else runs yet.
+//! Runs what `--issue`, `--from-pr` and `--worktree` need before the first frame (the commands,
+//! their timeouts and what their output means are core's, `luxe_core::github::startup`),
+//! blocking: nothing else runs yet.
 
 use std::io::Read;
-use std::process::{Command, Stdio};
+use std::process::{Child, Command, Stdio};
+use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
-use luxe_core::config::Requested;
-use luxe_core::github::startup::{Prepared, StartCommand, after, commands, failed};
+use luxe_core::config::{Requested, Timings};
+use luxe_core::github::startup::{Ended, Prepared, StartCommand, after, commands};
 
 /// Runs the start-up commands in `cwd`, each follow-up core asks for right after the command
 /// that led to it; the first failure is the reason luxe exits 2.
@@ -14,12 +16,13 @@ pub fn prepare(
     requested: &Requested,
     cwd: &str,
     session_id: &str,
-    timeout: Duration,
+    timings: &Timings,
 ) -> Result<Prepared, String> {
     let mut prepared = Prepared::default();
     let mut queue: std::collections::VecDeque<StartCommand> = commands(requested).into();
     while let Some(command) = queue.pop_front() {
-        let stdout = run(&command, cwd, timeout)?;
+        let ended = run(&command, cwd, command.timeout(timings));
+        let stdout = command.outcome(ended)?;
         if let Some(next) = after(&command, &stdout, requested, session_id, &mut prepared)? {
             queue.push_front(next);
         }
@@ -27,46 +30,75 @@ pub fn prepare(
     Ok(prepared)
 }
 
-/// Runs `command`, returning its stdout, or the reason it failed (its stderr, or that it could
-/// not start or did not finish in time).
-fn run(command: &StartCommand, cwd: &str, timeout: Duration) -> Result<String, String> {
-    let fail = |why: &str| failed(&command.purpose, why);
-    let mut child = Command::new(command.program)
+/// Runs `command` until it exits or `timeout` passes (then kills it), its output drained
+/// meanwhile so that a large answer cannot stall it on a full pipe.
+fn run(command: &StartCommand, cwd: &str, timeout: Duration) -> Ended {
+    let spawned = Command::new(command.program)
         .args(&command.args)
         .envs(command.env.iter().copied())
         .current_dir(cwd)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|err| fail(&format!("cannot run {}: {err}", command.program)))?;
-    // Small outputs: read after exit; a pipe holds far more than these commands print.
-    let deadline = Instant::now() + timeout;
-    let status = loop {
+        .spawn();
+    let mut child = match spawned {
+        Ok(child) => child,
+        Err(err) => return ended(Err(err.to_string()), false, Vec::new(), Vec::new()),
+    };
+    let stdout = drain(child.stdout.take());
+    let stderr = drain(child.stderr.take());
+    let (status, timed_out) = wait(&mut child, Instant::now() + timeout);
+    if timed_out {
+        // A child it left behind may hold the pipes open: the readers are left to end alone.
+        return ended(status, true, Vec::new(), Vec::new());
+    }
+    ended(status, false, join(stdout), join(stderr))
+}
+
+fn ended(
+    status: Result<Option<i32>, String>,
+    timed_out: bool,
+    stdout: Vec<u8>,
+    stderr: Vec<u8>,
+) -> Ended {
+    Ended {
+        status,
+        timed_out,
+        stdout,
+        stderr,
+    }
+}
+
+/// The exit code (`None`: killed), and whether the deadline killed it.
+fn wait(child: &mut Child, deadline: Instant) -> (Result<Option<i32>, String>, bool) {
+    loop {
         match child.try_wait() {
-            Ok(Some(status)) => break status,
+            Ok(Some(status)) => return (Ok(status.code()), false),
             Ok(None) if Instant::now() >= deadline => {
                 let _ = child.kill();
-                let _ = child.wait();
-                return Err(fail(&format!("{} did not answer in time", command.program)));
+                let status = child.wait().map(|s| s.code()).map_err(|e| e.to_string());
+                return (status, true);
             }
-            Ok(None) => std::thread::sleep(Duration::from_millis(5)),
-            Err(err) => return Err(fail(&err.to_string())),
+            Ok(None) => thread::sleep(Duration::from_millis(5)),
+            Err(err) => return (Err(err.to_string()), false),
         }
-    };
-    let mut stdout = String::new();
-    let mut stderr = String::new();
-    if let Some(mut out) = child.stdout.take() {
-        let _ = out.read_to_string(&mut stdout);
     }
-    if let Some(mut err) = child.stderr.take() {
-        let _ = err.read_to_string(&mut stderr);
-    }
-    if status.success() {
-        Ok(stdout)
-    } else if stderr.trim().is_empty() {
-        Err(fail(&format!("{} exited with {status}", command.program)))
-    } else {
-        Err(fail(&stderr))
-    }
+}
+
+/// Reads `pipe` to its end on a thread of its own.
+fn drain(pipe: Option<impl Read + Send + 'static>) -> Option<JoinHandle<Vec<u8>>> {
+    pipe.map(|mut pipe| {
+        thread::spawn(move || {
+            let mut bytes = Vec::new();
+            // A read error ends the output there; what came before is kept.
+            let _ = pipe.read_to_end(&mut bytes);
+            bytes
+        })
+    })
+}
+
+fn join(reader: Option<JoinHandle<Vec<u8>>>) -> Vec<u8> {
+    reader
+        .and_then(|reader| reader.join().ok())
+        .unwrap_or_default()
 }

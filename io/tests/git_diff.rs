@@ -564,11 +564,6 @@ fn a_conflicted_file_compares_heads_side_with_the_disk() {
     assert!(!merge.status.success(), "the merge conflicts");
 
     let source = repo.read(&ReviewTarget::WorkingTree);
-    eprintln!("{:?}", entries(&source));
-    eprintln!(
-        "{}",
-        String::from_utf8_lossy(&repo.git(&["ls-files", "-s"]))
-    );
     let clash = file(&source, "clash.txt");
     assert_eq!(clash.status, FileStatus::Modified);
     assert_eq!(clash.old.as_deref(), Some(&b"ours\n"[..]));

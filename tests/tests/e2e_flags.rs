@@ -45,19 +45,26 @@ fn continue_with_resume_is_a_usage_error() {
 
 #[test]
 fn start_up_flags_that_cannot_be_prepared_exit_2_saying_why() {
-    // No gh on PATH here, and not a git repository.
+    // No gh on PATH here (only git), and not a git repository.
     let ws = Workspace::new();
+    let bin = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink(luxe_tests::git_repo::real_git(), bin.path().join("git")).unwrap();
     for (args, why) in [
-        (&["--issue", "12"][..], "--issue 12: cannot run gh"),
-        (&["--from-pr", "7"], "--from-pr 7: cannot run gh"),
+        (&["--issue", "12"][..], "--issue 12: gh is not installed"),
+        (&["--from-pr", "7"], "--from-pr 7: gh is not installed"),
         (&["--worktree"], "--worktree: not in a git repository"),
         (
             &["--worktree", "feature"],
             "--worktree: not in a git repository",
         ),
+        // Refused before any worktree is made: a new one has no session to continue.
+        (
+            &["--worktree", "-c"],
+            "--worktree cannot be used with -c or --resume",
+        ),
     ] {
         let mut cmd = ws.luxe();
-        cmd.args(args).env("PATH", "/usr/bin:/bin");
+        cmd.args(args).env("PATH", bin.path());
         let (code, stdout, stderr) = refused(&mut cmd);
         assert_eq!(code, 2, "{args:?}");
         assert_eq!(stdout, "", "{args:?}");

@@ -94,9 +94,11 @@ fn the_dock_shows_the_branch_its_pull_request_and_its_checks() {
 #[test]
 fn missing_unauthenticated_and_no_remote_show_in_the_dock_and_in_reasons() {
     let (ws, _origin) = project();
-    // No gh at all.
+    // No gh at all: only git on PATH.
+    let bin = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink(luxe_tests::git_repo::real_git(), bin.path().join("git")).unwrap();
     let mut cmd = ws.luxe();
-    cmd.env("PATH", "/usr/bin:/bin");
+    cmd.env("PATH", bin.path());
     let mut luxe = LuxeProcess::spawn(cmd);
     luxe.watch_workspace();
     luxe.expect("ready");
@@ -354,11 +356,15 @@ fn every_write_needs_the_flag_and_read_only_wins() {
                     });
                     assert!(!wrote, "{kind} ran gh without the flag");
                 }
-                None => assert_ne!(
-                    frame["content"]["reason"],
-                    "GitHub writes are off: start luxe with --github-writes",
-                    "{kind}"
-                ),
+                // Through the gate: answered as that write answers, under its request id.
+                None => {
+                    assert_eq!(frame["content"]["request_id"], "w", "{kind}: {frame}");
+                    assert_ne!(
+                        frame["content"]["reason"],
+                        "GitHub writes are off: start luxe with --github-writes",
+                        "{kind}"
+                    );
+                }
             }
         }
         luxe.send(r#"{"kind":"close"}"#);
@@ -522,8 +528,10 @@ fn a_branch_review_posts_as_a_pull_request_review_once_and_only_as_previewed() {
         "load_guided_review",
         json!({"request_id": "l", "target": {"kind": "branch", "base": "main"}}),
     );
-    let review = luxe.answer()["content"]["review"].clone();
-    luxe.answer();
+    let loaded = luxe.answer();
+    assert_eq!(loaded["kind"], "guided_review_loaded", "{loaded}");
+    let review = loaded["content"]["review"].clone();
+    assert_eq!(luxe.answer()["kind"], "review_session_restored");
     let hunk = &review["hunks"][0];
     let id = review["id"].clone();
     let line = json!({"kind": "line", "file_id": hunk["file_id"], "hunk_id": hunk["id"], "side": "new", "line": 2});
@@ -559,7 +567,7 @@ fn a_branch_review_posts_as_a_pull_request_review_once_and_only_as_previewed() {
         "edit_review",
         json!({"request_id": "e", "review_id": id, "edit": "resolve", "comment_id": "finding_2"}),
     );
-    luxe.answer();
+    assert_eq!(luxe.answer()["kind"], "review_session_saved");
     let failed = post(&mut luxe, "p1", "comment");
     assert_eq!(failed["kind"], "pull_request_review_post_failed");
     assert!(
@@ -710,7 +718,9 @@ fn a_poll_sends_the_dock_again_only_when_it_changed() {
             .filter(|a| a[..] == ["auth", "status"])
             .count()
     };
+    let deadline = std::time::Instant::now() + luxe_tests::process::patience();
     while probes(&fake) < 3 {
+        assert!(std::time::Instant::now() < deadline, "luxe stopped polling");
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
     fake.update_state(|s| s["checks"]["7"][1]["bucket"] = json!("pass"));

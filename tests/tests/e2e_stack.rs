@@ -619,6 +619,7 @@ fn a_moved_base_moves_the_whole_stack_and_the_checked_out_top_follows() {
     );
     assert_eq!(git(stack.path(), &["status", "--porcelain"]), "");
     let branches = done["content"]["branches"].as_array().unwrap();
+    assert_eq!(branches.len(), 5);
     for b in branches {
         let backup = b["backup_ref"].as_str().unwrap();
         assert_eq!(rev(stack.path(), backup), b["old_head"].as_str().unwrap());
@@ -719,7 +720,13 @@ fn each_refusal_at_confirmation_changes_nothing() {
         stack.path(),
         &["worktree", "add", "--quiet", &wt_path, "s1"],
     );
+    let snapshot = (all_branches(stack.path()), origin_branches(&stack));
     let failed = confirm(&mut luxe, &p);
+    assert_eq!(failed["kind"], "restack_failed", "{failed}");
+    assert_eq!(
+        (all_branches(stack.path()), origin_branches(&stack)),
+        snapshot
+    );
     let reason = failed["content"]["reason"].as_str().unwrap();
     assert!(
         reason.contains("s1 is checked out in") && reason.contains("nowhere when planned"),
@@ -738,6 +745,7 @@ fn each_refusal_at_confirmation_changes_nothing() {
     write(stack.path(), "f3.txt", "edited, not committed\n");
     let snapshot = (all_branches(stack.path()), origin_branches(&stack));
     let failed = confirm(&mut luxe, &newer);
+    assert_eq!(failed["kind"], "restack_failed", "{failed}");
     let reason = failed["content"]["reason"].as_str().unwrap();
     assert!(
         reason.contains("s3 is checked out in") && reason.contains("uncommitted changes"),

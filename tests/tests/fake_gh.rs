@@ -953,6 +953,15 @@ fn delays_and_injected_failures() {
     fake.update_state(|s| s["fail"] = json!({"pr view": {"exit": 4, "stderr": "x"}}));
     gh(&fake, &["pr", "view", "7", "--jsn", "number"]).fails_starting("unknown flag: --jsn\n");
     assert_eq!(gh(&fake, &["pr", "view", "7", "--json", "number"]).code, 4);
+    // `skip` lets calls through before the failures start.
+    fake.update_state(|s| {
+        s["delay_ms"] = json!(0);
+        s["fail"] = json!({"pr view": {"exit": 1, "stderr": "late\n", "skip": 2, "times": 1}});
+    });
+    gh(&fake, &["pr", "view", "7", "--json", "number"]).ok();
+    gh(&fake, &["pr", "view", "7", "--json", "number"]).ok();
+    gh(&fake, &["pr", "view", "7", "--json", "number"]).fails_with("late\n");
+    gh(&fake, &["pr", "view", "7", "--json", "number"]).ok();
 }
 
 #[test]

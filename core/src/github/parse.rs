@@ -7,6 +7,21 @@ use crate::protocol::github::{
     ThreadComment,
 };
 
+/// gh's failure from how it ended (`status` as `effects::exit_failure` takes it): `None` when
+/// it exited 0 in time, else the dock state it implies, if any, and why, in gh's words.
+pub fn gh_exit_failure(
+    status: &Result<Option<i32>, String>,
+    stderr: &str,
+    timed_out: bool,
+) -> Option<(Option<GithubState>, String)> {
+    let (spawn_error, code) = match status {
+        Ok(Some(0)) if !timed_out => return None,
+        Err(error) => (Some(error.as_str()), None),
+        Ok(code) => (None, *code),
+    };
+    Some(failure(spawn_error, code, stderr, timed_out))
+}
+
 /// How gh failed, for a reason a person can act on and for the dock's `github` state.
 pub fn failure(
     spawn_error: Option<&str>,

@@ -3,8 +3,12 @@
 
 use serde::Deserialize;
 
+use std::time::Duration;
+
 use super::gh::ENV;
-use crate::config::Requested;
+use super::parse;
+use crate::config::{Requested, Timings};
+use crate::effects::exit_failure;
 
 /// A command to run before start-up.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -160,6 +164,49 @@ pub fn issue(stdout: &str) -> Result<IssueContext, String> {
     serde_json::from_str(stdout).map_err(|e| format!("gh gave an unreadable issue: {e}"))
 }
 
+/// How a start-up command ended, as io saw it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Ended {
+    /// `Ok(Some(code))` on exit, `Ok(None)` when killed, `Err` when it could not start.
+    pub status: Result<Option<i32>, String>,
+    /// Whether io killed it at its deadline.
+    pub timed_out: bool,
+    /// Its standard output.
+    pub stdout: Vec<u8>,
+    /// Its standard error.
+    pub stderr: Vec<u8>,
+}
+
+impl StartCommand {
+    /// How long it may run: gh's timeout, or git's (a `gh pr checkout` fetches, too).
+    pub fn timeout(&self, timings: &Timings) -> Duration {
+        match self.program {
+            "gh" => timings.gh_timeout,
+            _ => timings.git_timeout,
+        }
+    }
+
+    /// Its output as text, or why it failed (worded as at run time, naming the flag).
+    pub fn outcome(&self, ended: Ended) -> Result<String, String> {
+        let stderr = String::from_utf8_lossy(&ended.stderr);
+        let failure = match self.program {
+            "gh" => {
+                parse::gh_exit_failure(&ended.status, &stderr, ended.timed_out).map(|(_, why)| why)
+            }
+            program => exit_failure(program, &ended.status, &stderr, ended.timed_out),
+        };
+        if let Some(why) = failure {
+            return Err(failed(&self.purpose, &why));
+        }
+        String::from_utf8(ended.stdout).map_err(|_| {
+            failed(
+                &self.purpose,
+                &format!("{} printed output that is not UTF-8", self.program),
+            )
+        })
+    }
+}
+
 /// The reason a start-up command failed, naming its flag.
 pub fn failed(purpose: &StartPurpose, why: &str) -> String {
     let why = why.trim();
@@ -182,6 +229,7 @@ mod tests {
             from_pr: Some(7),
             worktree: Some(None),
             on_ask: false,
+            resume: false,
         };
         let purposes: Vec<_> = commands(&requested)
             .into_iter()
@@ -207,6 +255,58 @@ mod tests {
         assert_eq!(
             failed(&StartPurpose::Issue(5), "not found\n"),
             "--issue 5: not found"
+        );
+    }
+
+    #[test]
+    fn outcomes_are_worded_as_at_run_time() {
+        let git = worktree_add("/w/app", "fix");
+        let ended = |status, timed_out, stdout: &[u8], stderr: &[u8]| Ended {
+            status,
+            timed_out,
+            stdout: stdout.to_vec(),
+            stderr: stderr.to_vec(),
+        };
+        assert_eq!(
+            git.outcome(ended(Ok(Some(0)), false, b"ok\n", b"")),
+            Ok("ok\n".into())
+        );
+        let why = git.outcome(ended(Ok(Some(128)), false, b"", b"fatal: exists\n"));
+        assert_eq!(
+            why,
+            Err("--worktree: cannot create /w/app-fix: fatal: exists".into())
+        );
+        let why = git.outcome(ended(Ok(None), true, b"", b"")).unwrap_err();
+        assert!(why.ends_with("git did not answer in time"), "{why}");
+        let why = git
+            .outcome(ended(Ok(Some(0)), false, b"\xff", b""))
+            .unwrap_err();
+        assert!(why.contains("not UTF-8"), "{why}");
+        let gh = &commands(&Requested {
+            issue: Some(3),
+            ..Requested::default()
+        })[0];
+        let why = gh
+            .outcome(ended(Err("No such file".into()), false, b"", b""))
+            .unwrap_err();
+        assert!(why.starts_with("--issue 3: gh is not installed"), "{why}");
+        let timings = Timings::default();
+        assert_eq!(gh.timeout(&timings), timings.gh_timeout);
+        assert_eq!(git.timeout(&timings), timings.git_timeout);
+    }
+
+    #[test]
+    fn a_worktree_cannot_continue_a_session() {
+        let requested = Requested {
+            worktree: Some(None),
+            resume: true,
+            ..Requested::default()
+        };
+        assert!(
+            requested
+                .refusal()
+                .unwrap()
+                .contains("--worktree cannot be used with -c")
         );
     }
 }

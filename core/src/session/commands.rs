@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
-use crate::effects::{EffectId, Input, Output, Stream};
+use crate::effects::{EffectId, Input, Output, Stream, exit_failure};
 use crate::github::parse;
 use crate::protocol::github::GithubState;
 
@@ -38,28 +38,14 @@ impl<P> Finished<P> {
     /// gh's failure: `None` when it exited 0 in time, else the dock state it implies (gh
     /// missing, logged out), if any, and why in gh's words.
     pub(super) fn gh_failure(&self) -> Option<(Option<GithubState>, String)> {
-        if matches!(self.status, Ok(Some(0))) && !self.timed_out {
-            return None;
-        }
-        let (spawn_error, code) = match &self.status {
-            Err(error) => (Some(error.as_str()), None),
-            Ok(code) => (None, *code),
-        };
         let stderr = String::from_utf8_lossy(&self.stderr);
-        Some(parse::failure(spawn_error, code, &stderr, self.timed_out))
+        parse::gh_exit_failure(&self.status, &stderr, self.timed_out)
     }
 
     /// Why it failed, in words, or `None` when it exited 0.
     pub(super) fn failure(&self, name: &str) -> Option<String> {
-        let stderr = String::from_utf8_lossy(&self.stderr).trim().to_owned();
-        match &self.status {
-            Ok(Some(0)) => None,
-            _ if self.timed_out => Some(format!("{name} did not answer in time")),
-            Err(err) => Some(err.clone()),
-            Ok(_) if !stderr.is_empty() => Some(stderr),
-            Ok(Some(code)) => Some(format!("{name} exited with {code}")),
-            Ok(None) => Some(format!("{name} was killed")),
-        }
+        let stderr = String::from_utf8_lossy(&self.stderr);
+        exit_failure(name, &self.status, &stderr, self.timed_out)
     }
 }
 

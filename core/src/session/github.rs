@@ -219,19 +219,21 @@ impl Session {
 
     /// Runs `gh args` for `job`.
     fn run_gh(&mut self, now: Instant, args: Vec<String>, job: Job) {
-        let env = gh::ENV
-            .iter()
-            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
-            .collect();
-        let id = self.spawn("gh", args, self.cwd.clone(), env);
+        let id = self.spawn("gh", args, self.cwd.clone(), gh::env());
         let timeout = self.timings.gh_timeout;
         self.github.commands.start(id, job, now, Some(timeout));
     }
 
-    /// Runs `git args` for `job` (a log, or a push).
-    fn run_git(&mut self, now: Instant, args: Vec<String>, job: Job) {
+    /// Runs `gh args` as `step` of request `request_id`.
+    fn gh_request(&mut self, now: Instant, args: Vec<String>, request_id: String, step: Step) {
+        self.run_gh(now, args, Job::Request { request_id, step });
+    }
+
+    /// Runs `git args` (a log, or a push) as `step` of request `request_id`.
+    fn git_request(&mut self, now: Instant, args: Vec<String>, request_id: String, step: Step) {
         let id = self.spawn("git", args, self.cwd.clone(), super::stack::git_env());
         let timeout = self.timings.git_timeout;
+        let job = Job::Request { request_id, step };
         self.github.commands.start(id, job, now, Some(timeout));
     }
 
@@ -249,14 +251,7 @@ impl Session {
         };
         let args = gh::git_log(&format!("origin/{base}"), &head);
         let step = Step::PreviewLog { base, head };
-        self.run_git(
-            now,
-            args,
-            Job::Request {
-                request_id: preview.request_id,
-                step,
-            },
-        );
+        self.git_request(now, args, preview.request_id, step);
     }
 
     /// `open_pull_request`: push the head, then open what the preview of this request showed.
@@ -278,14 +273,7 @@ impl Session {
         let step = Step::Push {
             draft: open.draft.unwrap_or(false),
         };
-        self.run_git(
-            now,
-            args,
-            Job::Request {
-                request_id: open.request_id,
-                step,
-            },
-        );
+        self.git_request(now, args, open.request_id, step);
         Ok(())
     }
 
@@ -420,11 +408,7 @@ impl Session {
             list.state.unwrap_or(PullRequestFilter::Open),
             list.repository.as_deref(),
         );
-        let job = Job::Request {
-            request_id: list.request_id,
-            step: Step::List,
-        };
-        self.run_gh(now, args, job);
+        self.gh_request(now, args, list.request_id, Step::List);
     }
 
     /// `get_pull_request`: the pull request, then its review threads.
@@ -441,48 +425,42 @@ impl Session {
             }));
         };
         let args = gh::pr_view(get.number, get.repository.as_deref());
-        let job = Job::Request {
-            request_id: get.request_id,
-            step: Step::View {
+        self.gh_request(
+            now,
+            args,
+            get.request_id,
+            Step::View {
                 repository: get.repository,
                 graphql_repository,
             },
-        };
-        self.run_gh(now, args, job);
+        );
     }
 
     /// `post_pull_request_comment`.
     pub(super) fn post_pull_request_comment(&mut self, now: Instant, post: PostPullRequestComment) {
         let args = gh::pr_comment(post.number, &post.body, post.repository.as_deref());
-        let job = Job::Request {
-            request_id: post.request_id,
-            step: Step::Comment,
-        };
-        self.run_gh(now, args, job);
+        self.gh_request(now, args, post.request_id, Step::Comment);
     }
 
     /// `reply_to_review_thread`.
     pub(super) fn reply_to_review_thread(&mut self, now: Instant, reply: ReplyToReviewThread) {
         let args = gh::thread_reply(&reply.thread_id, &reply.body);
-        let job = Job::Request {
-            request_id: reply.request_id,
-            step: Step::Reply,
-        };
-        self.run_gh(now, args, job);
+        self.gh_request(now, args, reply.request_id, Step::Reply);
     }
 
     /// `resolve_review_thread`.
     pub(super) fn resolve_review_thread(&mut self, now: Instant, resolve: ResolveReviewThread) {
         let resolved = resolve.resolved.unwrap_or(true);
         let args = gh::thread_resolve(&resolve.thread_id, resolved);
-        let job = Job::Request {
-            request_id: resolve.request_id,
-            step: Step::Resolve {
+        self.gh_request(
+            now,
+            args,
+            resolve.request_id,
+            Step::Resolve {
                 thread_id: resolve.thread_id,
                 resolved,
             },
-        };
-        self.run_gh(now, args, job);
+        );
     }
 
     /// `edit_pull_request`.
@@ -511,11 +489,7 @@ impl Session {
                 return self.emit(failed("nothing to change: give title, body, base or draft"));
             }
         };
-        let job = Job::Request {
-            request_id: edit.request_id,
-            step: Step::Edit { then },
-        };
-        self.run_gh(now, args, job);
+        self.gh_request(now, args, edit.request_id, Step::Edit { then });
     }
 
     /// `merge_pull_request`: at the head luxe last saw, read first if it saw none.
@@ -535,12 +509,12 @@ impl Session {
                     number: merge.number,
                     repository: merge.repository,
                 };
-                self.run_gh(now, args, Job::Request { request_id, step });
+                self.gh_request(now, args, request_id, step);
             }
             None => {
                 let args = gh::pr_head(merge.number, merge.repository.as_deref());
                 let step = Step::MergeHead { merge };
-                self.run_gh(now, args, Job::Request { request_id, step });
+                self.gh_request(now, args, request_id, step);
             }
         }
     }
@@ -588,7 +562,7 @@ impl Session {
                             repository,
                             detail: Box::new(detail),
                         };
-                        self.run_gh(now, args, Job::Request { request_id, step });
+                        self.gh_request(now, args, request_id, step);
                     }
                     Err(reason) => self.emit(Event::GithubReadFailed(RequestFailed {
                         request_id,
@@ -646,7 +620,7 @@ impl Session {
             }
             Step::Edit { then: Some(args) } => {
                 let step = Step::Edit { then: None };
-                self.run_gh(now, args, Job::Request { request_id, step });
+                self.gh_request(now, args, request_id, step);
                 false
             }
             Step::Edit { then: None } => {
@@ -693,14 +667,7 @@ impl Session {
                 match self.github.previews.get(&request_id) {
                     Some(p) => {
                         let args = gh::pr_create(&p.title, &p.description, &p.base, &p.head, draft);
-                        self.run_gh(
-                            now,
-                            args,
-                            Job::Request {
-                                request_id,
-                                step: Step::Create,
-                            },
-                        );
+                        self.gh_request(now, args, request_id, Step::Create);
                     }
                     None => self.emit(Event::PullRequestOpenFailed(RequestFailed {
                         request_id,
@@ -755,7 +722,7 @@ impl Session {
                             .insert((repository.clone(), *number), head);
                         let args = gh::pr_diff_in(*number, repository.as_deref());
                         let step = Step::TargetDiff { target };
-                        self.run_gh(now, args, Job::Request { request_id, step });
+                        self.gh_request(now, args, request_id, step);
                     }
                     Err(reason) => self.emit(Event::GuidedReviewFailed(RequestFailed {
                         request_id,
@@ -814,14 +781,7 @@ impl Session {
             return;
         };
         let args = gh::pr_head(*number, repository.as_deref());
-        self.run_gh(
-            now,
-            args,
-            Job::Request {
-                request_id,
-                step: Step::TargetHead { target },
-            },
-        );
+        self.gh_request(now, args, request_id, Step::TargetHead { target });
     }
 
     /// `preview_pull_request_review`: read the pull request's diff, then draft the comments.
@@ -860,14 +820,7 @@ impl Session {
             repository,
             head_sha,
         };
-        self.run_gh(
-            now,
-            args,
-            Job::Request {
-                request_id: request.request_id,
-                step,
-            },
-        );
+        self.gh_request(now, args, request.request_id, step);
         Ok(())
     }
 
@@ -952,14 +905,7 @@ impl Session {
             return Ok(());
         }
         let args = gh::pr_head(number, Some(&repository));
-        self.run_gh(
-            now,
-            args,
-            Job::Request {
-                request_id: post.request_id,
-                step: Step::ReviewHead,
-            },
-        );
+        self.gh_request(now, args, post.request_id, Step::ReviewHead);
         Ok(())
     }
 
@@ -1021,14 +967,7 @@ impl Session {
             }));
         }
         let args = gh::review_post(&prepared.repository, prepared.number, &path);
-        self.run_gh(
-            now,
-            args,
-            Job::Request {
-                request_id,
-                step: Step::ReviewPost,
-            },
-        );
+        self.gh_request(now, args, request_id, Step::ReviewPost);
     }
 
     /// A title and description for a pull request of `head` holding `commits`.

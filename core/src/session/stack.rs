@@ -266,13 +266,7 @@ impl Session {
 
     fn run_stack_cmd(&mut self, now: Instant, id: u64, cmd: &Cmd) {
         let (program, env): (&str, Vec<(String, String)>) = match cmd.program {
-            Program::Gh => (
-                "gh",
-                gh::ENV
-                    .iter()
-                    .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
-                    .collect(),
-            ),
+            Program::Gh => ("gh", gh::env()),
             Program::Git => ("git", git_env()),
         };
         let effect = self.spawn(program, cmd.args.clone(), self.cwd.clone(), env);
