@@ -965,6 +965,25 @@ fn plans_refuse_without_gh_without_open_pull_requests_and_with_nothing_to_do() {
 }
 
 #[test]
+fn a_merged_pull_request_whose_branch_is_gone_everywhere_is_refused_and_the_session_goes_on() {
+    // The only pull request was merged and its branch deleted here and on origin: nothing has a
+    // reflog to read. This used to overflow the stack and kill luxe.
+    let stack = Stack::new(1);
+    stack.merged(1, None);
+    git(stack.path(), &["checkout", "--quiet", "main"]);
+    git(stack.path(), &["branch", "--quiet", "-D", "s1"]);
+    git(
+        stack.path(),
+        &["push", "--quiet", "origin", "--delete", "s1"],
+    );
+    let mut luxe = stack.luxe();
+    let why = refusal(&mut luxe);
+    assert!(why.contains("no open pull request"), "{why}");
+    luxe.send_frame("list_models", json!({"request_id": "m"}));
+    assert_eq!(luxe.answer()["kind"], "models_listed");
+}
+
+#[test]
 fn a_branch_left_with_no_commits_of_its_own_is_refused_at_planning() {
     let stack = Stack::new(1);
     // #2's branch holds nothing over s1: once s1 is squashed into main it would be empty, its

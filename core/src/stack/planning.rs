@@ -63,6 +63,13 @@ impl PlanFlow {
         self.facts.pulls.iter().find(|p| p.number == number)
     }
 
+    /// The commits between the tips and the bases, read once the reflogs are known.
+    fn graph_step(&self) -> (Phase, Cmd) {
+        let tips = self.facts.graph_tips();
+        let bases = self.facts.graph_bases();
+        (Phase::Graph, Cmd::git(git::graph(&tips, &bases)))
+    }
+
     fn done(&mut self) -> Next<Result<Planned, String>> {
         match self.planned.take() {
             Some(planned) => Next::Done(Ok(planned)),
@@ -114,19 +121,18 @@ impl Flow for PlanFlow {
                 self.facts.remote = refs.remote;
                 let reflogs = self.facts.reflog_refs();
                 if reflogs.is_empty() {
-                    return self.on(Ran::ok(""));
+                    // No branch of a pull request is here or on origin: no history to read,
+                    // so the step after the reflogs comes straight away.
+                    self.graph_step()
+                } else {
+                    (Phase::Reflogs, Cmd::git(git::reflogs(&reflogs)))
                 }
-                (Phase::Reflogs, Cmd::git(git::reflogs(&reflogs)))
             }
             Phase::Reflogs => {
                 let (local, remote) = parse_reflogs(&stdout);
                 self.facts.local_reflog = local;
                 self.facts.remote_reflog = remote;
-                let tips = self.facts.graph_tips();
-                (
-                    Phase::Graph,
-                    Cmd::git(git::graph(&tips, &self.facts.graph_bases())),
-                )
+                self.graph_step()
             }
             Phase::Graph => {
                 self.facts.graph = Graph::parse(&stdout);
@@ -188,3 +194,6 @@ impl Flow for PlanFlow {
         Next::Run(cmd)
     }
 }
+
+#[cfg(test)]
+mod tests;
