@@ -25,6 +25,9 @@ use crate::protocol::github::{
 
 use super::Session;
 use super::commands::Commands;
+use crate::protocol::codec::Incoming;
+
+mod waiting;
 
 /// One command of GitHub work, and what it is for.
 #[derive(Debug)]
@@ -155,6 +158,10 @@ pub(super) struct Github {
     review_previews: BTreeMap<String, ReviewPreview>,
     /// A review body being written: its effect, request and file.
     writing: Option<(EffectId, String, String)>,
+    /// Actions waiting for the running probe to learn what they default to.
+    waiting: Vec<Incoming>,
+    /// Why the last probe found no GitHub, when a command of it failed.
+    probe_failure: Option<String>,
 }
 
 /// A pull request review luxe prepared, with what a confirmation needs.
@@ -198,6 +205,7 @@ impl Session {
         }
         self.github.next_poll = None;
         self.github.announce = announce;
+        self.github.probe_failure = None;
         self.github.probing = Some(WorkspaceUpdated {
             branch: None,
             head_sha: None,
@@ -246,7 +254,7 @@ impl Session {
         let (Some(head), Some(base)) = (head, base) else {
             return self.emit(Event::GithubReadFailed(RequestFailed {
                 request_id: preview.request_id,
-                reason: "no head or base branch known: name them, or refresh_workspace (the base defaults to the repository's default branch, the head to the current branch)".into(),
+                reason: self.github.unknown("no head or base branch known: name them, or refresh_workspace (the base defaults to the repository's default branch, the head to the current branch)"),
             }));
         };
         let args = gh::git_log(&format!("origin/{base}"), &head);
@@ -336,8 +344,9 @@ impl Session {
             }
             ProbeStep::Auth => match result.failure() {
                 None => Some((gh::repo_view(), ProbeStep::Repo)),
-                Some((state, _)) => {
+                Some((state, reason)) => {
                     workspace.github = state.unwrap_or(GithubState::Unauthenticated);
+                    self.github.probe_failure = Some(format!("gh auth status: {reason}"));
                     None
                 }
             },
@@ -347,11 +356,14 @@ impl Session {
                     self.github.default_branch = default_branch;
                     Some((gh::current_pr(), ProbeStep::PullRequest))
                 }
-                _ => {
-                    workspace.github = match result.failure() {
-                        Some((Some(state), _)) => state,
-                        _ => GithubState::NoRemote,
+                parsed => {
+                    let (state, reason) = match (result.failure(), parsed) {
+                        (Some((state, reason)), _) => (state, reason),
+                        (None, Err(reason)) => (None, reason),
+                        (None, Ok(_)) => (None, String::new()),
                     };
+                    workspace.github = state.unwrap_or(GithubState::NoRemote);
+                    self.github.probe_failure = Some(format!("gh repo view: {reason}"));
                     None
                 }
             },
@@ -397,6 +409,10 @@ impl Session {
             self.github.next_poll = Some(now + self.timings.github_poll);
         }
         self.github.last = Some(workspace);
+        // Answered before a queued probe starts, so they never wait for a second one.
+        for incoming in self.github.take_waiting() {
+            self.handle_incoming(now, incoming);
+        }
         if let Some(announce) = self.github.again.take() {
             self.probe_workspace(now, announce);
         }
@@ -418,7 +434,7 @@ impl Session {
             .clone()
             .or_else(|| self.github.last.as_ref().and_then(|w| w.repository.clone()))
         else {
-            let reason = "no GitHub repository is known for this checkout: name one with `repository`, or refresh_workspace".to_owned();
+            let reason = self.github.unknown("no GitHub repository is known for this checkout: name one with `repository`, or refresh_workspace");
             return self.emit(Event::GithubReadFailed(RequestFailed {
                 request_id: get.request_id,
                 reason,
@@ -796,14 +812,14 @@ impl Session {
             ReviewTarget::PullRequest { number, repository } => (*number, repository.clone()),
             ReviewTarget::Branch { .. } => match last.and_then(|w| w.pull_request.as_ref()) {
                 Some(pr) => (pr.number, None),
-                None => return Err("this branch has no pull request on GitHub (or gh cannot tell): refresh_workspace, or open one".into()),
+                None => return Err(self.github.unknown("this branch has no pull request on GitHub (or gh cannot tell): refresh_workspace, or open one")),
             },
             _ => return Err("only a branch or pull_request review can be posted as a pull request review".into()),
         };
         if repository.is_none() && last.and_then(|w| w.repository.as_ref()).is_none() {
-            return Err(
-                "no GitHub repository is known for this checkout: refresh_workspace".into(),
-            );
+            return Err(self
+                .github
+                .unknown("no GitHub repository is known for this checkout: refresh_workspace"));
         }
         let Some(head_sha) = self
             .github

@@ -298,6 +298,17 @@ impl Session {
         if let Some(reason) = self.gate(action.kind()) {
             return self.reject(refuse(action.kind(), reason));
         }
+        let review = match &action {
+            Action::PreviewPullRequestReview(p) => self.check_open(&p.review_id).ok(),
+            _ => None,
+        };
+        if self.github.must_wait(&action, review.map(|r| &r.target)) {
+            let request_id = request_id.clone();
+            if self.github.wait(Incoming { request_id, action }) {
+                self.probe_workspace(now, false);
+            }
+            return;
+        }
         match action {
             Action::SubmitUserMessage(message) => {
                 let queued = Queued {

@@ -150,7 +150,7 @@ impl Session {
             _ if matches!(self.stacks.plan, Some(PlanSlot::Running { .. })) => {
                 Some("a restack is being pushed: plan again after its answer".into())
             }
-            (Some(w), _) if w.github != GithubState::Ready => Some(describe_state(w.github)),
+            (Some(w), _) if w.github != GithubState::Ready => Some(self.github.not_ready(w.github)),
             (Some(w), Some(_))
                 if plan
                     .repository
@@ -414,7 +414,7 @@ impl Session {
     /// Why the default branch is not known.
     fn no_default_branch(&self) -> String {
         match self.github.last() {
-            Some(w) if w.github != GithubState::Ready => describe_state(w.github),
+            Some(w) if w.github != GithubState::Ready => self.github.not_ready(w.github),
             _ => "the repository's default branch is not known yet (gh repo view has not answered): refresh_workspace, then ask again".into(),
         }
     }
@@ -448,7 +448,7 @@ fn ran(done: &Finished<(u64, Program)>, program: Program) -> Ran {
 }
 
 /// Why GitHub work cannot run, from the dock's state.
-fn describe_state(state: GithubState) -> String {
+pub(super) fn describe_state(state: GithubState) -> String {
     match state {
         GithubState::Ready => "gh is ready".into(),
         GithubState::Missing => {
