@@ -63,7 +63,7 @@ fn ten_thousand_garbage_lines_then_a_valid_frame() {
 fn each_row_of_the_bad_input_table() {
     let ws = Workspace::new();
     let mut luxe = started(&ws);
-    let rows: [(&[u8], serde_json::Value); 6] = [
+    let rows: [(&[u8], serde_json::Value); 7] = [
         (b"{oops", serde_json::Value::Null),
         (b"\"a string\"", serde_json::Value::Null),
         (b"{\"kind\":\"\xc3\x28\"}", serde_json::Value::Null),
@@ -78,6 +78,11 @@ fn each_row_of_the_bad_input_table() {
         (
             br#"{"kind":"restack","content":{"request_id":"r1"}}"#,
             "restack".into(),
+        ),
+        // Two `kind`s: taken by neither, not by the last.
+        (
+            br#"{"kind":"set_mode","content":{"mode":"plan"},"kind":"close"}"#,
+            serde_json::Value::Null,
         ),
     ];
     for (line, kind) in rows {

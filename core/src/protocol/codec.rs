@@ -9,6 +9,7 @@ use super::actions::Action;
 use super::events::{ActionRejected, Event};
 use super::hand_json;
 use super::kinds::known_action;
+use super::unique_keys::UniqueKeys;
 
 /// A line that decoded to something luxe recognises.
 #[derive(Debug, Clone, PartialEq)]
@@ -68,7 +69,7 @@ pub fn decode(line: &[u8]) -> Result<Option<Incoming>, Rejection> {
     let text = std::str::from_utf8(line).map_err(|err| {
         Rejection::malformed(format_args!("invalid UTF-8 at byte {}", err.valid_up_to()))
     })?;
-    let frame: Value = serde_json::from_str(text).map_err(Rejection::malformed)?;
+    let UniqueKeys(frame) = serde_json::from_str(text).map_err(Rejection::malformed)?;
     let Value::Object(mut frame) = frame else {
         return Err(Rejection::malformed(format_args!(
             "expected a JSON object, got {}",
@@ -231,6 +232,22 @@ mod tests {
             r.reason,
             "malformed frame: `kind` must be a string, got a number"
         );
+    }
+
+    #[test]
+    fn a_frame_naming_a_key_twice_is_malformed() {
+        let r = rejected(r#"{"kind":"close","kind":"submit_user_message"}"#);
+        assert_eq!(r.kind, None);
+        assert!(
+            r.reason
+                .starts_with("malformed frame: duplicate key `kind`"),
+            "{}",
+            r.reason
+        );
+        let r = rejected(
+            r#"{"kind":"respond_permission","content":{"id":"p1","reply":"once","reply":"always"}}"#,
+        );
+        assert!(r.reason.contains("duplicate key `reply`"), "{}", r.reason);
     }
 
     // Design §1, row "unknown kind".

@@ -10,6 +10,7 @@ pub mod kinds;
 pub mod lines;
 pub mod schema;
 pub mod stack;
+mod unique_keys;
 pub mod values;
 
 /// The protocol version `ready` announces.
