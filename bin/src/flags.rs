@@ -97,6 +97,7 @@ impl Flags {
         config.model = self.model;
         config.requested = requested;
         config.providers = Providers::from_vars(&environment::provider_vars());
+        config.env_names = environment::variable_names();
         config.settings = settings;
         config.timings = timings;
         config.rng_seed = environment::random_seed();

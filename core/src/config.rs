@@ -221,6 +221,9 @@ pub struct Config {
     pub trust_project: bool,
     /// The longest accepted line in bytes.
     pub max_frame_bytes: usize,
+    /// The names of the variables in luxe's environment, for what the model's commands do not
+    /// inherit.
+    pub env_names: Vec<String>,
 }
 
 impl Config {
@@ -251,6 +254,7 @@ impl Config {
             github_writes: false,
             trust_project: false,
             max_frame_bytes: MAX_FRAME_BYTES,
+            env_names: Vec::new(),
         }
     }
 

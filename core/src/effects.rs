@@ -208,6 +208,8 @@ pub enum Output {
         cwd: String,
         /// Variables set for it on top of luxe's own environment.
         env: Vec<(String, String)>,
+        /// Variables of luxe's own environment it does not get.
+        unset: Vec<String>,
     },
     /// Kill a process and its whole process group; `ProcessExited` follows.
     Kill {

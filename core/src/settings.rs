@@ -38,6 +38,19 @@ pub struct Settings {
     /// Permission rules and the default mode.
     #[serde(default)]
     pub permissions: PermissionSettings,
+    /// The environment of the commands the model runs.
+    #[serde(default)]
+    pub tool_environment: ToolEnvironment,
+}
+
+/// The `tool_environment` object: which secret-looking variables the model's commands may
+/// have after all.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ToolEnvironment {
+    /// Exact names to pass through (a provider's key is never passed).
+    #[serde(default)]
+    pub pass: Vec<String>,
 }
 
 /// The `permissions` object of a settings file.
@@ -67,6 +80,8 @@ pub struct Loaded {
     pub rules: RuleSet,
     /// The mode the files set and that counts (see [`load`]).
     pub mode: Option<PermissionMode>,
+    /// The secret-looking variables the model's commands may have (see [`load`]).
+    pub tool_env_pass: Vec<String>,
 }
 
 /// Parses one file; the error is `path:line:column: message`.
@@ -81,8 +96,8 @@ pub fn parse(source: &SettingsSource) -> Result<Settings, String> {
     })
 }
 
-/// Reads every file, user first. Deny and ask rules always count; a project's allow rules and
-/// mode count only when `trust_project` (a repository must not loosen what the user set) — but a
+/// Reads every file, user first. Deny and ask rules always count; a project's allow rules,
+/// `tool_environment.pass` and mode count only when `trust_project` (a repository must not loosen what the user set) — but a
 /// project's `read-only` mode always counts, since it only tightens.
 pub fn load(sources: &[SettingsSource], trust_project: bool) -> Result<Loaded, String> {
     let mut loaded = Loaded::default();
@@ -97,6 +112,8 @@ pub fn load(sources: &[SettingsSource], trust_project: bool) -> Result<Loaded, S
         loaded.rules.ask.extend(p.ask);
         if trusted {
             loaded.rules.allow.extend(p.allow);
+            // Passing a secret to the model's commands loosens, like an allow rule.
+            loaded.tool_env_pass.extend(settings.tool_environment.pass);
         }
         match p.mode {
             Some(PermissionMode::ReadOnly) => loaded.mode = Some(PermissionMode::ReadOnly),
@@ -167,6 +184,25 @@ mod tests {
         let trusted = load(&files, true).unwrap();
         assert_eq!(trusted.rules.allow.len(), 1);
         assert_eq!(trusted.mode, Some(PermissionMode::Bypass));
+    }
+
+    #[test]
+    fn a_projects_tool_environment_needs_trust_and_unknown_keys_are_errors() {
+        let project = src(
+            r#"{"tool_environment":{"pass":["NPM_TOKEN"]}}"#,
+            Scope::Project,
+        );
+        let files = [
+            user(r#"{"tool_environment":{"pass":["GITHUB_TOKEN"]}}"#),
+            project,
+        ];
+        assert_eq!(load(&files, false).unwrap().tool_env_pass, ["GITHUB_TOKEN"]);
+        assert_eq!(
+            load(&files, true).unwrap().tool_env_pass,
+            ["GITHUB_TOKEN", "NPM_TOKEN"]
+        );
+        let err = parse(&user(r#"{"tool_environment":{"passs":[]}}"#)).unwrap_err();
+        assert!(err.contains("unknown field `passs`"), "{err}");
     }
 
     #[test]

@@ -347,8 +347,9 @@ impl Effects {
                 args,
                 cwd,
                 env,
+                unset,
             } => {
-                let process = Process::spawn(id, &program, &args, &cwd, &env, sender);
+                let process = Process::spawn(id, &program, &args, &cwd, &env, &unset, sender);
                 self.processes.insert(id, process);
             }
             Output::Kill { id } => match self.processes.get(&id) {

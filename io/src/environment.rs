@@ -28,6 +28,14 @@ pub fn provider_vars() -> ProviderVars {
     }
 }
 
+/// The names of every variable in luxe's environment (core decides which the model's commands
+/// do not get).
+pub fn variable_names() -> Vec<String> {
+    std::env::vars_os()
+        .filter_map(|(name, _)| name.into_string().ok())
+        .collect()
+}
+
 /// Waits, each overridable in milliseconds by a `LUXE_*_MS` variable (tests run them short).
 pub fn timings() -> Timings {
     let mut timings = Timings::default();

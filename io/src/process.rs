@@ -24,14 +24,16 @@ pub(crate) struct Process {
 }
 
 impl Process {
-    /// Starts `program` with stdin closed and both output streams piped to `sender`; a failure
-    /// to start is reported as `ProcessExited` with an error.
+    /// Starts `program` with stdin closed and both output streams piped to `sender`, with
+    /// luxe's environment plus `env` less `unset`; a failure to start is reported as
+    /// `ProcessExited` with an error.
     pub(crate) fn spawn(
         id: EffectId,
         program: &str,
         args: &[String],
         cwd: &str,
         env: &[(String, String)],
+        unset: &[String],
         sender: Sender<Completion>,
     ) -> Self {
         let mut command = std::process::Command::new(program);
@@ -41,6 +43,9 @@ impl Process {
             .current_dir(cwd)
             .envs(env.iter().map(|(k, v)| (k, v)))
             .process_group(0);
+        for name in unset {
+            command.env_remove(name);
+        }
         // Stdio is set on the async builder: it resets the std builder's to inherit.
         let mut command = Command::from(command);
         command

@@ -273,6 +273,7 @@ fn spawn(program: &str, args: &[&str]) -> Output {
         args: args.iter().map(|&a| a.into()).collect(),
         cwd: "/".into(),
         env: Vec::new(),
+        unset: Vec::new(),
     }
 }
 
@@ -311,6 +312,34 @@ fn a_process_reports_both_streams_then_its_exit_code() {
 }
 
 #[test]
+fn the_variables_unset_do_not_reach_the_process() {
+    let (mut effects, results) = performer();
+    smol::block_on(async {
+        let Output::Spawn {
+            id,
+            program,
+            args,
+            cwd,
+            ..
+        } = spawn("bash", &["-c", "echo \"${HOME:-none}:${PATH:+path}\""])
+        else {
+            unreachable!()
+        };
+        effects.start(Output::Spawn {
+            id,
+            program,
+            args,
+            cwd,
+            env: Vec::new(),
+            unset: vec!["HOME".to_owned()],
+        });
+        let (stdout, _, status) = run_out(&results).await;
+        assert_eq!(stdout, b"none:path\n");
+        assert_eq!(status, Ok(Some(0)));
+    });
+}
+
+#[test]
 fn the_variables_given_reach_the_process_on_top_of_luxes_own() {
     let (mut effects, results) = performer();
     smol::block_on(async {
@@ -331,6 +360,7 @@ fn the_variables_given_reach_the_process_on_top_of_luxes_own() {
             args,
             cwd,
             env,
+            unset: Vec::new(),
         });
         let (stdout, _, status) = run_out(&results).await;
         assert_eq!(stdout, b"given:path\n");

@@ -166,6 +166,7 @@ impl Session {
             args,
             cwd,
             env,
+            unset: Vec::new(),
         });
         id
     }

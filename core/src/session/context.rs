@@ -56,6 +56,7 @@ impl Context {
                 args: STATUS_ARGS.iter().map(|a| (*a).to_owned()).collect(),
                 cwd: cwd.to_owned(),
                 env: Vec::new(),
+                unset: Vec::new(),
             },
             Output::ReadFile {
                 id: agents,

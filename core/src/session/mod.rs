@@ -74,6 +74,8 @@ pub struct Session {
     thinking: Thinking,
     permissions: Permissions,
     redactor: Redactor,
+    /// What the model's commands do not inherit of luxe's environment.
+    tool_env_unset: Vec<String>,
     auto_approve: bool,
     trust_project: bool,
     github_writes: bool,
@@ -160,6 +162,7 @@ impl Session {
             thinking: Thinking::default(),
             permissions: Permissions::new(permission_mode, loaded.rules),
             redactor: Redactor::default(),
+            tool_env_unset: tools::environment::withheld(&config.env_names, &loaded.tool_env_pass),
             auto_approve: config.auto_approve,
             trust_project: config.trust_project,
             github_writes: config.github_writes && !read_only,

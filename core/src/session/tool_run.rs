@@ -477,6 +477,7 @@ impl Session {
                         args: vec!["-c".to_owned(), command],
                         cwd,
                         env: Vec::new(),
+                        unset: self.tool_env_unset.clone(),
                     },
                     Work::Bash {
                         redact: self.redactor.stream(),

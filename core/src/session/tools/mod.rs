@@ -3,5 +3,6 @@
 
 pub mod args;
 pub mod definitions;
+pub mod environment;
 pub mod paths;
 pub mod shaping;
