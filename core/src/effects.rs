@@ -25,6 +25,39 @@ pub struct FileContent {
     pub bytes: Vec<u8>,
     /// The file's whole length.
     pub total_len: u64,
+    /// Which file it was, from the descriptor it was read through.
+    pub identity: Option<FileIdentity>,
+}
+
+/// A file as the filesystem knows it, whatever its names: two paths with the same identity are
+/// one file (a hard link, a symlink's target).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct FileIdentity {
+    /// The device it lives on.
+    pub dev: u64,
+    /// Its inode on that device.
+    pub ino: u64,
+}
+
+/// What a tool opens a file for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OpenFor {
+    /// Reading it (symlinks followed).
+    Read,
+    /// Replacing it, and reading it first for an edit: io holds its directory and its name in
+    /// it (a symlink at the name is followed once, to where it points now).
+    Write,
+}
+
+/// A file io opened for a tool and holds until it is read, replaced or closed: what core
+/// decides on, so that what is decided is what is then read or written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Opened {
+    /// The absolute path of what is open, symlinks and `..` resolved (for a file that does not
+    /// exist yet, its deepest existing directory's path and the rest).
+    pub path: String,
+    /// The file's identity; `None` when it does not exist yet (a write of a new file).
+    pub identity: Option<FileIdentity>,
 }
 
 /// One line that matched a search.
@@ -120,6 +153,13 @@ pub enum Input<'a> {
         id: EffectId,
         /// Success, or why not.
         result: Result<(), String>,
+    },
+    /// A file was opened for a tool (or could not be); io holds it under this id.
+    FileOpened {
+        /// The open, and from now on the handle.
+        id: EffectId,
+        /// What is open, or why not.
+        result: Result<Opened, String>,
     },
     /// A path was resolved.
     PathResolved {
@@ -237,6 +277,43 @@ pub enum Output {
     SyncFile {
         /// Absolute path.
         path: String,
+    },
+    /// Open a file for a tool and hold it → `FileOpened`; then one of `ReadOpened`,
+    /// `ReplaceOpened`, `CloseOpened` on its handle.
+    OpenFile {
+        /// Echoed by the result; the handle of what is open.
+        id: EffectId,
+        /// Absolute path.
+        path: String,
+        /// Read, or replace.
+        purpose: OpenFor,
+    },
+    /// Read up to `max_bytes` of an opened file through its handle → `FileRead`. A file opened
+    /// for reading is closed after; one opened for writing is read at its name without
+    /// following a symlink, and fails if that is no longer the file that was opened.
+    ReadOpened {
+        /// Echoed by the result.
+        id: EffectId,
+        /// The `OpenFile` id.
+        handle: EffectId,
+        /// The most bytes wanted.
+        max_bytes: u64,
+    },
+    /// Replace a file opened for writing, atomically, in the directory that was opened (never
+    /// through a symlink put at its name since), and close it → `FileWritten`; fails if the name
+    /// no longer holds the file that was opened.
+    ReplaceOpened {
+        /// Echoed by the result.
+        id: EffectId,
+        /// The `OpenFile` id.
+        handle: EffectId,
+        /// The whole new content.
+        bytes: Vec<u8>,
+    },
+    /// Close an opened file unused; no answer.
+    CloseOpened {
+        /// The `OpenFile` id.
+        handle: EffectId,
     },
     /// Resolve a path as the filesystem sees it: symlinks and `..` followed; for a path that
     /// does not exist yet, its deepest existing ancestor is resolved and the rest appended →

@@ -125,8 +125,29 @@ impl Checked {
 
     /// Feeds any input and drains, checking the invariants every output must keep.
     pub fn input(&mut self, input: Input<'_>) -> Vec<Output> {
+        let opened = match &input {
+            Input::FileOpened { id, result: Ok(_) } => {
+                if let Some(open) = self.ledger.open_files.get_mut(id) {
+                    open.1 = true;
+                }
+                Some(*id)
+            }
+            Input::FileOpened { id, result: Err(_) } => {
+                // io holds nothing for an open that failed.
+                self.ledger.open_files.remove(id);
+                None
+            }
+            _ => None,
+        };
         self.luxe.handle_input(self.now, input);
-        self.drain()
+        let out = self.drain();
+        if let Some(id) = opened {
+            assert!(
+                self.ledger.open_turn.is_some() || !self.ledger.open_files.contains_key(&id),
+                "{id:?} was opened after its turn and is still held"
+            );
+        }
+        out
     }
 
     /// Feeds one client line (LF appended) and checks that it got exactly the answer the
@@ -298,6 +319,9 @@ struct Ledger {
     open_prompts: BTreeSet<String>,
     settled_prompts: BTreeSet<String>,
     open_calls: BTreeSet<String>,
+    /// Files opened for tools and not yet read, replaced or closed: what for, and whether io
+    /// has answered that it holds them.
+    open_files: BTreeMap<crate::effects::EffectId, (crate::effects::OpenFor, bool)>,
     starting: bool,
 }
 
@@ -320,6 +344,13 @@ impl Ledger {
                 self.open_turn = Some(t.turn_id.clone());
             }
             Event::TurnEnded(t) => {
+                // An open still on its way is closed when its answer comes (checked there).
+                assert!(
+                    self.open_files.values().all(|(_, answered)| !answered),
+                    "turn {} ended with files held open: {:?}",
+                    t.turn_id,
+                    self.open_files
+                );
                 assert!(
                     self.open_compaction.is_none(),
                     "turn {} ended with its compaction open",
@@ -451,9 +482,39 @@ impl Ledger {
     }
 
     fn observe_effect(&mut self, effect: &Output) {
+        use crate::effects::OpenFor;
+        match effect {
+            Output::OpenFile { id, purpose, .. } => {
+                assert!(
+                    self.open_files.insert(*id, (*purpose, false)).is_none(),
+                    "{id:?} opened twice"
+                );
+            }
+            Output::ReadOpened { handle, .. } => match self.open_files.get(handle) {
+                Some((OpenFor::Read, true)) => {
+                    self.open_files.remove(handle);
+                }
+                Some((OpenFor::Write, true)) => {}
+                _ => panic!("{effect:?} of a file not open"),
+            },
+            Output::ReplaceOpened { handle, .. } => {
+                let purpose = self.open_files.remove(handle);
+                assert_eq!(purpose, Some((OpenFor::Write, true)), "{effect:?}");
+            }
+            Output::CloseOpened { handle } => {
+                assert!(
+                    self.open_files.remove(handle).is_some(),
+                    "{effect:?} of a file not open"
+                );
+            }
+            _ => {}
+        }
         let is_tool_work = matches!(
             effect,
             Output::HttpRequest { .. }
+                | Output::OpenFile { .. }
+                | Output::ReadOpened { .. }
+                | Output::ReplaceOpened { .. }
                 | Output::WriteFile { .. }
                 | Output::Search { .. }
                 | Output::ListFiles { .. }

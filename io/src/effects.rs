@@ -8,12 +8,13 @@ use std::sync::mpsc;
 use std::time::Instant;
 
 use luxe_core::Luxe;
-use luxe_core::effects::{EffectId, FileContent, Input, Output, SearchHit, Stream};
+use luxe_core::effects::{EffectId, FileContent, Input, Opened, Output, SearchHit, Stream};
 use luxe_core::review::source::{DiffSource, ReviewTarget};
 use smol::channel::Sender;
 use smol::future::FutureExt as _;
 use smol::{LocalExecutor, Task};
 
+use crate::opened::OpenFiles;
 use crate::process::Process;
 use crate::{files, git, http, search};
 
@@ -93,6 +94,13 @@ pub enum Completion {
         /// Success, or why not.
         result: Result<(), String>,
     },
+    /// See [`Input::FileOpened`].
+    FileOpened {
+        /// The open.
+        id: EffectId,
+        /// What is open, or why not.
+        result: Result<Opened, String>,
+    },
     /// See [`Input::PathResolved`].
     PathResolved {
         /// The resolution.
@@ -156,6 +164,7 @@ impl Completion {
             Self::ProcessExited { id, status } => Input::ProcessExited { id, status },
             Self::SessionsRead { id, result } => Input::SessionsRead { id, result },
             Self::FileAppended { id, result } => Input::FileAppended { id, result },
+            Self::FileOpened { id, result } => Input::FileOpened { id, result },
             Self::PathResolved { id, result } => Input::PathResolved { id, result },
             Self::SearchDone { id, result } => Input::SearchDone { id, result },
             Self::FilesListed { id, result } => Input::FilesListed { id, result },
@@ -175,6 +184,8 @@ pub struct Effects {
     local: Rc<LocalExecutor<'static>>,
     requests: HashMap<EffectId, Task<()>>,
     processes: HashMap<EffectId, Process>,
+    /// Files opened for tools, held while core decides on them.
+    opened: OpenFiles,
     /// Writes to files run one at a time, in order (a session file's appends must not swap),
     /// and the session waits for them before it exits.
     writes: Option<Sender<WriteJob>>,
@@ -209,6 +220,7 @@ impl Effects {
             local: Rc::new(LocalExecutor::new()),
             requests: HashMap::new(),
             processes: HashMap::new(),
+            opened: OpenFiles::default(),
             writes: Some(writes),
             writer: Some(writer),
             diff_reads: None,
@@ -391,6 +403,34 @@ impl Effects {
                 }
                 None
             }),
+            Output::OpenFile { id, path, purpose } => {
+                let files = self.opened.clone();
+                self.run_blocking(move || Completion::FileOpened {
+                    id,
+                    result: files.open(id, &path, purpose),
+                });
+            }
+            Output::ReadOpened {
+                id,
+                handle,
+                max_bytes,
+            } => {
+                let files = self.opened.clone();
+                self.run_blocking(move || Completion::FileRead {
+                    id,
+                    result: files.read(handle, max_bytes),
+                });
+            }
+            Output::ReplaceOpened { id, handle, bytes } => {
+                let files = self.opened.clone();
+                self.write(move || {
+                    Some(Completion::FileWritten {
+                        id,
+                        result: files.replace(handle, &bytes),
+                    })
+                });
+            }
+            Output::CloseOpened { handle } => self.opened.close(handle),
             Output::ResolvePath { id, path } => {
                 self.run_blocking(move || Completion::PathResolved {
                     id,

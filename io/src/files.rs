@@ -6,7 +6,9 @@ use std::os::unix::fs::OpenOptionsExt as _;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use luxe_core::effects::FileContent;
+use std::os::unix::fs::MetadataExt as _;
+
+use luxe_core::effects::{FileContent, FileIdentity};
 
 /// `path` with symlinks and `..` resolved; for a path that does not exist yet (a new file), its
 /// deepest existing ancestor is resolved and the rest appended.
@@ -82,10 +84,19 @@ pub(crate) fn sync(path: &str) -> io::Result<()> {
 pub(crate) fn read(path: &str, max_bytes: u64) -> Result<FileContent, String> {
     let read = || -> io::Result<FileContent> {
         let file = File::open(path)?;
-        let total_len = file.metadata()?.len();
+        let metadata = file.metadata()?;
+        let total_len = metadata.len();
+        let identity = Some(FileIdentity {
+            dev: metadata.dev(),
+            ino: metadata.ino(),
+        });
         let mut bytes = Vec::with_capacity(usize::try_from(total_len.min(max_bytes)).unwrap_or(0));
         file.take(max_bytes).read_to_end(&mut bytes)?;
-        Ok(FileContent { bytes, total_len })
+        Ok(FileContent {
+            bytes,
+            total_len,
+            identity,
+        })
     };
     read().map_err(|err| err.to_string())
 }

@@ -11,6 +11,7 @@ mod files;
 mod frame_writer;
 pub mod git;
 mod http;
+mod opened;
 mod process;
 mod search;
 pub mod startup;

@@ -128,6 +128,7 @@ fn a_broken_session_file_fails_the_load_and_is_not_overwritten() {
     let broken = FileContent {
         bytes: b"{ not json".to_vec(),
         total_len: 10,
+        identity: None,
     };
     let (_, events) = load(&mut sim, Ok(broken));
     let failed = json_of(&events[0]);

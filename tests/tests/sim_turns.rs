@@ -5,11 +5,11 @@
 //! here we also check that every request to the model is well-formed: each tool call has its
 //! result in the very next message.
 
-use std::collections::VecDeque;
+use std::collections::{BTreeMap, VecDeque};
 use std::time::{Duration, Instant};
 
 use luxe_core::config::Providers;
-use luxe_core::effects::{EffectId, FileContent, Stream};
+use luxe_core::effects::{EffectId, FileContent, Opened, Stream};
 use luxe_core::harness::{Checked, test_config};
 use luxe_core::model::wire::Endpoint;
 use luxe_core::permissions::is_env_file;
@@ -186,6 +186,8 @@ struct World {
     tool_ids: u32,
     /// The review last loaded, as JSON.
     review: Option<Value>,
+    /// The path of each file io holds open for a tool.
+    opened: BTreeMap<EffectId, String>,
 }
 
 impl World {
@@ -204,6 +206,7 @@ impl World {
             prompt: None,
             tool_ids: 0,
             review: None,
+            opened: BTreeMap::new(),
         };
         let start = world.checked.take_start();
         world.absorb(start);
@@ -242,6 +245,9 @@ impl World {
                     self.prompt = None;
                 }
                 Output::Frame(_) | Output::Exit { .. } => {}
+                Output::CloseOpened { handle } => {
+                    self.opened.remove(&handle);
+                }
                 Output::Kill { id } => {
                     // The process dies; its exit is what io would report.
                     self.effects.retain(|e| effect_id(e) != Some(id));
@@ -404,6 +410,7 @@ impl World {
                     Ok(FileContent {
                         bytes: b"{broken".to_vec(),
                         total_len: 7,
+                        identity: None,
                     })
                 };
                 self.input(Input::FileRead { id, result });
@@ -426,15 +433,52 @@ impl World {
                 } else {
                     format!("hello world {SECRET}\n").into_bytes()
                 };
-                let total_len = bytes.len() as u64;
                 self.input(Input::FileRead {
                     id,
                     result: if ok {
-                        Ok(FileContent { bytes, total_len })
+                        Ok(file_content(bytes))
                     } else {
                         Err("no such file".into())
                     },
                 })
+            }
+            Output::OpenFile { id, path, .. } => {
+                if self.started {
+                    assert!(!is_env_file(&path), "a tool opened {path}");
+                }
+                let result = if ok {
+                    self.opened.insert(id, path.clone());
+                    Ok(Opened {
+                        path,
+                        identity: None,
+                    })
+                } else {
+                    Err("no such file".into())
+                };
+                self.input(Input::FileOpened { id, result })
+            }
+            // A handle closed meanwhile (the call was interrupted) is no longer open, as io says.
+            Output::ReadOpened { id, handle, .. } => {
+                let result = match self.opened.get(&handle) {
+                    Some(path) if ok => {
+                        assert!(!is_env_file(path), "a tool read {path}");
+                        Ok(file_content(format!("hello world {SECRET}\n").into_bytes()))
+                    }
+                    Some(_) => Err("the file changed".into()),
+                    None => Err("the file is no longer open".into()),
+                };
+                self.input(Input::FileRead { id, result })
+            }
+            Output::ReplaceOpened { id, handle, .. } => {
+                let result = match self.opened.remove(&handle) {
+                    Some(path) if ok => {
+                        assert!(!is_env_file(&path), "a tool wrote {path}");
+                        Ok(())
+                    }
+                    Some(_) => fail(),
+                    None => Err("the file is no longer open".into()),
+                };
+                self.input(Input::FileWritten { id, result })
             }
             Output::WriteFile { id, path, .. } => {
                 assert!(!is_env_file(&path), "a tool wrote {path}");
@@ -499,6 +543,14 @@ impl World {
     }
 }
 
+fn file_content(bytes: Vec<u8>) -> FileContent {
+    FileContent {
+        total_len: bytes.len() as u64,
+        bytes,
+        identity: None,
+    }
+}
+
 fn effect_id(output: &Output) -> Option<EffectId> {
     match output {
         Output::ReadFile { id, .. }
@@ -506,6 +558,9 @@ fn effect_id(output: &Output) -> Option<EffectId> {
         | Output::Spawn { id, .. }
         | Output::Search { id, .. }
         | Output::ResolvePath { id, .. }
+        | Output::OpenFile { id, .. }
+        | Output::ReadOpened { id, .. }
+        | Output::ReplaceOpened { id, .. }
         | Output::ListFiles { id, .. }
         | Output::ReadDiff { id, .. } => Some(*id),
         _ => None,
@@ -655,15 +710,15 @@ fn a_tool_call_round_trip_in_simulation() {
     let mut world = World::new();
     world.step(&Op::Submit);
     world.step(&Op::Model(ModelOp::Tool(0, vec![7, 99])));
-    // The path is resolved first; then read inside cwd runs without a prompt.
+    // The file is opened first; then read inside cwd runs without a prompt, through it.
     assert!(matches!(
         world.effects.front(),
-        Some(Output::ResolvePath { .. })
+        Some(Output::OpenFile { .. })
     ));
     world.step(&Op::Effect(true));
     assert!(matches!(
         world.effects.front(),
-        Some(Output::ReadFile { .. })
+        Some(Output::ReadOpened { .. })
     ));
     world.step(&Op::Effect(true));
     assert_eq!(world.http.len(), 1, "the result went back to the model");

@@ -1,7 +1,7 @@
 //! The start-up probes: `git status` and the project's `AGENTS.md` for the system prompt, and
 //! the project's `.env` files, whose values are redacted from every tool output.
 
-use crate::effects::{EffectId, Input, Output};
+use crate::effects::{EffectId, FileIdentity, Input, Output};
 use crate::git::status::{self, GitStatus, STATUS_ARGS};
 use crate::permissions::redact::secret_values;
 
@@ -40,6 +40,8 @@ pub(super) struct Context {
     agents_md: Probe<Option<String>>,
     env_pending: Vec<EffectId>,
     secrets: Vec<String>,
+    /// The `.env` files read, as files: another name for one (a hard link) is refused too.
+    env_identities: Vec<FileIdentity>,
 }
 
 impl Context {
@@ -85,6 +87,7 @@ impl Context {
             if let Ok(content) = result {
                 let text = String::from_utf8_lossy(&content.bytes);
                 self.secrets.extend(secret_values(&text));
+                self.env_identities.extend(content.identity);
             }
             return true;
         }
@@ -120,6 +123,11 @@ impl Context {
             (&self.git, &self.agents_md),
             (Probe::Done(_), Probe::Done(_))
         ) && self.env_pending.is_empty()
+    }
+
+    /// Whether `identity` is one of the project's `.env` files, whatever name it was opened by.
+    pub(super) fn is_env_file(&self, identity: FileIdentity) -> bool {
+        self.env_identities.contains(&identity)
     }
 
     /// The values found in the project's `.env` files.

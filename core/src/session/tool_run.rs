@@ -5,7 +5,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::effects::{EffectId, FileContent, Input, Output, Stream};
+use crate::effects::{EffectId, FileContent, FileIdentity, Input, OpenFor, Output, Stream};
 use crate::model::conversation::{Block, Message, Role};
 use crate::permissions::redact::StreamRedactor;
 use crate::permissions::rules::Rule;
@@ -51,13 +51,16 @@ struct Running {
     call_id: String,
     provider_id: String,
     wait: Wait,
+    /// The file io holds open for this call (`read`, `write`, `edit`) until it is read or
+    /// replaced through it; closed when the call ends any other way.
+    opened: Option<EffectId>,
 }
 
 #[derive(Debug)]
 enum Wait {
     /// Started; its permission is being decided.
     Deciding,
-    /// Waiting for io to resolve the path (symlinks) before deciding.
+    /// Waiting for io to resolve the path (symlinks), or to open the file, before deciding.
     Resolving {
         effect: EffectId,
         tool: String,
@@ -177,6 +180,7 @@ impl Session {
                 call_id,
                 provider_id,
                 wait: Wait::Deciding,
+                opened: None,
             };
             if let Some(step) = self.tool_step() {
                 step.running = Some(running);
@@ -203,17 +207,38 @@ impl Session {
             };
             match args.path().map(|p| resolve(&self.cwd, p).absolute) {
                 Some(path) => {
+                    if let Some(reason) = self.denied_by_name(&name, &path) {
+                        self.finish_tool(ToolStatus::Denied, reason, None);
+                        continue;
+                    }
                     let effect = self.effect_id();
+                    // A file a call reads or writes is opened first and decided on as opened,
+                    // so what is decided is what is then read or replaced.
+                    let output = match &args {
+                        ToolArgs::Read { .. } => Output::OpenFile {
+                            id: effect,
+                            path: path.clone(),
+                            purpose: OpenFor::Read,
+                        },
+                        ToolArgs::Write { .. } | ToolArgs::Edit { .. } => Output::OpenFile {
+                            id: effect,
+                            path: path.clone(),
+                            purpose: OpenFor::Write,
+                        },
+                        _ => Output::ResolvePath {
+                            id: effect,
+                            path: path.clone(),
+                        },
+                    };
                     if let Some(running) = self.tool_step().and_then(|s| s.running.as_mut()) {
                         running.wait = Wait::Resolving {
                             effect,
                             tool: name,
-                            requested: path.clone(),
+                            requested: path,
                             args,
                         };
                     }
-                    self.outputs
-                        .push_back(Output::ResolvePath { id: effect, path });
+                    self.outputs.push_back(output);
                 }
                 None => self.decide(now, &name, args, None),
             }
@@ -241,8 +266,27 @@ impl Session {
         }
     }
 
-    /// io resolved the path of the running call: decide it now.
-    fn path_resolved(&mut self, now: Instant, result: Result<String, String>) {
+    /// io resolved the path of the running call (or opened its file, as `identity`): decide
+    /// it now.
+    fn path_resolved(
+        &mut self,
+        now: Instant,
+        result: Result<String, String>,
+        identity: Option<FileIdentity>,
+    ) {
+        if identity.is_some_and(|id| self.context.is_env_file(id)) {
+            // Another name for a `.env` file (a hard link): denied as the file itself is.
+            let tool = match self.tool_step().and_then(|s| s.running.as_ref()) {
+                Some(Running {
+                    wait: Wait::Resolving { tool, .. },
+                    ..
+                }) => tool.clone(),
+                _ => return,
+            };
+            let reason = format!("{tool} of .env files is denied: they hold secrets");
+            self.finish_tool(ToolStatus::Denied, reason, None);
+            return self.run_next_tool(now);
+        }
         let Some(running) = self.tool_step().and_then(|s| s.running.as_mut()) else {
             return;
         };
@@ -260,9 +304,28 @@ impl Session {
                 args.set_path(resolved);
                 self.decide(now, &tool, args, Some(requested));
             }
-            Err(error) => self.finish_tool(ToolStatus::Error, error, None),
+            // A path that cannot be resolved or opened is still decided on by its name: a
+            // denied one is denied (whether it exists is nobody's business).
+            Err(error) => match self.denied_by_name(&tool, &requested) {
+                Some(reason) => self.finish_tool(ToolStatus::Denied, reason, None),
+                None => self.finish_tool(ToolStatus::Error, error, None),
+            },
         }
         self.run_next_tool(now);
+    }
+
+    /// Why a call of `tool` on the path the model wrote is denied by that name alone (a `.env`
+    /// name, a deny rule), before anything is opened.
+    fn denied_by_name(&self, tool: &str, requested: &str) -> Option<String> {
+        let target = Target::Path {
+            shown: resolve(&self.cwd, requested).shown,
+            requested: requested.to_owned(),
+            inside_cwd: false,
+        };
+        match self.permissions.decide(tool, &target) {
+            Decision::Deny { reason } => Some(reason),
+            Decision::Allow | Decision::Ask { .. } => None,
+        }
     }
 
     fn ask_permission(&mut self, now: Instant, tool: &str, args: ToolArgs, rule: Rule) {
@@ -411,6 +474,52 @@ impl Session {
         Ok(())
     }
 
+    /// Whether the running call waits for the open `id`.
+    fn awaits_open(&mut self, id: EffectId) -> bool {
+        matches!(
+            self.tool_step().and_then(|s| s.running.as_ref()),
+            Some(Running { wait: Wait::Resolving { effect, .. }, .. }) if *effect == id
+        )
+    }
+
+    /// The handle of the running call's opened file, taken by the output that consumes it.
+    fn take_opened(&mut self) -> Option<EffectId> {
+        self.tool_step()
+            .and_then(|s| s.running.as_mut())
+            .and_then(|r| r.opened.take())
+    }
+
+    /// The read of the running call's file: through the file opened for it (`consumed` when
+    /// the read is its last use), else (a call whose file was not opened) of `path`.
+    fn read_output(&mut self, id: EffectId, path: String, consumed: bool) -> Output {
+        let handle = if consumed {
+            self.take_opened()
+        } else {
+            self.tool_step().and_then(|s| s.running.as_ref()?.opened)
+        };
+        match handle {
+            Some(handle) => Output::ReadOpened {
+                id,
+                handle,
+                max_bytes: READ_MAX,
+            },
+            None => Output::ReadFile {
+                id,
+                path,
+                max_bytes: READ_MAX,
+            },
+        }
+    }
+
+    /// The write of `bytes`: through the file opened for the call, else (a call whose file was
+    /// not opened) to `path`.
+    fn write_output(&mut self, id: EffectId, path: String, bytes: Vec<u8>) -> Output {
+        match self.take_opened() {
+            Some(handle) => Output::ReplaceOpened { id, handle, bytes },
+            None => Output::WriteFile { id, path, bytes },
+        }
+    }
+
     /// Starts the work of an allowed call.
     fn execute(&mut self, now: Instant, args: ToolArgs) {
         let id = self.effect_id();
@@ -421,22 +530,14 @@ impl Session {
                 offset,
                 limit,
             } => (
-                Output::ReadFile {
-                    id,
-                    path: resolve(&cwd, &path).absolute,
-                    max_bytes: READ_MAX,
-                },
+                self.read_output(id, resolve(&cwd, &path).absolute, true),
                 Work::Read { offset, limit },
             ),
             ToolArgs::Write { path, content } => {
                 let target = resolve(&cwd, &path);
                 let done = format!("Wrote {} bytes to {}", content.len(), target.shown);
                 (
-                    Output::WriteFile {
-                        id,
-                        path: target.absolute,
-                        bytes: content.into_bytes(),
-                    },
+                    self.write_output(id, target.absolute.clone(), content.into_bytes()),
                     Work::Write {
                         shown: target.shown,
                         done,
@@ -452,11 +553,8 @@ impl Session {
             } => {
                 let target = resolve(&cwd, &path);
                 (
-                    Output::ReadFile {
-                        id,
-                        path: target.absolute.clone(),
-                        max_bytes: READ_MAX,
-                    },
+                    // The edit replaces the file through the same handle after reading it.
+                    self.read_output(id, target.absolute.clone(), false),
                     Work::EditRead {
                         target,
                         old_text,
@@ -555,15 +653,31 @@ impl Session {
 
     /// Routes a file, process or search result to the running call.
     pub(super) fn tool_effect(&mut self, now: Instant, input: Input<'_>) {
+        if let Input::FileOpened { id, result: Ok(_) } = &input
+            && !self.awaits_open(*id)
+        {
+            // Opened for a call that ended meanwhile (an interrupt): io must not hold it.
+            return self.outputs.push_back(Output::CloseOpened { handle: *id });
+        }
         let Some(running) = self.tool_step().and_then(|s| s.running.as_mut()) else {
             return;
         };
-        if let (Wait::Resolving { effect, .. }, Input::PathResolved { id, result }) =
-            (&running.wait, &input)
-            && effect == id
-        {
-            let result = result.clone();
-            return self.path_resolved(now, result);
+        match (&running.wait, &input) {
+            (Wait::Resolving { effect, .. }, Input::PathResolved { id, result })
+                if effect == id =>
+            {
+                let result = result.clone();
+                return self.path_resolved(now, result, None);
+            }
+            (Wait::Resolving { effect, .. }, Input::FileOpened { id, result }) if effect == id => {
+                let identity = result.as_ref().ok().and_then(|o| o.identity);
+                if result.is_ok() {
+                    running.opened = Some(*id);
+                }
+                let result = result.clone().map(|opened| opened.path);
+                return self.path_resolved(now, result, identity);
+            }
+            _ => {}
         }
         let Wait::Effect { effect, work } = &mut running.wait else {
             return;
@@ -754,11 +868,8 @@ impl Session {
                         },
                     };
                 }
-                self.outputs.push_back(Output::WriteFile {
-                    id,
-                    path: target.absolute,
-                    bytes: content.into_bytes(),
-                });
+                let output = self.write_output(id, target.absolute, content.into_bytes());
+                self.outputs.push_back(output);
             }
         }
     }
@@ -795,6 +906,9 @@ impl Session {
             return;
         };
         step.next += 1;
+        if let Some(handle) = running.opened {
+            self.outputs.push_back(Output::CloseOpened { handle });
+        }
         // Every tool output passes here on its way to the model and the client.
         let output = cap_text(self.redactor.redact(&output).into_owned(), MODEL_OUTPUT_MAX);
         let diff = diff.map(|d| self.redactor.redact(&d).into_owned());
@@ -818,6 +932,9 @@ impl Session {
     /// stays well-formed for the next turn.
     pub(super) fn interrupt_tools(&mut self, mut step: ToolStep) {
         if let Some(running) = step.running.take() {
+            if let Some(handle) = running.opened {
+                self.outputs.push_back(Output::CloseOpened { handle });
+            }
             match running.wait {
                 Wait::Permission { prompt_id, .. } => {
                     self.emit(Event::PermissionResolved(PermissionResolved {
