@@ -4,4 +4,5 @@
 pub mod args;
 pub mod definitions;
 pub mod paths;
+pub mod review_args;
 pub mod shaping;
