@@ -71,6 +71,7 @@ impl AddFinding {
     /// Reads `add_finding`'s arguments; the error is what the model is told.
     pub fn parse(input: &Value) -> Result<Self, String> {
         let args = Fields::of("add_finding", input)?;
+        let path = args.text("path", about::PATH)?;
         let line = args.line("line", about::LINE)?;
         let end_line = args.optional_line("end_line", about::END_LINE)?;
         if let Some(end) = end_line.filter(|&end| end < line) {
@@ -79,7 +80,7 @@ impl AddFinding {
             ));
         }
         Ok(Self {
-            path: args.text("path", about::PATH)?,
+            path,
             line,
             side: args.optional_choice("side", &SIDES)?.unwrap_or(Side::New),
             end_line,

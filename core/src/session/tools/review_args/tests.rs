@@ -99,7 +99,7 @@ fn each_bad_add_finding_argument_is_named_in_a_sentence() {
     assert!(
         AddFinding::parse(&old)
             .unwrap_err()
-            .starts_with("add_finding needs `line`")
+            .starts_with("add_finding needs `path`")
     );
 }
 
