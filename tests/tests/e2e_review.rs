@@ -268,7 +268,7 @@ fn a_question_and_a_fix_are_answered_on_their_thread() {
     server.push(Reply::tool_call(
         "t2",
         "report",
-        json!({"comment_id": "finding_1", "summary": "Folded the constant."}),
+        json!({"comment_id": "finding_1", "status": "fixed", "summary": "Folded the constant."}),
     ));
     server.push(Reply::text("Done."));
     edit(
@@ -300,9 +300,11 @@ fn a_question_and_a_fix_are_answered_on_their_thread() {
         let frame = luxe.recv();
         let thread = &frame["content"]["session"]["findings"][0]["thread"];
         if let Some(entries) = thread.as_array() {
-            reported |= entries
-                .iter()
-                .any(|e| e["kind"] == "report" && e["body"] == "Folded the constant.");
+            reported |= entries.iter().any(|e| {
+                e["kind"] == "report"
+                    && e["status"] == "fixed"
+                    && e["body"] == "Folded the constant."
+            });
         }
         if frame["kind"] == "guided_review_updated" {
             updated = true;
@@ -321,8 +323,8 @@ fn a_question_and_a_fix_are_answered_on_their_thread() {
     );
 }
 
-#[test]
-fn a_fix_turn_without_a_report_says_why_and_stays_open() {
+/// A project with a model, its review loaded and one saved draft, `finding_1`, on `gamma`.
+fn with_a_draft(body: &str, severity: &str) -> (Workspace, ModelServer, LuxeProcess, Value) {
     let ws = project();
     let server = ModelServer::start();
     let mut luxe = start(&ws, Some(&server), &[]);
@@ -332,9 +334,15 @@ fn a_fix_turn_without_a_report_says_why_and_stays_open() {
         "c",
         &review["id"],
         json!({"edit": "comment", "anchor": anchor_at(&review, "gamma"),
-        "body": "Document gamma.", "severity": "issue"}),
+        "body": body, "severity": severity}),
     );
     luxe.expect("review_session_saved");
+    (ws, server, luxe, review)
+}
+
+#[test]
+fn a_fix_turn_without_a_report_says_why_and_stays_open() {
+    let (_ws, server, mut luxe, review) = with_a_draft("Document gamma.", "issue");
     server.push(Reply::text("I looked but changed nothing."));
     edit(
         &mut luxe,
@@ -358,61 +366,163 @@ fn a_fix_turn_without_a_report_says_why_and_stays_open() {
     );
 }
 
+/// Frames until the agent-review turn has ended and a save carries a note about a dropped
+/// finding; `(frames, that session)`. The turn's end says the model's last request reached the
+/// server, which the save may come before or after.
+fn agent_review_until_dropped(luxe: &mut LuxeProcess) -> (Vec<Value>, Value) {
+    let (mut frames, mut ended, mut dropped) = (Vec::new(), false, None);
+    while !(ended && dropped.is_some()) {
+        let frame = luxe.recv();
+        ended |= frame["kind"] == "turn_ended";
+        if frame["kind"] == "review_session_saved" {
+            let session = frame["content"]["session"].clone();
+            let notes = session["notes"].as_array().unwrap();
+            if notes
+                .iter()
+                .any(|n| n["body"].as_str().unwrap().contains("dropped"))
+            {
+                dropped = Some(session);
+            }
+        }
+        frames.push(frame);
+    }
+    (frames, dropped.unwrap_or_default())
+}
+
+/// The contents of the `tool_finished` frames among `frames`.
+fn tools_finished(frames: &[Value]) -> Vec<&Value> {
+    frames
+        .iter()
+        .filter(|f| f["kind"] == "tool_finished")
+        .map(|f| &f["content"])
+        .collect()
+}
+
+/// Frames until a save shows that no turn works on the first finding any more (the turn's
+/// last save: the report before it may be written after the turn ends).
+fn until_closed(luxe: &mut LuxeProcess) -> Vec<Value> {
+    let mut frames = Vec::new();
+    loop {
+        let frame = luxe.recv();
+        let done = frame["kind"] == "review_session_saved"
+            && frame["content"]["session"]["findings"][0]["pending"] == false;
+        frames.push(frame);
+        if done {
+            return frames;
+        }
+    }
+}
+
 #[test]
-fn agent_review_keeps_a_valid_finding_and_notes_an_invented_one() {
+fn a_fix_turn_that_reports_not_fixed_carries_the_status_on_its_thread() {
+    let (_ws, server, mut luxe, review) = with_a_draft("Rename gamma.", "suggestion");
+    // Without `status` first: the model is told what is missing, in a sentence.
+    server.push(Reply::tool_call(
+        "r1",
+        "report",
+        json!({"comment_id": "finding_1", "summary": "Other crates call gamma."}),
+    ));
+    server.push(Reply::tool_call(
+        "r2",
+        "report",
+        json!({"comment_id": "finding_1", "status": "not_fixed", "summary": "Other crates call gamma."}),
+    ));
+    server.push(Reply::text("Left as is."));
+    edit(
+        &mut luxe,
+        "f",
+        &review["id"],
+        json!({"edit": "request_fix", "comment_id": "finding_1", "send": true}),
+    );
+    assert_eq!(luxe.expect("review_session_saved")["request_id"], "f");
+    let frames = until_closed(&mut luxe);
+    let finished = tools_finished(&frames);
+    assert_eq!(finished.len(), 2, "{frames:#?}");
+    assert_eq!(finished[0]["status"], "error");
+    let told = finished[0]["output"].as_str().unwrap();
+    assert!(
+        told.starts_with("report needs `status`") && told.contains("not_fixed"),
+        "{told}"
+    );
+    assert_eq!(finished[1]["status"], "ok");
+    let finding = &frames.last().unwrap()["content"]["session"]["findings"][0];
+    let reports: Vec<&Value> = finding["thread"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["kind"] == "report")
+        .collect();
+    assert_eq!(reports.len(), 1, "{finding}");
+    assert_eq!(reports[0]["author"], "agent");
+    assert_eq!(reports[0]["status"], "not_fixed");
+    assert_eq!(reports[0]["body"], "Other crates call gamma.");
+    assert_eq!(finding["status"], "open");
+    assert_eq!(finding["pending"], false);
+}
+
+#[test]
+fn agent_review_anchors_findings_by_path_and_line_and_drops_an_unshown_one() {
     let ws = project();
     let server = ModelServer::start();
     let mut luxe = start(&ws, Some(&server), &[]);
     let (review, _) = load(&mut luxe);
-    let valid = anchor_at(&review, "gamma");
-    let mut invented = valid.clone();
-    invented["line"] = json!(999);
+    // The arguments as the design gives them: a path and a line; `side` is "new" by default.
     server.push(Reply::tool_call(
         "a1",
         "add_finding",
-        json!({"anchor": valid, "severity": "suggestion", "body": "gamma needs a test"}),
+        json!({"path": "src/new.rs", "line": 1, "severity": "suggestion", "body": "gamma needs a test"}),
     ));
+    // The deleted line, by its old number.
     server.push(Reply::tool_call(
         "a2",
         "add_finding",
-        json!({"anchor": invented, "severity": "issue", "body": "made up"}),
+        json!({"path": "src/lib.rs", "line": 13, "side": "old", "severity": "question", "body": "Why was 2 wrong?"}),
+    ));
+    // A line of the file that the review does not show.
+    server.push(Reply::tool_call(
+        "a3",
+        "add_finding",
+        json!({"path": "src/lib.rs", "line": 2, "severity": "issue", "body": "made up"}),
     ));
     server.push(Reply::text("Reviewed."));
     luxe.send(&json!({"kind": "request_agent_review", "content": {"request_id": "ar", "review_id": review["id"]}}).to_string());
     let recorded = luxe.expect("review_session_saved");
     assert_eq!(recorded["request_id"], "ar");
-    // Progress arrives as saves without request_id, until the note about the invented anchor.
-    // The turn's end says the model's last request has reached the server, which the save may
-    // come before or after.
-    let mut ended = false;
-    let last = loop {
-        let frame = luxe.recv();
-        ended |= frame["kind"] == "turn_ended";
-        if frame["kind"] != "review_session_saved" {
-            continue;
-        }
-        let session = frame["content"]["session"].clone();
-        let dropped = session["notes"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .any(|n| n["body"].as_str().unwrap().contains("dropped"));
-        if dropped {
-            break session;
-        }
-    };
-    if !ended {
-        luxe.until("turn_ended");
-    }
+    let (frames, last) = agent_review_until_dropped(&mut luxe);
+
     let findings = last["findings"].as_array().unwrap();
-    assert_eq!(findings.len(), 1, "{last}");
+    assert_eq!(findings.len(), 2, "{last}");
+    assert_eq!(findings[0]["anchor"], anchor_at(&review, "pub fn gamma"));
     assert_eq!(findings[0]["thread"][0]["author"], "agent");
     assert_eq!(findings[0]["thread"][0]["body"], "gamma needs a test");
-    let results = server.requests().last().unwrap().body.to_string();
-    assert!(
-        results.contains("anchor not in the review"),
-        "the model hears why"
+    assert_eq!(findings[0]["severity"], "suggestion");
+    let deleted = &findings[1];
+    assert_eq!(deleted["anchor"]["kind"], "line");
+    assert_eq!(deleted["anchor"]["side"], "old");
+    assert_eq!(deleted["anchor"]["line"], 13);
+    assert_eq!(
+        deleted["anchor"]["hunk_id"],
+        anchor_at(&review, "2 + 40")["hunk_id"]
     );
+    assert_eq!(deleted["line_text"], "    2");
+
+    let finished = tools_finished(&frames);
+    assert_eq!(finished.len(), 3, "{frames:#?}");
+    assert_eq!(
+        (&finished[0]["status"], &finished[1]["status"]),
+        (&json!("ok"), &json!("ok"))
+    );
+    // The model hears which lines of the file it can anchor to, so it can correct itself.
+    assert_eq!(finished[2]["status"], "error");
+    let told = finished[2]["output"].as_str().unwrap();
+    assert!(
+        told.contains("src/lib.rs")
+            && told.contains("new lines 10–14")
+            && told.contains("old lines 10–14"),
+        "{told}"
+    );
+    let results = server.requests().last().unwrap().body.to_string();
+    assert!(results.contains("new lines 10–14"), "the model hears it");
 }
 
 #[test]

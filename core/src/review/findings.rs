@@ -114,6 +114,17 @@ pub enum Severity {
     Praise,
 }
 
+impl Severity {
+    /// Every severity by its protocol name, in the order the docs list them.
+    pub const NAMED: [(&'static str, Self); 5] = [
+        ("question", Self::Question),
+        ("suggestion", Self::Suggestion),
+        ("issue", Self::Issue),
+        ("nitpick", Self::Nitpick),
+        ("praise", Self::Praise),
+    ];
+}
+
 /// Where a finding stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
@@ -137,6 +148,33 @@ pub struct ThreadEntry {
     pub body: String,
     /// When, in milliseconds since the Unix epoch.
     pub at: u64,
+    /// On the agent's `report`: whether it fixed what the comment asks. Absent on other
+    /// entries, and on reports saved before reports had it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<ReportStatus>,
+}
+
+impl ThreadEntry {
+    /// An entry without a report status.
+    pub fn new(author: Author, kind: EntryKind, body: String, at: u64) -> Self {
+        Self {
+            author,
+            kind,
+            body,
+            at,
+            status: None,
+        }
+    }
+}
+
+/// What a fix turn's `report` says it did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ReportStatus {
+    /// The code was changed as asked.
+    Fixed,
+    /// It was not; the report's body says why.
+    NotFixed,
 }
 
 /// Who wrote a thread entry.
@@ -306,12 +344,7 @@ impl Stored {
         at: u64,
     ) -> Result<(Self, Option<(String, AgentTask)>), String> {
         let mut next = self.clone();
-        let entry = |kind, body: String| ThreadEntry {
-            author: Author::Reviewer,
-            kind,
-            body,
-            at,
-        };
+        let entry = |kind, body: String| ThreadEntry::new(Author::Reviewer, kind, body, at);
         let task = match edit {
             Edit::Comment {
                 anchor,
@@ -442,12 +475,7 @@ impl Stored {
         review: &Review,
         at: u64,
     ) -> Result<String, String> {
-        let entry = ThreadEntry {
-            author: Author::Agent,
-            kind: EntryKind::Comment,
-            body,
-            at,
-        };
+        let entry = ThreadEntry::new(Author::Agent, EntryKind::Comment, body, at);
         let id = self.push_finding(anchor, severity, FindingStatus::Open, entry, review)?;
         self.session.revision += 1;
         Ok(id)
@@ -496,12 +524,9 @@ impl Stored {
 
     /// Adds a note about the review as a whole.
     pub fn add_note(&mut self, body: String, at: u64) {
-        self.session.notes.push(ThreadEntry {
-            author: Author::System,
-            kind: EntryKind::Note,
-            body,
-            at,
-        });
+        self.session
+            .notes
+            .push(ThreadEntry::new(Author::System, EntryKind::Note, body, at));
         self.session.revision += 1;
     }
 

@@ -15,6 +15,7 @@ pub mod ids;
 mod lines;
 pub mod model;
 pub mod patch;
+pub mod path_line;
 #[cfg(test)]
 mod properties;
 pub mod source;

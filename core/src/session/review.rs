@@ -22,14 +22,16 @@ use crate::protocol::events::{
 use crate::protocol::values::TurnSource;
 use crate::review::build::build;
 use crate::review::findings::{
-    AgentTask, Anchor, Author, Edit, EntryKind, Severity, Stored, ThreadEntry,
+    AgentTask, Anchor, Author, Edit, EntryKind, ReportStatus, Severity, Stored, ThreadEntry,
 };
 use crate::review::ids::review_id;
 use crate::review::model::Review;
 use crate::review::patch::build_from_patch;
+use crate::review::path_line::{NotShown, Place, anchor_at, review_path};
 use crate::review::source::{DiffSource, ReviewTarget};
 
 use super::review_prompts::{agent_review_prompt, finding_prompt};
+use super::tools::review_args::{AddFinding, Report};
 use super::{Queued, Session};
 
 /// A review session file is never this large; a bigger one is not read.
@@ -655,68 +657,99 @@ impl Session {
             .turn
             .as_ref()
             .and_then(|t| t.review.clone())
-            .ok_or_else(|| format!("{name} is only available in a review turn"))?;
-        let review = Arc::clone(self.check_open(&task.review_id)?);
-        let at = self.wall_ms(now);
+            .ok_or_else(|| format!("{name} is only available in a review turn."))?;
+        if self.check_open(&task.review_id).is_err() {
+            return Err(
+                "The review this turn works on is no longer open, so nothing was recorded.".into(),
+            );
+        }
         match (name, &task.work) {
             ("report", ReviewWork::Fix(finding_id)) => {
-                let comment_id = input["comment_id"].as_str().unwrap_or_default();
-                let summary = input["summary"].as_str().unwrap_or_default().trim();
-                if comment_id != finding_id {
-                    return Err(format!(
-                        "this turn works on {finding_id}, not {comment_id:?}"
-                    ));
-                }
-                if summary.is_empty() {
-                    return Err("summary is empty".into());
-                }
-                if let Some(turn) = self.turn.as_mut() {
-                    turn.reported = true;
-                }
-                let entry = ThreadEntry {
-                    author: Author::Agent,
-                    kind: EntryKind::Report,
-                    body: summary.to_owned(),
-                    at,
-                };
-                self.queue_change(
-                    now,
-                    Change::Entry {
-                        finding_id: finding_id.clone(),
-                        entry,
-                        pending: true,
-                    },
-                );
-                Ok(format!("Reported on {finding_id}."))
+                let finding_id = finding_id.clone();
+                self.report_tool(now, &finding_id, input)
             }
-            ("add_finding", ReviewWork::Review) => {
-                let anchor: Anchor = serde_json::from_value(input["anchor"].clone())
-                    .map_err(|e| format!("invalid anchor: {e}"))?;
-                let severity: Severity = serde_json::from_value(input["severity"].clone())
-                    .unwrap_or(Severity::Suggestion);
-                let body = input["body"].as_str().unwrap_or_default().to_owned();
-                // Checked now so the model hears why; the save checks again.
-                let mut probe = Stored::new(&review.id);
-                if let Err(why) =
-                    probe.add_agent_finding(anchor.clone(), severity, body.clone(), &review, at)
-                {
-                    let note = format!("An agent finding was dropped: {why}.");
-                    self.queue_change(now, Change::Note { body: note });
-                    return Err(format!(
-                        "{why}; the finding was dropped. Anchor findings to lines shown in the diff."
-                    ));
-                }
+            ("add_finding", ReviewWork::Review) => self.add_finding_tool(now, input),
+            _ => Err(format!(
+                "{name} is not available in this turn: add_finding is for agent reviews, report for fix requests."
+            )),
+        }
+    }
+
+    /// `report` in the fix turn of finding `finding_id`.
+    fn report_tool(
+        &mut self,
+        now: Instant,
+        finding_id: &str,
+        input: &Value,
+    ) -> Result<String, String> {
+        let report = Report::parse(input)?;
+        if report.comment_id != finding_id {
+            return Err(format!(
+                "report's `comment_id` must be {finding_id}, the comment this turn works on, not {:?}.",
+                report.comment_id
+            ));
+        }
+        if let Some(turn) = self.turn.as_mut() {
+            turn.reported = true;
+        }
+        let body = report.summary.trim().to_owned();
+        let entry = ThreadEntry {
+            status: Some(report.status),
+            ..ThreadEntry::new(Author::Agent, EntryKind::Report, body, self.wall_ms(now))
+        };
+        self.queue_change(
+            now,
+            Change::Entry {
+                finding_id: finding_id.to_owned(),
+                entry,
+                pending: true,
+            },
+        );
+        let status = match report.status {
+            ReportStatus::Fixed => "fixed",
+            ReportStatus::NotFixed => "not fixed",
+        };
+        Ok(format!("Reported on {finding_id} as {status}."))
+    }
+
+    /// `add_finding` in an agent review: the path and line become an anchor in the open review.
+    fn add_finding_tool(&mut self, now: Instant, input: &Value) -> Result<String, String> {
+        let args = AddFinding::parse(input)?;
+        let Some(open) = &self.review.open else {
+            return Err("No review is open, so nothing was recorded.".into());
+        };
+        let path = review_path(&open.review, &open.root, &self.cwd, &args.path);
+        let place = Place {
+            path: &path,
+            side: args.side,
+            line: args.line,
+            end_line: args.end_line,
+        };
+        match anchor_at(&open.review, &place) {
+            Ok(anchor) => {
+                let described = place.to_string();
                 self.queue_change(
                     now,
                     Change::AgentFinding {
                         anchor,
-                        severity,
-                        body,
+                        severity: args.severity,
+                        body: args.body,
                     },
                 );
-                Ok("Finding added.".into())
+                Ok(format!("Finding added at {described}."))
             }
-            _ => Err(format!("{name} is not available in this review turn")),
+            Err(why) => {
+                let retry = match why {
+                    NotShown::NoFile { .. } => "one of those paths",
+                    NotShown::Lines { .. } => "a line the review shows",
+                    NotShown::AcrossHunks { .. } => "a range inside one of those ranges",
+                };
+                let note = format!("An agent finding was dropped: {why}.");
+                self.queue_change(now, Change::Note { body: note });
+                Err(format!(
+                    "Not added: {why}. Call add_finding again with {retry}."
+                ))
+            }
         }
     }
 
@@ -736,12 +769,12 @@ impl Session {
         let (finding_id, entry) = match &task.work {
             ReviewWork::Answer(id) if !answer.trim().is_empty() => (
                 id.clone(),
-                ThreadEntry {
-                    author: Author::Agent,
-                    kind: EntryKind::Answer,
-                    body: answer.trim().to_owned(),
+                ThreadEntry::new(
+                    Author::Agent,
+                    EntryKind::Answer,
+                    answer.trim().to_owned(),
                     at,
-                },
+                ),
             ),
             ReviewWork::Answer(id) => (
                 id.clone(),
@@ -765,12 +798,12 @@ impl Session {
     }
 
     fn system_entry(&self, now: Instant, body: &str) -> ThreadEntry {
-        ThreadEntry {
-            author: Author::System,
-            kind: EntryKind::Note,
-            body: body.to_owned(),
-            at: self.wall_ms(now),
-        }
+        ThreadEntry::new(
+            Author::System,
+            EntryKind::Note,
+            body.to_owned(),
+            self.wall_ms(now),
+        )
     }
 }
 

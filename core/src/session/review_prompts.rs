@@ -1,9 +1,9 @@
 //! What a review turn asks the agent: a finding with its thread, hunk and file; or the whole
-//! diff to review, with the ids its findings must be anchored to.
+//! diff to review, its lines numbered as `add_finding` names them.
 
 use std::fmt::Write as _;
 
-use crate::review::findings::{Anchor, Author, EntryKind, Finding, Side};
+use crate::review::findings::{Anchor, Author, EntryKind, Finding, ReportStatus, Side};
 use crate::review::model::{Hunk, LineKind, Review};
 
 /// The most of a diff put in an agent-review prompt; the rest is named, not shown.
@@ -53,15 +53,20 @@ pub(super) fn finding_prompt(review: &Review, finding: &Finding, fix: bool) -> S
             EntryKind::Report => "report",
             EntryKind::Note => "note",
         };
-        let _ = writeln!(text, "- {who} ({what}): {}", entry.body);
+        let status = match entry.status {
+            Some(ReportStatus::Fixed) => ", fixed",
+            Some(ReportStatus::NotFixed) => ", not fixed",
+            None => "",
+        };
+        let _ = writeln!(text, "- {who} ({what}{status}): {}", entry.body);
     }
     text.push('\n');
     if fix {
         let _ = write!(
             text,
             "Change the code as the reviewer asks, with your tools. When done, call the `report` \
-             tool with comment_id \"{}\" and a short summary of what you changed (or why you \
-             could not).",
+             tool with comment_id \"{}\", status \"fixed\" if you changed the code as asked or \
+             \"not_fixed\" if you did not, and a short summary of what you changed (or why not).",
             finding.id
         );
     } else {
@@ -78,11 +83,13 @@ pub(super) fn finding_prompt(review: &Review, finding: &Finding, fix: bool) -> S
 pub(super) fn agent_review_prompt(review: &Review) -> String {
     let mut text = String::from(
         "Review this change as a careful senior engineer. For every problem worth raising \
-         (bugs, missing tests, unclear code, risks), call the `add_finding` tool with an anchor \
-         {\"kind\":\"line\",\"file_id\":…,\"hunk_id\":…,\"side\":\"new\"|\"old\",\"line\":…} that \
-         names a line shown below (new-side numbers for context and added lines, old-side for \
-         deleted ones), a severity (question, suggestion, issue, nitpick or praise) and a body. \
-         Then end with a short overall summary.\n\n",
+         (bugs, missing tests, unclear code, risks), call the `add_finding` tool with the file's \
+         `path`, a `line` shown below, a `severity` (question, suggestion, issue, nitpick or \
+         praise) and a `body`. Each diff line below starts with its old and its new line number: \
+         an added or unchanged line is named by its new number (`side` \"new\", the default), a \
+         deleted line by its old number with `side` \"old\". For several lines of one hunk, \
+         give the first as `line` and the last as `end_line`. Then end with a short overall \
+         summary.\n\n",
     );
     let mut left_out = Vec::new();
     for file in &review.files {
@@ -90,13 +97,11 @@ pub(super) fn agent_review_prompt(review: &Review) -> String {
             left_out.push(file.path.as_str());
             continue;
         }
-        let _ = writeln!(
-            text,
-            "File {} (file_id {}, {:?}):",
-            file.path, file.id, file.status
-        );
+        let _ = match &file.old_path {
+            Some(old) => writeln!(text, "File {} ({:?} from {old}):", file.path, file.status),
+            None => writeln!(text, "File {} ({:?}):", file.path, file.status),
+        };
         for hunk in review.hunks.iter().filter(|h| h.file_id == file.id) {
-            let _ = writeln!(text, "hunk_id {}:", hunk.id);
             text.push_str("```diff\n");
             write_hunk(&mut text, hunk, true);
             text.push_str("```\n");

@@ -326,3 +326,48 @@ quickcheck::quickcheck! {
         true
     }
 }
+
+#[test]
+fn a_session_file_from_before_report_status_still_reads_and_a_status_round_trips() {
+    // As luxe wrote it before reports carried a status.
+    let before = br#"{
+      "version": 1,
+      "session": {
+        "id": "review:r",
+        "revision": 3,
+        "findings": [{
+          "id": "finding_1",
+          "anchor": {"kind": "line", "file_id": "file:a", "hunk_id": "hunk:1", "side": "new", "line": 11},
+          "severity": "issue",
+          "status": "open",
+          "outdated": false,
+          "pending": false,
+          "line_text": "new",
+          "thread": [
+            {"author": "reviewer", "kind": "comment", "body": "fix it", "at": 1},
+            {"author": "agent", "kind": "report", "body": "Fixed.", "at": 2}
+          ]
+        }],
+        "notes": []
+      },
+      "positions": {"finding_1": [2, 2]},
+      "next_finding": 2
+    }"#;
+    let mut stored = Stored::parse(before, "review:r").unwrap();
+    let report = &stored.session.findings[0].thread[1];
+    assert_eq!((report.kind, report.status), (EntryKind::Report, None));
+    let entry = ThreadEntry {
+        status: Some(ReportStatus::NotFixed),
+        ..ThreadEntry::new(Author::Agent, EntryKind::Report, "No.".into(), 3)
+    };
+    stored.add_entry("finding_1", entry, false).unwrap();
+    let bytes = stored.to_bytes();
+    let text = String::from_utf8(bytes.clone()).unwrap();
+    assert!(text.contains(r#""status": "not_fixed""#), "{text}");
+    assert_eq!(
+        text.matches(r#""status""#).count(),
+        2,
+        "the finding's and the new report's; entries without one omit it: {text}"
+    );
+    assert_eq!(Stored::parse(&bytes, "review:r").unwrap(), stored);
+}

@@ -3,8 +3,10 @@
 
 use serde_json::json;
 
+use super::review_args::{SIDES, STATUSES, about, names};
 use crate::model::conversation::ToolSpec;
 use crate::protocol::values::Mode;
+use crate::review::findings::Severity;
 
 /// The tools offered in `mode` (`plan` gets only those that cannot change anything), with the
 /// review tools named in `extra` (a review turn's).
@@ -31,37 +33,31 @@ fn review_tools() -> Vec<ToolSpec> {
     vec![
         ToolSpec {
             name: "report",
-            description: "Report on the review comment this turn fixes: what you changed, or why you could not. Call it once, when done.",
+            description: "Report on the review comment this turn works on: whether you fixed it, and what you changed or why you did not. Call it once, when done.",
             input_schema: json!({
                 "type": "object",
                 "properties": {
-                    "comment_id": {"type": "string", "description": "The finding's id, as the prompt gives it."},
-                    "summary": {"type": "string", "description": "What you changed, for the reviewer."}
+                    "comment_id": {"type": "string", "description": about::COMMENT_ID},
+                    "status": {"type": "string", "enum": names(&STATUSES), "description": about::STATUS},
+                    "summary": {"type": "string", "description": about::SUMMARY}
                 },
-                "required": ["comment_id", "summary"]
+                "required": ["comment_id", "status", "summary"]
             }),
         },
         ToolSpec {
             name: "add_finding",
-            description: "Add a review finding anchored to a line of the diff you were shown.",
+            description: "Add a review finding on a line (or a range of lines) of the diff you were shown, by the file's path and the line's number.",
             input_schema: json!({
                 "type": "object",
                 "properties": {
-                    "anchor": {
-                        "type": "object",
-                        "properties": {
-                            "kind": {"type": "string", "enum": ["line"]},
-                            "file_id": {"type": "string"},
-                            "hunk_id": {"type": "string"},
-                            "side": {"type": "string", "enum": ["old", "new"]},
-                            "line": {"type": "integer", "minimum": 1}
-                        },
-                        "required": ["kind", "file_id", "hunk_id", "side", "line"]
-                    },
-                    "severity": {"type": "string", "enum": ["question", "suggestion", "issue", "nitpick", "praise"]},
-                    "body": {"type": "string", "description": "The finding, for the reviewer."}
+                    "path": {"type": "string", "description": about::PATH},
+                    "line": {"type": "integer", "minimum": 1, "description": about::LINE},
+                    "side": {"type": "string", "enum": names(&SIDES), "description": about::SIDE},
+                    "end_line": {"type": "integer", "minimum": 1, "description": about::END_LINE},
+                    "severity": {"type": "string", "enum": names(&Severity::NAMED), "description": about::SEVERITY},
+                    "body": {"type": "string", "description": about::BODY}
                 },
-                "required": ["anchor", "severity", "body"]
+                "required": ["path", "line", "severity", "body"]
             }),
         },
     ]
@@ -205,5 +201,44 @@ mod tests {
         let names: Vec<_> = tools_for(Mode::Plan, &[]).iter().map(|t| t.name).collect();
         assert_eq!(names, PLAN_TOOLS);
         assert_eq!(tools_for(Mode::Build, &[]).len(), 8);
+    }
+
+    #[test]
+    fn review_tools_take_the_design_s_arguments() {
+        let tools = tools_for(Mode::Build, REVIEW_TOOLS);
+        let schema = |name: &str| {
+            let tool = tools.iter().find(|t| t.name == name).unwrap();
+            let mut properties: Vec<String> = tool.input_schema["properties"]
+                .as_object()
+                .unwrap()
+                .keys()
+                .cloned()
+                .collect();
+            properties.sort();
+            (properties, tool.input_schema["required"].clone())
+        };
+        assert_eq!(
+            schema("add_finding"),
+            (
+                ["body", "end_line", "line", "path", "severity", "side"]
+                    .map(String::from)
+                    .to_vec(),
+                json!(["path", "line", "severity", "body"])
+            )
+        );
+        assert_eq!(
+            schema("report"),
+            (
+                ["comment_id", "status", "summary"]
+                    .map(String::from)
+                    .to_vec(),
+                json!(["comment_id", "status", "summary"])
+            )
+        );
+        let report = tools.iter().find(|t| t.name == "report").unwrap();
+        assert_eq!(
+            report.input_schema["properties"]["status"]["enum"],
+            json!(["fixed", "not_fixed"])
+        );
     }
 }

@@ -5,4 +5,5 @@ pub mod args;
 pub mod definitions;
 pub mod environment;
 pub mod paths;
+pub mod review_args;
 pub mod shaping;
