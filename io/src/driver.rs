@@ -180,8 +180,11 @@ fn perform(
                 }
             }
             Output::Exit { code } => exit = Some(code),
-            // A session record is on disk before any frame after it reaches the client.
-            append @ Output::AppendFile { .. } => effects.start(append),
+            // A session record is on disk before any frame after it reaches the client, and
+            // the core hears how the append went before it can write another record.
+            Output::AppendFile { id, path, bytes } => {
+                Effects::append(id, &path, &bytes).feed(luxe, Instant::now());
+            }
             effect => starting.push(effect),
         }
     }

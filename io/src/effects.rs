@@ -385,11 +385,8 @@ impl Effects {
                     max_results,
                 ),
             }),
-            // Done here, at once: a record is small, and it must be on disk before the frames
-            // that follow it are written (the driver starts appends before it flushes).
             Output::AppendFile { id, path, bytes } => {
-                let result = files::append(&path, &bytes);
-                self.report(Completion::FileAppended { id, result });
+                self.report(Self::append(id, &path, &bytes));
             }
             Output::ReadSessions { id, dir } => {
                 self.run_blocking(move || Completion::SessionsRead {
@@ -450,6 +447,16 @@ impl Effects {
             Output::Frame(_) | Output::Exit { .. } => {
                 tracing::warn!("not an effect output; ignored");
             }
+        }
+    }
+
+    /// Appends to a file here, at once, and returns the result. A record is small, and it must
+    /// be on disk before the frames that follow it are written; the driver feeds the result
+    /// before any other input, so the core knows how the file ends when it writes the next one.
+    pub fn append(id: EffectId, path: &str, bytes: &[u8]) -> Completion {
+        Completion::FileAppended {
+            id,
+            result: files::append(path, bytes),
         }
     }
 

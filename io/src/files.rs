@@ -33,8 +33,8 @@ pub(crate) fn resolve(path: &str) -> Result<String, String> {
     }
 }
 
-/// Appends `bytes` to the file at `path`, creating it and its directories. One `write` call per
-/// record, so a crash leaves at most a torn last line.
+/// Appends `bytes` to the file at `path`, creating it and its directories. One write per append,
+/// so a crash leaves at most a torn last line (the core starts its next record on a new line).
 pub(crate) fn append(path: &str, bytes: &[u8]) -> Result<(), String> {
     let path = Path::new(path);
     if let Some(dir) = path.parent() {

@@ -1,5 +1,6 @@
 //! Sessions that last: a turn, close, then `-c` and `--resume` bring the conversation back,
-//! to the client and to the model; a crash loses nothing written before it.
+//! to the client and to the model; a crash loses nothing written before it, and a file torn
+//! anywhere loses nothing written after the resume.
 
 use std::time::Duration;
 
@@ -8,12 +9,17 @@ use luxe_tests::process::{LuxeProcess, Workspace};
 use luxe_tests::rig::restored_texts;
 use serde_json::{Value, json};
 
-fn start(ws: &Workspace, server: &ModelServer, flags: &[&str]) -> (LuxeProcess, Value) {
+/// Luxe with `flags`, against `server`.
+fn spawn(ws: &Workspace, server: &ModelServer, flags: &[&str]) -> LuxeProcess {
     let mut cmd = ws.luxe();
     cmd.env("ANTHROPIC_API_KEY", "k")
         .env("ANTHROPIC_BASE_URL", server.anthropic_base_url())
         .args(flags);
-    let mut luxe = LuxeProcess::spawn(cmd);
+    LuxeProcess::spawn(cmd)
+}
+
+fn start(ws: &Workspace, server: &ModelServer, flags: &[&str]) -> (LuxeProcess, Value) {
+    let mut luxe = spawn(ws, server, flags);
     let ready = luxe.expect("ready");
     luxe.expect("state_changed");
     (luxe, ready)
@@ -45,11 +51,7 @@ fn continue_and_resume_bring_the_conversation_back() {
     close(luxe);
 
     for flags in [vec!["-c"], vec!["--resume", id.as_str()]] {
-        let mut cmd = ws.luxe();
-        cmd.env("ANTHROPIC_API_KEY", "k")
-            .env("ANTHROPIC_BASE_URL", server.anthropic_base_url())
-            .args(&flags);
-        let mut luxe = LuxeProcess::spawn(cmd);
+        let mut luxe = spawn(&ws, &server, &flags);
         let ready = luxe.expect("ready");
         assert_eq!(ready["resumed"], true, "{flags:?}");
         assert_eq!(ready["session_id"], id.as_str());
@@ -116,11 +118,7 @@ fn a_crash_mid_stream_loses_nothing_written_before_it() {
     bytes.extend_from_slice(b"{\"type\":\"message\",\"mess");
     std::fs::write(&file, &bytes).unwrap();
 
-    let mut cmd = ws.luxe();
-    cmd.env("ANTHROPIC_API_KEY", "k")
-        .env("ANTHROPIC_BASE_URL", server.anthropic_base_url())
-        .args(["--resume", &id]);
-    let mut luxe = LuxeProcess::spawn(cmd);
+    let mut luxe = spawn(&ws, &server, &["--resume", &id]);
     assert_eq!(luxe.expect("ready")["resumed"], true);
     luxe.expect("state_changed");
     let restored = luxe.expect("session_restored");
@@ -225,4 +223,181 @@ fn a_crash_during_a_tool_run_resumes_into_a_well_formed_conversation() {
         .collect();
     assert_eq!(roles, ["user", "assistant", "user", "user"]);
     close(luxe);
+}
+
+/// What a resume must bring back of a session file cut at some offset: the messages (role and
+/// text), the turns ended, and the mode last recorded.
+#[derive(Debug, PartialEq)]
+struct Kept {
+    messages: Vec<(String, String)>,
+    turns: u64,
+    mode: String,
+}
+
+/// The records of `file` that are whole within its first `cut` bytes (a record cut just before
+/// its line feed is whole), read independently of luxe.
+fn kept_records(file: &[u8], cut: usize) -> Kept {
+    let mut kept = Kept {
+        messages: Vec::new(),
+        turns: 0,
+        mode: "build".into(),
+    };
+    let mut start = 0;
+    for line in file.split(|b| *b == b'\n') {
+        let end = start + line.len();
+        if end > cut {
+            break;
+        }
+        start = end + 1;
+        let Ok(record) = serde_json::from_slice::<Value>(line) else {
+            continue;
+        };
+        match record["type"].as_str() {
+            Some("message") => {
+                let message = &record["message"];
+                let text: Vec<&str> = message["content"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .filter_map(|b| b["text"].as_str())
+                    .collect();
+                kept.messages.push((
+                    message["role"].as_str().unwrap().to_owned(),
+                    text.join("\n"),
+                ));
+            }
+            Some("settings") => kept.mode = record["mode"].as_str().unwrap().to_owned(),
+            Some("turn_ended") => kept.turns += 1,
+            _ => {}
+        }
+    }
+    kept
+}
+
+/// What `session_restored` (after `ready` and `state_changed`) says came back.
+fn kept_of(state: &Value, restored: &Value) -> Kept {
+    Kept {
+        messages: restored["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| {
+                (
+                    m["role"].as_str().unwrap().to_owned(),
+                    m["text"].as_str().unwrap().to_owned(),
+                )
+            })
+            .collect(),
+        turns: restored["turns"].as_u64().unwrap(),
+        mode: state["mode"].as_str().unwrap().to_owned(),
+    }
+}
+
+/// Resumes session `id` and closes at once: what came back, or why luxe would not resume it.
+fn resume_and_close(ws: &Workspace, id: &str) -> Result<Kept, String> {
+    let mut child = ws
+        .luxe()
+        .args(["--resume", id])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    std::io::Write::write_all(&mut stdin, b"{\"kind\":\"close\"}\n").unwrap();
+    drop(stdin);
+    let out = child.wait_with_output().unwrap();
+    let frames: Vec<Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    match &frames[..] {
+        [ready, state, restored, ..] if restored["kind"] == "session_restored" => {
+            assert_eq!(ready["content"]["resumed"], true);
+            Ok(kept_of(&state["content"], &restored["content"]))
+        }
+        _ => Err(format!(
+            "no session_restored (exit {:?}): {}",
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr).trim()
+        )),
+    }
+}
+
+/// A real session file cut at every offset of its last two records and at every fourth before
+/// them, resumed, one more turn, resumed again: everything whole before the cut and the whole
+/// new turn come back.
+#[test]
+fn a_torn_tail_swallows_nothing_written_after_the_resume() {
+    let ws = Workspace::new();
+    let server = ModelServer::start();
+    let (mut luxe, ready) = start(&ws, &server, &[]);
+    let id = ready["session_id"].as_str().unwrap().to_owned();
+    server.push(Reply::text("first answer"));
+    turn(&mut luxe, "first question");
+    luxe.send(r#"{"kind":"set_mode","content":{"mode":"plan"}}"#);
+    luxe.expect("state_changed");
+    server.push(Reply::text("second answer"));
+    turn(&mut luxe, "second question");
+    close(luxe);
+    let path = ws.path().join("home/sessions").join(format!("{id}.jsonl"));
+    let file = std::fs::read(&path).unwrap();
+    assert!(
+        !file.windows(2).any(|w| w == b"\n\n"),
+        "a session written without trouble has no blank line"
+    );
+
+    // Every offset of the last two records, and a sample of the rest after the header: a crash
+    // can tear the file anywhere.
+    let ends: Vec<usize> = file
+        .iter()
+        .enumerate()
+        .filter_map(|(at, b)| (*b == b'\n').then_some(at))
+        .collect();
+    let header_end = ends[0];
+    let last_two = ends[ends.len() - 3] + 1;
+    let cuts = (header_end..last_two)
+        .step_by(4)
+        .chain(last_two..=file.len());
+    let (mut lost, mut tried) = (Vec::new(), 0);
+    for cut in cuts {
+        tried += 1;
+        std::fs::write(&path, &file[..cut]).unwrap();
+        let before = kept_records(&file, cut);
+        let mut luxe = spawn(&ws, &server, &["--resume", &id]);
+        luxe.expect("ready");
+        let state = luxe.expect("state_changed");
+        let restored = luxe.expect("session_restored");
+        assert_eq!(
+            kept_of(&state, &restored),
+            before,
+            "resumed after a cut at {cut}"
+        );
+        server.push(Reply::text("answer after the tear"));
+        turn(&mut luxe, "question after the tear");
+        close(luxe);
+        let written = std::fs::read(&path).unwrap();
+        assert!(
+            written.starts_with(&file[..cut]),
+            "the torn bytes stay where they were"
+        );
+
+        let mut want = before;
+        want.messages.extend([
+            ("user".to_owned(), "question after the tear".to_owned()),
+            ("assistant".to_owned(), "answer after the tear".to_owned()),
+        ]);
+        want.turns += 1;
+        let again = resume_and_close(&ws, &id);
+        if again.as_ref() != Ok(&want) {
+            lost.push(format!("cut at {cut}: want {want:?}, got {again:?}"));
+        }
+    }
+    assert!(
+        lost.is_empty(),
+        "{} of {tried} cuts of a {}-byte file lost records; the first:\n{}",
+        lost.len(),
+        file.len(),
+        lost[0]
+    );
 }

@@ -137,7 +137,7 @@ impl Session {
             .as_ref()
             .map_or_else(|| config.session_id.clone(), |r| r.id.clone());
         let store = match &config.resume {
-            Some(file) => store::Store::resumed(config.sessions_dir.as_deref(), file.path.clone()),
+            Some(file) => store::Store::resumed(config.sessions_dir.as_deref(), file),
             None => store::Store::new(config.sessions_dir.as_deref(), &session_id),
         };
         let mut session = Self {

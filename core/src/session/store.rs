@@ -1,12 +1,17 @@
 //! Keeping the session: every message, settings change and turn end is appended to the
-//! session's file as it happens, and made durable at the end of every turn.
+//! session's file as it happens, and made durable at the end of every turn. No record is ever
+//! glued onto a torn line: while the store cannot be sure the file ends with a whole line (a
+//! torn tail found at resume, a failed append, an append not answered yet), the next record
+//! starts with a line feed. The repair travels in the record's own write, so a crash during it
+//! leaves only another torn tail, repaired the same way at the next resume.
 
+use crate::config::SessionFile;
 use crate::effects::{EffectId, Input, Output};
 use crate::model::conversation::{Block, Message, Role};
 use crate::protocol::events::{
     Event, RestoredMessage, RestoredToolCall, RestoredToolResult, SessionRestored, SessionsListed,
 };
-use crate::store::{FORMAT_VERSION, Record, Restored, encode, summaries};
+use crate::store::{FORMAT_VERSION, Record, Restored, encode, ends_mid_line, summaries};
 
 use super::Session;
 
@@ -23,6 +28,21 @@ pub(super) struct Store {
     started: bool,
     /// Whether a failed write was reported (once is enough).
     failed: bool,
+    /// What the store knows of the end of the file.
+    tail: Tail,
+}
+
+/// How the session file ends, as far as the store knows.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+enum Tail {
+    /// With a whole line, or the file does not exist yet.
+    #[default]
+    Whole,
+    /// With this append, the last one issued, whose result has not come: until it does, the
+    /// file may end inside it.
+    Pending(EffectId),
+    /// Perhaps inside a line: the file was torn before a resume, or the last append failed.
+    Torn,
 }
 
 impl Store {
@@ -36,11 +56,16 @@ impl Store {
         }
     }
 
-    pub(super) fn resumed(dir: Option<&str>, path: String) -> Self {
+    pub(super) fn resumed(dir: Option<&str>, file: &SessionFile) -> Self {
         Self {
             dir: dir.map(str::to_owned),
-            path: Some(path),
+            path: Some(file.path.clone()),
             started: true,
+            tail: if ends_mid_line(&file.bytes) {
+                Tail::Torn
+            } else {
+                Tail::Whole
+            },
             ..Self::default()
         }
     }
@@ -55,12 +80,28 @@ impl Session {
         self.history.push(message);
     }
 
-    /// Appends a record, the header first if this is the first.
+    /// Appends a record, the header first if this is the first. Records of one step share a
+    /// write: joined to an append still queued, a record needs no repair of its own.
     pub(super) fn record(&mut self, record: Record) {
         let Some(path) = self.store.path.clone() else {
             return;
         };
+        let queued = self
+            .outputs
+            .iter_mut()
+            .rev()
+            .find_map(|output| match output {
+                Output::AppendFile { path: p, bytes, .. } if *p == path => Some(bytes),
+                _ => None,
+            });
+        if let Some(bytes) = queued {
+            bytes.extend(encode(&record));
+            return;
+        }
         let mut bytes = Vec::new();
+        if self.store.tail != Tail::Whole {
+            bytes.push(b'\n');
+        }
         if !std::mem::replace(&mut self.store.started, true) {
             bytes.extend(encode(&Record::Session {
                 version: FORMAT_VERSION,
@@ -72,6 +113,7 @@ impl Session {
         }
         bytes.extend(encode(&record));
         let id = self.effect_id();
+        self.store.tail = Tail::Pending(id);
         self.outputs
             .push_back(Output::AppendFile { id, path, bytes });
     }
@@ -102,11 +144,20 @@ impl Session {
         }
     }
 
-    /// A write to the session file failed: say so once; the session goes on.
+    /// An append was answered. Only the last one issued tells how the file ends: any earlier
+    /// one was followed by a record that started a new line. A failure is said once; the
+    /// session goes on.
     pub(super) fn store_result(&mut self, input: &Input<'_>) -> bool {
-        let Input::FileAppended { result, .. } = input else {
+        let Input::FileAppended { id, result } = input else {
             return false;
         };
+        if self.store.tail == Tail::Pending(*id) {
+            self.store.tail = if result.is_ok() {
+                Tail::Whole
+            } else {
+                Tail::Torn
+            };
+        }
         if let Err(error) = result
             && !std::mem::replace(&mut self.store.failed, true)
         {

@@ -1,6 +1,7 @@
 //! Sessions that last: each session is an append-only JSON Lines file of [`Record`]s, built
-//! here and appended by io. [`restore`] rebuilds a session from its file, skipping a torn last
-//! line (a crash mid-write) and refusing a file from a newer format.
+//! here and appended by io. [`restore`] rebuilds a session from its file, skipping a torn line
+//! (a crash mid-write) and refusing a file from a newer format; [`ends_mid_line`] says whether
+//! the next record must start a new line so that it is not glued onto a torn one.
 
 use serde::{Deserialize, Serialize};
 
@@ -72,6 +73,12 @@ pub fn encode(record: &Record) -> Vec<u8> {
     let mut line = serde_json::to_vec(record).expect("records serialize");
     line.push(b'\n');
     line
+}
+
+/// Whether `file` ends inside a line: the last write was torn (a crash, a failed write), and a
+/// record appended as it is would be glued onto the torn half and be unreadable with it.
+pub fn ends_mid_line(file: &[u8]) -> bool {
+    file.last().is_some_and(|last| *last != b'\n')
 }
 
 /// A session rebuilt from its file.

@@ -45,6 +45,18 @@ fn a_torn_last_line_and_appended_garbage_are_skipped() {
 }
 
 #[test]
+fn a_file_ends_mid_line_when_its_last_write_was_torn() {
+    let whole = file(&[header_record()]);
+    assert!(!ends_mid_line(b""));
+    assert!(!ends_mid_line(&whole));
+    assert!(
+        ends_mid_line(&whole[..whole.len() - 1]),
+        "cut before its LF"
+    );
+    assert!(ends_mid_line(&whole[..7]));
+}
+
+#[test]
 fn a_newer_format_is_refused_not_misread() {
     let bytes = file(&[Record::Session {
         version: FORMAT_VERSION + 1,
@@ -255,5 +267,65 @@ quickcheck! {
             && restored.view.is_some() == compacted
             && restored.view.as_ref().is_none_or(|v| v.last() == restored.messages.last() || v.len() == 1)
             && restored.skipped.is_empty()
+    }
+}
+
+/// The messages and turn ends of `records`.
+fn contents(records: &[Record]) -> (Vec<Message>, usize) {
+    let messages = records
+        .iter()
+        .filter_map(|r| match r {
+            Record::Message { message } => Some(message.clone()),
+            _ => None,
+        })
+        .collect();
+    let turns = records
+        .iter()
+        .filter(|r| matches!(r, Record::TurnEnded { .. }))
+        .count();
+    (messages, turns)
+}
+
+quickcheck! {
+    /// A file cut anywhere after its header, then a new line started where it ends mid-line,
+    /// then more records: every record whole before the cut and every record after it reads
+    /// back, and only a torn record is skipped.
+    fn a_new_line_after_any_cut_keeps_the_records_on_both_sides(
+        session: Session,
+        cut: usize,
+        more: Session
+    ) -> bool {
+        let bytes = file(&session.0);
+        let header = encode(&session.0[0]).len() - 1;
+        let cut = header + cut % (bytes.len() - header + 1);
+        // Whole: its JSON is all there, its line feed perhaps not.
+        let mut end = 0;
+        let whole: Vec<Record> = session.0.iter().take_while(|r| {
+            end += encode(r).len();
+            end - 1 <= cut
+        }).cloned().collect();
+        let torn = file(&whole).len() < cut;
+        // Compactions need the messages before them: the later records hold none.
+        let later: Vec<Record> = more.0[1..]
+            .iter()
+            .filter(|r| !matches!(r, Record::Compacted { .. }))
+            .cloned()
+            .collect();
+        let mut written = bytes[..cut].to_vec();
+        if ends_mid_line(&written) {
+            written.push(b'\n');
+        }
+        written.extend(file(&later));
+
+        let restored = restore(&written).unwrap();
+        let (mut messages, turns) = contents(&whole);
+        let (later_messages, later_turns) = contents(&later);
+        messages.extend(later_messages);
+        // A file that ends on tool calls gets their results added; nothing else changes.
+        let repaired = &restored.messages[messages.len().min(restored.messages.len())..];
+        restored.messages.starts_with(&messages)
+            && repaired.len() <= 1
+            && restored.turns as usize == turns + later_turns
+            && restored.skipped.len() == usize::from(torn)
     }
 }
