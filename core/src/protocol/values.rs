@@ -29,7 +29,7 @@ pub enum Thinking {
     High,
 }
 
-/// How much runs without asking (design §8).
+/// How much runs without asking.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum PermissionMode {

@@ -161,7 +161,7 @@ impl ToolArgs {
     /// Parses the arguments of tool `name`; the error is what the model is told.
     pub fn parse(name: &str, input: &Value) -> Result<Self, String> {
         fn de<T: serde::de::DeserializeOwned>(name: &str, input: &Value) -> Result<T, String> {
-            T::deserialize(input).map_err(|e| format!("invalid arguments for {name}: {e}"))
+            T::deserialize(input).map_err(|_| super::arg_errors::explain(name, input))
         }
         Ok(match name {
             "read" => {
@@ -243,7 +243,10 @@ mod tests {
             }
         );
         let err = ToolArgs::parse("edit", &json!({"path": "a"})).unwrap_err();
-        assert_eq!(err, "invalid arguments for edit: missing field `old_text`");
+        assert_eq!(
+            err,
+            "invalid arguments for edit: `old_text` is missing (a string). Call edit again with them corrected."
+        );
         assert!(ToolArgs::parse("fly", &json!({})).is_err());
         assert!(matches!(
             ToolArgs::parse(

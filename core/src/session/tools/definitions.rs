@@ -26,6 +26,15 @@ pub fn tools_for(mode: Mode, extra: &[&str]) -> Vec<ToolSpec> {
     tools
 }
 
+/// The argument schema `tool` is offered with, whichever turn offers it.
+pub fn schema_of(tool: &str) -> Option<serde_json::Value> {
+    all_tools()
+        .into_iter()
+        .chain(review_tools())
+        .find(|t| t.name == tool)
+        .map(|t| t.input_schema)
+}
+
 /// The tools only review turns get; they change the review session, nothing on disk.
 pub const REVIEW_TOOLS: &[&str] = &["report", "add_finding"];
 
