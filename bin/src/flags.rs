@@ -98,6 +98,10 @@ impl Flags {
         config.requested = requested;
         config.providers = Providers::from_vars(&environment::provider_vars());
         config.env_names = environment::variable_names();
+        config.luxe_home = home
+            .as_ref()
+            .map(|h| std::fs::canonicalize(h).unwrap_or_else(|_| h.clone()))
+            .map(|h| h.to_string_lossy().into_owned());
         config.settings = settings;
         config.timings = timings;
         config.rng_seed = environment::random_seed();

@@ -221,6 +221,8 @@ pub struct Config {
     pub trust_project: bool,
     /// The longest accepted line in bytes.
     pub max_frame_bytes: usize,
+    /// `$LUXE_HOME` (symlinks resolved), whose files a tool write always asks about.
+    pub luxe_home: Option<String>,
     /// The names of the variables in luxe's environment, for what the model's commands do not
     /// inherit.
     pub env_names: Vec<String>,
@@ -255,6 +257,7 @@ impl Config {
             trust_project: false,
             max_frame_bytes: MAX_FRAME_BYTES,
             env_names: Vec::new(),
+            luxe_home: None,
         }
     }
 

@@ -194,7 +194,7 @@ fn denies(rule: &Rule, tool: &str, subject: &str) -> bool {
 }
 
 /// A pattern that matches `text` literally.
-fn escape_glob(text: &str) -> String {
+pub fn escape_glob(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         if matches!(c, '*' | '?' | '[' | '\\') {

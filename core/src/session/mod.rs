@@ -76,6 +76,8 @@ pub struct Session {
     redactor: Redactor,
     /// What the model's commands do not inherit of luxe's environment.
     tool_env_unset: Vec<String>,
+    /// `$LUXE_HOME`, symlinks resolved, where a tool write always asks.
+    luxe_home: Option<String>,
     auto_approve: bool,
     trust_project: bool,
     github_writes: bool,
@@ -163,6 +165,7 @@ impl Session {
             permissions: Permissions::new(permission_mode, loaded.rules),
             redactor: Redactor::default(),
             tool_env_unset: tools::environment::withheld(&config.env_names, &loaded.tool_env_pass),
+            luxe_home: config.luxe_home.clone(),
             auto_approve: config.auto_approve,
             trust_project: config.trust_project,
             github_writes: config.github_writes && !read_only,

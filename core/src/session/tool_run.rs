@@ -9,7 +9,7 @@ use crate::effects::{EffectId, FileContent, FileIdentity, Input, OpenFor, Output
 use crate::model::conversation::{Block, Message, Role};
 use crate::permissions::redact::StreamRedactor;
 use crate::permissions::rules::Rule;
-use crate::permissions::{Decision, Target, is_env_file};
+use crate::permissions::{Decision, Target, escape_glob, is_env_file};
 use crate::protocol::actions::{AnswerQuestion, RespondPermission};
 use crate::protocol::events::{
     Event, FilesChanged, OutputStream, PermissionRequested, PermissionResolved, PlanUpdated,
@@ -261,8 +261,45 @@ impl Session {
         };
         match self.permissions.decide(tool, &target) {
             Decision::Deny { reason } => self.finish_tool(ToolStatus::Denied, reason, None),
+            // Luxe's own settings decide what later sessions may do: a change to them is the
+            // user's to approve, whatever the mode, a rule or an earlier `always` says.
+            Decision::Allow if self.touches_own_settings(&args) => {
+                let always_rule = Rule {
+                    tool: tool.to_owned(),
+                    pattern: subject_of(&target),
+                };
+                self.ask_permission(now, tool, args, always_rule);
+            }
             Decision::Allow => self.execute(now, args),
             Decision::Ask { always_rule } => self.ask_permission(now, tool, args, always_rule),
+        }
+    }
+
+    /// Whether `args` writes where Luxe keeps its settings (the project's `.luxe/`, and
+    /// `$LUXE_HOME`), or is a command that names either.
+    fn touches_own_settings(&self, args: &ToolArgs) -> bool {
+        let project = format!("{}/.luxe", self.cwd.trim_end_matches('/'));
+        let own: Vec<&str> = std::iter::once(project.as_str())
+            .chain(self.luxe_home.as_deref())
+            .collect();
+        let under = |path: &str, dir: &str| {
+            path == dir || path.strip_prefix(dir).is_some_and(|r| r.starts_with('/'))
+        };
+        match args {
+            ToolArgs::Write { path, .. } | ToolArgs::Edit { path, .. } => {
+                let absolute = resolve(&self.cwd, path).absolute;
+                own.iter().any(|dir| under(&absolute, dir))
+            }
+            // A command's paths are not resolved: any mention of the places asks.
+            ToolArgs::Bash { command, .. } => {
+                command.contains(".luxe")
+                    || command.contains("LUXE_HOME")
+                    || self
+                        .luxe_home
+                        .as_deref()
+                        .is_some_and(|h| command.contains(h))
+            }
+            _ => false,
         }
     }
 
@@ -977,6 +1014,15 @@ impl Session {
             content: step.results,
         });
     }
+}
+
+/// What a rule about `target` names: the path as shown, or the command, matched literally.
+fn subject_of(target: &Target) -> String {
+    escape_glob(match target {
+        Target::Path { shown, .. } => shown,
+        Target::Command(command) => command,
+        Target::Nothing => "",
+    })
 }
 
 /// A `tool_output_delta` for `text`, within what the client may still be sent of this call.
