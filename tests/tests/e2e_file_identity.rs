@@ -7,6 +7,7 @@ use std::path::Path;
 
 use luxe_tests::model_server::{ModelServer, Reply};
 use luxe_tests::process::{LuxeProcess, Workspace};
+use luxe_tests::rig::{self, Provider};
 use serde_json::{Value, json};
 
 const SECRET: &str = "sk-live-identity-42";
@@ -19,14 +20,7 @@ fn project() -> Workspace {
 }
 
 fn start(ws: &Workspace, server: &ModelServer, flags: &[&str]) -> LuxeProcess {
-    let mut cmd = ws.luxe();
-    cmd.env("ANTHROPIC_API_KEY", "k")
-        .env("ANTHROPIC_BASE_URL", server.anthropic_base_url())
-        .args(flags);
-    let mut luxe = LuxeProcess::spawn(cmd);
-    luxe.expect("ready");
-    luxe.expect("state_changed");
-    luxe
+    rig::spawn(ws, server, Provider::Anthropic, flags, &[])
 }
 
 /// Runs one turn; at each permission prompt runs `at_prompt` first, then answers `once`.

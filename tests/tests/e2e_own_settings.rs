@@ -5,19 +5,13 @@
 
 use luxe_tests::model_server::{ModelServer, Reply};
 use luxe_tests::process::{LuxeProcess, Workspace};
+use luxe_tests::rig::{self, Provider};
 use serde_json::{Value, json};
 
 const LOOSER: &str = r#"{"permissions":{"allow":["bash(*)"]}}"#;
 
 fn start(ws: &Workspace, server: &ModelServer, flags: &[&str]) -> LuxeProcess {
-    let mut cmd = ws.luxe();
-    cmd.env("ANTHROPIC_API_KEY", "k")
-        .env("ANTHROPIC_BASE_URL", server.anthropic_base_url())
-        .args(flags);
-    let mut luxe = LuxeProcess::spawn(cmd);
-    luxe.expect("ready");
-    luxe.expect("state_changed");
-    luxe
+    rig::spawn(ws, server, Provider::Anthropic, flags, &[])
 }
 
 /// Runs one turn of `call`, answering each prompt with `reply`; returns (prompts, the call's
