@@ -194,31 +194,68 @@ pub fn restore(file: &[u8]) -> Result<Restored, String> {
 }
 
 /// A session that ended while tools ran (a crash, a kill) leaves calls without results, which
-/// providers refuse in the next request: give each one.
+/// providers refuse in every later request: each call gets one, right after the answer that
+/// made it, wherever in the conversation it is (a resumed session that ran more turns after
+/// such a crash still has the gap in its file, so the repair is made at every restore).
 fn answer_dangling_calls(messages: &mut Vec<Message>) {
-    let Some(last) = messages.last() else {
-        return;
-    };
-    if last.role != crate::model::conversation::Role::Assistant {
-        return;
-    }
-    let results: Vec<Block> = last
-        .content
-        .iter()
-        .filter_map(|b| match b {
-            Block::ToolUse { id, .. } => Some(Block::ToolResult {
-                tool_use_id: id.clone(),
+    use crate::model::conversation::Role;
+    let mut at = 0;
+    while at < messages.len() {
+        let calls: Vec<String> = match &messages[at] {
+            Message {
+                role: Role::Assistant,
+                content,
+            } => content
+                .iter()
+                .filter_map(|b| match b {
+                    Block::ToolUse { id, .. } => Some(id.clone()),
+                    _ => None,
+                })
+                .collect(),
+            _ => Vec::new(),
+        };
+        at += 1;
+        if calls.is_empty() {
+            continue;
+        }
+        let answered: Vec<String> = match messages.get(at) {
+            Some(Message {
+                role: Role::User,
+                content,
+            }) => content
+                .iter()
+                .filter_map(|b| match b {
+                    Block::ToolResult { tool_use_id, .. } => Some(tool_use_id.clone()),
+                    _ => None,
+                })
+                .collect(),
+            _ => Vec::new(),
+        };
+        let missing: Vec<Block> = calls
+            .into_iter()
+            .filter(|id| !answered.contains(id))
+            .map(|id| Block::ToolResult {
+                tool_use_id: id,
                 content: "the session ended before this call finished".to_owned(),
                 is_error: true,
-            }),
-            _ => None,
-        })
-        .collect();
-    if !results.is_empty() {
-        messages.push(Message {
-            role: crate::model::conversation::Role::User,
-            content: results,
-        });
+            })
+            .collect();
+        if missing.is_empty() {
+            continue;
+        }
+        match messages.get_mut(at) {
+            // Results go first in the message that follows the calls, as providers want them.
+            Some(next) if next.role == Role::User => {
+                next.content.splice(0..0, missing);
+            }
+            _ => messages.insert(
+                at,
+                Message {
+                    role: Role::User,
+                    content: missing,
+                },
+            ),
+        }
     }
 }
 

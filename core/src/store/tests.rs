@@ -255,19 +255,56 @@ quickcheck! {
         }).collect();
         let turns = session.0.iter().filter(|r| matches!(r, Record::TurnEnded { .. })).count();
         let compacted = session.0.iter().any(|r| matches!(r, Record::Compacted { .. }));
-        // A session that ends on tool calls gets their results added; nothing else changes.
-        let repaired = &restored.messages[messages.len().min(restored.messages.len())..];
-        let only_results = repaired.iter().all(|m| {
-            m.role == Role::User && m.content.iter().all(|b| matches!(b, Block::ToolResult { .. }))
-        });
-        restored.messages.starts_with(&messages)
-            && repaired.len() <= 1
-            && only_results
+        // Calls left without results get them; nothing else changes.
+        without_repairs(&restored.messages) == messages
+            && every_call_answered(&restored.messages)
             && restored.turns as usize == turns
             && restored.view.is_some() == compacted
-            && restored.view.as_ref().is_none_or(|v| v.last() == restored.messages.last() || v.len() == 1)
+            // The view ends on the conversation's last message (each repaired for itself).
+            && restored.view.as_ref().is_none_or(|v| {
+                without_repairs(&v[v.len().saturating_sub(1)..])
+                    == without_repairs(&restored.messages[restored.messages.len().saturating_sub(1)..])
+                    || v.len() == 1
+            })
             && restored.skipped.is_empty()
     }
+}
+
+/// `messages` without the results restore gave to calls left unanswered.
+fn without_repairs(messages: &[Message]) -> Vec<Message> {
+    messages
+        .iter()
+        .filter_map(|m| {
+            let content: Vec<Block> = m
+                .content
+                .iter()
+                .filter(|b| {
+                    !matches!(b, Block::ToolResult { content, is_error: true, .. }
+                        if content == "the session ended before this call finished")
+                })
+                .cloned()
+                .collect();
+            (!content.is_empty()).then_some(Message {
+                role: m.role,
+                content,
+            })
+        })
+        .collect()
+}
+
+/// Whether every tool call has its result in the message right after it.
+fn every_call_answered(messages: &[Message]) -> bool {
+    messages.iter().enumerate().all(|(at, m)| {
+        m.content.iter().all(|b| match b {
+            Block::ToolUse { id, .. } => messages.get(at + 1).is_some_and(|next| {
+                next.role == Role::User
+                    && next.content.iter().any(
+                        |r| matches!(r, Block::ToolResult { tool_use_id, .. } if tool_use_id == id),
+                    )
+            }),
+            _ => true,
+        })
+    })
 }
 
 /// The messages and turn ends of `records`.
@@ -321,11 +358,82 @@ quickcheck! {
         let (mut messages, turns) = contents(&whole);
         let (later_messages, later_turns) = contents(&later);
         messages.extend(later_messages);
-        // A file that ends on tool calls gets their results added; nothing else changes.
-        let repaired = &restored.messages[messages.len().min(restored.messages.len())..];
-        restored.messages.starts_with(&messages)
-            && repaired.len() <= 1
+        // Calls left without results get them; nothing else changes.
+        without_repairs(&restored.messages) == messages
+            && every_call_answered(&restored.messages)
             && restored.turns as usize == turns + later_turns
             && restored.skipped.len() == usize::from(torn)
     }
+}
+
+#[test]
+fn calls_a_crash_left_unanswered_are_answered_wherever_they_are() {
+    let call = |id: &str| Message {
+        role: Role::Assistant,
+        content: vec![Block::ToolUse {
+            id: id.into(),
+            name: "bash".into(),
+            input: json!({"command": "sleep 100"}),
+        }],
+    };
+    // A crash during call c1; resumed, the user went on (a new message, a whole turn with its
+    // own call c2 answered), then the file was resumed again.
+    let bytes = file(&[
+        header_record(),
+        Record::Message {
+            message: text(Role::User, "run it"),
+        },
+        Record::Message {
+            message: call("c1"),
+        },
+        Record::Message {
+            message: text(Role::User, "again"),
+        },
+        Record::Message {
+            message: call("c2"),
+        },
+        Record::Message {
+            message: Message {
+                role: Role::User,
+                content: vec![Block::ToolResult {
+                    tool_use_id: "c2".into(),
+                    content: "ok".into(),
+                    is_error: false,
+                }],
+            },
+        },
+        Record::Message {
+            message: text(Role::Assistant, "done"),
+        },
+        Record::Message {
+            message: call("c3"),
+        },
+    ]);
+    let r = restore(&bytes).unwrap();
+    let results = |m: &Message| -> Vec<String> {
+        m.content
+            .iter()
+            .filter_map(|b| match b {
+                Block::ToolResult { tool_use_id, .. } => Some(tool_use_id.clone()),
+                _ => None,
+            })
+            .collect()
+    };
+    assert_eq!(
+        results(&r.messages[2]),
+        ["c1"],
+        "c1's result leads the next message"
+    );
+    assert!(matches!(&r.messages[2].content[1], Block::Text { text } if text == "again"));
+    assert_eq!(
+        results(&r.messages[4]),
+        ["c2"],
+        "an answered call is left as it was"
+    );
+    assert_eq!(
+        r.messages.len(),
+        8,
+        "c3, the last, gets a message of its own"
+    );
+    assert_eq!(results(&r.messages[7]), ["c3"]);
 }
