@@ -4,6 +4,7 @@ use clap::Parser;
 use luxe_core::Config;
 use luxe_core::config::{Providers, Requested, SessionFile};
 use luxe_core::protocol::values::PermissionMode;
+use luxe_core::session::tools::paths::GUARDED_DIRS;
 use luxe_core::store;
 use luxe_io::{environment, startup};
 
@@ -100,8 +101,13 @@ impl Flags {
         config.env_names = environment::variable_names();
         config.luxe_home = home
             .as_ref()
-            .map(|h| std::fs::canonicalize(h).unwrap_or_else(|_| h.clone()))
+            .map(|h| std::path::absolute(h).unwrap_or_else(|_| h.clone()))
             .map(|h| h.to_string_lossy().into_owned());
+        let guarded = GUARDED_DIRS.iter().map(|dir| format!("{cwd}/{dir}"));
+        config.guarded_resolved = guarded
+            .chain(config.luxe_home.clone())
+            .filter_map(|path| environment::resolved(&path))
+            .collect();
         config.settings = settings;
         config.timings = timings;
         config.rng_seed = environment::random_seed();

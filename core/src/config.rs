@@ -221,8 +221,11 @@ pub struct Config {
     pub trust_project: bool,
     /// The longest accepted line in bytes.
     pub max_frame_bytes: usize,
-    /// `$LUXE_HOME` (symlinks resolved), whose files a tool write always asks about.
+    /// `$LUXE_HOME` as given (absolute), whose files a tool write always asks about.
     pub luxe_home: Option<String>,
+    /// `$LUXE_HOME` and each of `GUARDED_DIRS` under cwd with symlinks resolved (for one that
+    /// does not exist yet, its deepest existing ancestor resolved), as io found them at start.
+    pub guarded_resolved: Vec<String>,
     /// The names of the variables in luxe's environment, for what the model's commands do not
     /// inherit.
     pub env_names: Vec<String>,
@@ -258,6 +261,7 @@ impl Config {
             max_frame_bytes: MAX_FRAME_BYTES,
             env_names: Vec::new(),
             luxe_home: None,
+            guarded_resolved: Vec::new(),
         }
     }
 

@@ -28,6 +28,12 @@ pub fn provider_vars() -> ProviderVars {
     }
 }
 
+/// `path` with its symlinks resolved (for a path that does not exist yet, its deepest existing
+/// ancestor resolved and the rest appended), when it can be.
+pub fn resolved(path: &str) -> Option<String> {
+    crate::files::resolve(path).ok()
+}
+
 /// The names of every variable in luxe's environment (core decides which the model's commands
 /// do not get).
 pub fn variable_names() -> Vec<String> {

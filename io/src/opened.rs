@@ -7,7 +7,7 @@
 //! with `renameat`, which never follows a symlink at the name, and only while the name still
 //! holds the file that was decided on.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::ffi::OsString;
 use std::fs::File;
 use std::io::{self, Read, Write};
@@ -28,16 +28,28 @@ enum Held {
     /// The directory that exists, the directories still to make under it, and the name.
     Place {
         dir: OwnedFd,
+        /// Where `dir` was when it was opened: a write refuses a directory moved since.
+        dir_path: PathBuf,
         missing: Vec<OsString>,
         name: OsString,
         identity: Option<FileIdentity>,
     },
 }
 
+/// The handles, and those in use by a blocking read or write right now (taken out of the
+/// table so no lock is held during the IO).
+#[derive(Debug, Default)]
+struct Table {
+    held: BTreeMap<EffectId, Held>,
+    in_use: BTreeSet<EffectId>,
+    /// Closed while in use: not put back.
+    closed: BTreeSet<EffectId>,
+}
+
 /// The handles io holds, shared with the blocking threads that use them.
 #[derive(Debug, Default, Clone)]
 pub(crate) struct OpenFiles {
-    held: Arc<Mutex<BTreeMap<EffectId, Held>>>,
+    table: Arc<Mutex<Table>>,
 }
 
 impl OpenFiles {
@@ -53,50 +65,95 @@ impl OpenFiles {
             OpenFor::Write => open_place(path),
         }
         .map_err(|err| format!("{path}: {err}"))?;
-        self.lock().insert(id, held);
+        self.lock().held.insert(id, held);
         Ok(opened)
     }
 
     /// Reads through `handle` (see `Output::ReadOpened`).
     pub(crate) fn read(&self, handle: EffectId, max_bytes: u64) -> Result<FileContent, String> {
-        let mut held = self.lock();
-        match held.remove(&handle) {
-            Some(Held::File(file)) => read_all(file, max_bytes),
-            Some(place @ Held::Place { .. }) => {
-                let read = read_place(&place, max_bytes);
-                held.insert(handle, place);
+        match self.take(handle) {
+            Some(Held::File(file)) => {
+                let read = read_all(file, max_bytes).map_err(|err| err.to_string());
+                self.done(handle);
                 read
             }
-            None => Err(io::Error::other("the file is no longer open")),
+            Some(place @ Held::Place { .. }) => {
+                let read = read_place(&place, max_bytes).map_err(|err| err.to_string());
+                self.put_back(handle, place);
+                read
+            }
+            None => Err("the file is no longer open".into()),
         }
-        .map_err(|err| err.to_string())
     }
 
     /// Replaces the file of `handle` with `bytes` and closes it (see `Output::ReplaceOpened`).
     pub(crate) fn replace(&self, handle: EffectId, bytes: &[u8]) -> Result<(), String> {
-        match self.lock().remove(&handle) {
-            Some(Held::Place {
-                dir,
-                missing,
-                name,
-                identity,
-            }) => replace(dir, &missing, &name, identity, bytes).map_err(|err| err.to_string()),
+        let taken = self.take(handle);
+        self.done(handle);
+        match taken {
+            Some(place @ Held::Place { .. }) => {
+                replace(place, bytes).map_err(|err| err.to_string())
+            }
             Some(Held::File(_)) => Err("the file was opened for reading".into()),
             None => Err("the file is no longer open".into()),
         }
     }
 
-    /// Forgets `handle`, closing what it held.
+    /// Forgets `handle`, closing what it held (at once, or when the IO using it ends).
     pub(crate) fn close(&self, handle: EffectId) {
-        self.lock().remove(&handle);
+        let mut table = self.lock();
+        if table.held.remove(&handle).is_none() && table.in_use.contains(&handle) {
+            table.closed.insert(handle);
+        }
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, BTreeMap<EffectId, Held>> {
-        // A panic while holding the lock leaves the map usable: every entry is whole.
-        self.held
+    /// Takes `handle` out of the table for a blocking read or write, so that a close of
+    /// another handle (or of this one) never waits for the IO.
+    fn take(&self, handle: EffectId) -> Option<Held> {
+        let mut table = self.lock();
+        let held = table.held.remove(&handle)?;
+        table.in_use.insert(handle);
+        Some(held)
+    }
+
+    /// `handle` was used up by its IO.
+    fn done(&self, handle: EffectId) {
+        let mut table = self.lock();
+        table.in_use.remove(&handle);
+        table.closed.remove(&handle);
+    }
+
+    /// Puts `handle` back after its IO, unless it was closed meanwhile.
+    fn put_back(&self, handle: EffectId, held: Held) {
+        let mut table = self.lock();
+        table.in_use.remove(&handle);
+        if !table.closed.remove(&handle) {
+            table.held.insert(handle, held);
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Table> {
+        // A panic while holding the lock leaves the table usable: every entry is whole.
+        self.table
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
+}
+
+/// Only regular files are read or written for a tool: a FIFO or a device would block a read
+/// for ever, and a pipe or socket (a link to `/dev/stdin`, `/proc/self/fd/1`) is Luxe's own.
+fn regular(mode: rustix::fs::RawMode) -> io::Result<()> {
+    match rustix::fs::FileType::from_raw_mode(mode) {
+        rustix::fs::FileType::RegularFile => Ok(()),
+        rustix::fs::FileType::Directory => Err(io::Error::other("is a directory")),
+        _ => Err(io::Error::other("is not a regular file")),
+    }
+}
+
+/// The flags of every open of a file for a tool: not blocking (so a FIFO cannot hang the
+/// open), never taking a terminal as the controlling one.
+fn read_flags() -> OFlags {
+    OFlags::RDONLY | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::CLOEXEC
 }
 
 fn identity_of(fd: impl AsFd) -> io::Result<FileIdentity> {
@@ -107,17 +164,23 @@ fn identity_of(fd: impl AsFd) -> io::Result<FileIdentity> {
     })
 }
 
-/// The path of what `fd` is, as the kernel names it.
-fn path_of(fd: &impl AsRawFd, fallback: &Path) -> PathBuf {
-    std::fs::read_link(format!("/proc/self/fd/{}", fd.as_raw_fd()))
-        .or_else(|_| std::fs::canonicalize(fallback))
-        .unwrap_or_else(|_| fallback.to_owned())
+/// The path of what `fd` is, as the kernel names it; a file with no absolute path (unlinked,
+/// or not in the file tree at all) is refused.
+fn path_of(fd: &impl AsRawFd, fallback: &Path) -> io::Result<PathBuf> {
+    let path = std::fs::read_link(format!("/proc/self/fd/{}", fd.as_raw_fd()))
+        .or_else(|_| std::fs::canonicalize(fallback))?;
+    if !path.is_absolute() || path.as_os_str().as_bytes().ends_with(b" (deleted)") {
+        return Err(io::Error::other("is not a file in the file tree"));
+    }
+    Ok(path)
 }
 
 fn open_read(path: &str) -> io::Result<(Held, Opened)> {
-    let file = File::open(path)?;
+    let fd = rustix::fs::open(path, read_flags(), Mode::empty())?;
+    regular(rustix::fs::fstat(&fd)?.st_mode)?;
+    let file = File::from(fd);
     let identity = identity_of(&file)?;
-    let resolved = path_of(&file, Path::new(path));
+    let resolved = path_of(&file, Path::new(path))?;
     let opened = Opened {
         path: resolved.to_string_lossy().into_owned(),
         identity: Some(identity),
@@ -165,17 +228,21 @@ fn open_place(path: &str) -> io::Result<(Held, Opened)> {
     }
     let identity = if missing.is_empty() {
         match rustix::fs::statat(&dir, &name, AtFlags::SYMLINK_NOFOLLOW) {
-            Ok(stat) => Some(FileIdentity {
-                dev: stat.st_dev,
-                ino: stat.st_ino,
-            }),
+            Ok(stat) => {
+                regular(stat.st_mode)?;
+                Some(FileIdentity {
+                    dev: stat.st_dev,
+                    ino: stat.st_ino,
+                })
+            }
             Err(rustix::io::Errno::NOENT) => None,
             Err(err) => return Err(err.into()),
         }
     } else {
         None
     };
-    let mut shown = path_of(&dir, &existing);
+    let dir_path = path_of(&dir, &existing)?;
+    let mut shown = dir_path.clone();
     for part in &missing {
         shown.push(part);
     }
@@ -186,6 +253,7 @@ fn open_place(path: &str) -> io::Result<(Held, Opened)> {
     };
     let held = Held::Place {
         dir,
+        dir_path,
         missing,
         name,
         identity,
@@ -215,6 +283,7 @@ fn read_place(place: &Held, max_bytes: u64) -> io::Result<FileContent> {
         missing,
         name,
         identity,
+        ..
     } = place
     else {
         return Err(io::Error::other("not a place"));
@@ -222,16 +291,12 @@ fn read_place(place: &Held, max_bytes: u64) -> io::Result<FileContent> {
     if !missing.is_empty() || identity.is_none() {
         return Err(io::ErrorKind::NotFound.into());
     }
-    let fd = rustix::fs::openat(
-        dir,
-        name,
-        OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
-        Mode::empty(),
-    )
-    .map_err(|err| match err {
-        rustix::io::Errno::LOOP | rustix::io::Errno::NOENT => changed(),
-        other => other.into(),
-    })?;
+    let fd = rustix::fs::openat(dir, name, read_flags() | OFlags::NOFOLLOW, Mode::empty())
+        .map_err(|err| match err {
+            rustix::io::Errno::LOOP | rustix::io::Errno::NOENT => changed(),
+            other => other.into(),
+        })?;
+    regular(rustix::fs::fstat(&fd)?.st_mode)?;
     let file = File::from(fd);
     if Some(identity_of(&file)?) != *identity {
         return Err(changed());
@@ -240,15 +305,24 @@ fn read_place(place: &Held, max_bytes: u64) -> io::Result<FileContent> {
 }
 
 /// Makes the missing directories, writes a temporary file beside the name, and renames it over
-/// the name if the name still holds the file decided on (or still nothing).
-fn replace(
-    mut dir: OwnedFd,
-    missing: &[OsString],
-    name: &OsString,
-    identity: Option<FileIdentity>,
-    bytes: &[u8],
-) -> io::Result<()> {
-    for part in missing {
+/// the name if the directory is still where it was and the name still holds the file decided
+/// on (or still nothing).
+fn replace(place: Held, bytes: &[u8]) -> io::Result<()> {
+    let Held::Place {
+        mut dir,
+        dir_path,
+        missing,
+        name,
+        identity,
+    } = place
+    else {
+        return Err(io::Error::other("the file was opened for reading"));
+    };
+    if path_of(&dir, &dir_path)? != dir_path {
+        return Err(changed());
+    }
+    let name = &name;
+    for part in &missing {
         match rustix::fs::mkdirat(&dir, part, Mode::from_raw_mode(0o777)) {
             Ok(()) | Err(rustix::io::Errno::EXIST) => {}
             Err(err) => return Err(err.into()),

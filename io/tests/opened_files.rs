@@ -162,7 +162,7 @@ fn an_edit_reads_the_opened_file_only_while_its_name_still_holds_it() {
 }
 
 #[test]
-fn a_replace_lands_in_the_directory_that_was_opened_even_if_it_moved() {
+fn a_replace_is_refused_when_its_directory_moved_and_never_follows_a_link_put_there() {
     let dir = project();
     fs::create_dir(dir.path().join("sub")).unwrap();
     fs::write(dir.path().join("sub/a.txt"), "old").unwrap();
@@ -174,8 +174,9 @@ fn a_replace_lands_in_the_directory_that_was_opened_even_if_it_moved() {
     let elsewhere = tempfile::tempdir().unwrap();
     fs::write(elsewhere.path().join("a.txt"), "old").unwrap();
     symlink(elsewhere.path(), dir.path().join("sub")).unwrap();
-    io.replace(b"new").unwrap();
-    assert_eq!(fs::read(dir.path().join("moved/a.txt")).unwrap(), b"new");
+    let error = io.replace(b"new").unwrap_err();
+    assert!(error.contains("changed while luxe was deciding"), "{error}");
+    assert_eq!(fs::read(dir.path().join("moved/a.txt")).unwrap(), b"old");
     assert_eq!(fs::read(elsewhere.path().join("a.txt")).unwrap(), b"old");
 }
 
@@ -236,4 +237,45 @@ fn a_closed_or_unknown_handle_is_refused() {
         fs::read(dir.path().join("notes.txt")).unwrap(),
         b"plain notes\n"
     );
+}
+
+#[test]
+fn a_fifo_a_device_or_a_link_to_luxes_own_streams_is_refused_without_blocking() {
+    let dir = project();
+    let fifo = dir.path().join("x");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    symlink("/dev/stdin", dir.path().join("notes.md")).unwrap();
+    let mut io = Io::new();
+    for (path, purpose) in [
+        (fifo.clone(), OpenFor::Read),
+        (fifo.clone(), OpenFor::Write),
+        (dir.path().join("notes.md"), OpenFor::Read),
+        (Path::new("/dev/null").to_owned(), OpenFor::Read),
+    ] {
+        let error = io.open(&path, purpose).unwrap_err();
+        assert!(
+            error.contains("not a regular file") || error.contains("not a file in the file tree"),
+            "{}: {error}",
+            path.display()
+        );
+    }
+    let error = io.open(dir.path(), OpenFor::Read).unwrap_err();
+    assert!(error.contains("is a directory"), "{error}");
+}
+
+#[test]
+fn a_new_file_is_not_written_into_a_directory_moved_in_after_the_open() {
+    let dir = project();
+    fs::create_dir(dir.path().join("foo")).unwrap();
+    let mut io = Io::new();
+    io.open(&dir.path().join("foo/settings.json"), OpenFor::Write)
+        .unwrap();
+    fs::rename(dir.path().join("foo"), dir.path().join(".luxe")).unwrap();
+    let error = io.replace(b"{}").unwrap_err();
+    assert!(error.contains("changed while luxe was deciding"), "{error}");
+    assert!(!dir.path().join(".luxe/settings.json").exists());
 }

@@ -100,3 +100,78 @@ fn an_always_reply_does_not_stick_and_auto_approve_answers_the_prompt() {
         LOOSER
     );
 }
+
+#[test]
+fn a_symlinked_luxe_dir_git_dir_and_a_home_given_with_a_slash_are_guarded_too() {
+    let ws = Workspace::new();
+    std::fs::create_dir(ws.path().join("cfg")).unwrap();
+    std::os::unix::fs::symlink("cfg", ws.path().join(".luxe")).unwrap();
+    std::fs::create_dir(ws.path().join(".git")).unwrap();
+    let home = ws.path().join("home");
+    let server = ModelServer::start();
+    let home_env = format!("{}/", home.display());
+    let mut luxe = rig::spawn(
+        &ws,
+        &server,
+        Provider::Anthropic,
+        &["--yolo"],
+        &[("LUXE_HOME", home_env.as_str())],
+    );
+    for path in [
+        "cfg/settings.json".to_owned(),
+        ".luxe/settings.json".to_owned(),
+        ".git/config".to_owned(),
+        format!("{}/settings.json", home.display()),
+    ] {
+        let (prompts, status) = run(&mut luxe, &server, write(&path), "reject");
+        assert_eq!((prompts, status), (1, json!("denied")), "{path}");
+    }
+    assert!(!ws.path().join("cfg/settings.json").exists());
+}
+
+#[test]
+fn luxes_own_git_never_gets_the_providers_keys() {
+    let ws = Workspace::new();
+    luxe_tests::git_repo::init_repo(ws.path(), &[("a.txt", "a\n")]);
+    // A git first on PATH that records its environment, then runs the real one.
+    let bin = tempfile::tempdir().unwrap();
+    let seen = bin.path().join("env.txt");
+    let wrapper = bin.path().join("git");
+    std::fs::write(
+        &wrapper,
+        format!(
+            "#!/bin/sh\nenv >> '{}'\nexec '{}' \"$@\"\n",
+            seen.display(),
+            luxe_tests::git_repo::real_git().display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(
+        &wrapper,
+        std::os::unix::fs::PermissionsExt::from_mode(0o755),
+    )
+    .unwrap();
+    let path = format!(
+        "{}:{}",
+        bin.path().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let server = ModelServer::start();
+    let mut luxe = rig::spawn(
+        &ws,
+        &server,
+        Provider::Anthropic,
+        &[],
+        &[("PATH", path.as_str()), ("GITHUB_TOKEN", "gh-token-kept")],
+    );
+    luxe.send(r#"{"kind":"refresh_workspace"}"#);
+    // The dock's git status has run once the workspace is answered.
+    luxe.watch_workspace();
+    luxe.expect("workspace_updated");
+    let env = std::fs::read_to_string(&seen).unwrap();
+    assert!(
+        env.contains("GITHUB_TOKEN=gh-token-kept"),
+        "gh and git keep the user's tokens"
+    );
+    assert!(!env.contains("ANTHROPIC_API_KEY"), "{env}");
+}

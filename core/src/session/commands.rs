@@ -166,7 +166,7 @@ impl Session {
             args,
             cwd,
             env,
-            unset: Vec::new(),
+            unset: self.own_env_unset.clone(),
         });
         id
     }

@@ -45,8 +45,14 @@ pub(super) struct Context {
 }
 
 impl Context {
-    /// The outputs that start every probe; `ids` hands out effect ids.
-    pub(super) fn start(&mut self, cwd: &str, mut ids: impl FnMut() -> EffectId) -> Vec<Output> {
+    /// The outputs that start every probe; `ids` hands out effect ids, `unset` is what git
+    /// does not inherit.
+    pub(super) fn start(
+        &mut self,
+        cwd: &str,
+        unset: &[String],
+        mut ids: impl FnMut() -> EffectId,
+    ) -> Vec<Output> {
         let (git, agents) = (ids(), ids());
         self.git = Probe::Pending(git);
         self.agents_md = Probe::Pending(agents);
@@ -58,7 +64,7 @@ impl Context {
                 args: STATUS_ARGS.iter().map(|a| (*a).to_owned()).collect(),
                 cwd: cwd.to_owned(),
                 env: Vec::new(),
-                unset: Vec::new(),
+                unset: unset.to_vec(),
             },
             Output::ReadFile {
                 id: agents,
@@ -155,7 +161,7 @@ impl Context {
 impl super::Session {
     pub(super) fn start_probes(&mut self) {
         let mut next = self.next_effect;
-        let outputs = self.context.start(&self.cwd, || {
+        let outputs = self.context.start(&self.cwd, &self.own_env_unset, || {
             next += 1;
             EffectId(next)
         });

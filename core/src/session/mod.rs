@@ -76,8 +76,12 @@ pub struct Session {
     redactor: Redactor,
     /// What the model's commands do not inherit of luxe's environment.
     tool_env_unset: Vec<String>,
-    /// `$LUXE_HOME`, symlinks resolved, where a tool write always asks.
+    /// What the commands luxe runs for itself (git, gh) do not inherit: the providers' keys.
+    own_env_unset: Vec<String>,
+    /// `$LUXE_HOME`, where a tool write always asks.
     luxe_home: Option<String>,
+    /// The guarded directories and `$LUXE_HOME` with their symlinks resolved, as io found them.
+    guarded_resolved: Vec<String>,
     auto_approve: bool,
     trust_project: bool,
     github_writes: bool,
@@ -165,7 +169,9 @@ impl Session {
             permissions: Permissions::new(permission_mode, loaded.rules),
             redactor: Redactor::default(),
             tool_env_unset: tools::environment::withheld(&config.env_names, &loaded.tool_env_pass),
+            own_env_unset: tools::environment::provider_keys(&config.env_names),
             luxe_home: config.luxe_home.clone(),
+            guarded_resolved: config.guarded_resolved.clone(),
             auto_approve: config.auto_approve,
             trust_project: config.trust_project,
             github_writes: config.github_writes && !read_only,

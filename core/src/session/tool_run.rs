@@ -21,7 +21,7 @@ use crate::protocol::values::{Mode, PermissionReply, QuestionReply};
 use super::Session;
 use super::tools::args::ToolArgs;
 use super::tools::definitions::{PLAN_TOOLS, REVIEW_TOOLS};
-use super::tools::paths::{Resolved, resolve};
+use super::tools::paths::{GUARDED_DIRS, Resolved, resolve};
 use super::tools::shaping::{CappedOutput, apply_edit, cap_text, is_binary, numbered_lines};
 use super::turn::Step;
 
@@ -252,7 +252,7 @@ impl Session {
                 let resolved = resolve(&self.cwd, path);
                 Target::Path {
                     shown: resolved.shown,
-                    requested: requested.unwrap_or_default(),
+                    requested: requested.clone().unwrap_or_default(),
                     inside_cwd: resolved.inside_cwd,
                 }
             }
@@ -263,7 +263,7 @@ impl Session {
             Decision::Deny { reason } => self.finish_tool(ToolStatus::Denied, reason, None),
             // Luxe's own settings decide what later sessions may do: a change to them is the
             // user's to approve, whatever the mode, a rule or an earlier `always` says.
-            Decision::Allow if self.touches_own_settings(&args) => {
+            Decision::Allow if self.touches_own_settings(&args, requested.as_deref()) => {
                 let always_rule = Rule {
                     tool: tool.to_owned(),
                     pattern: subject_of(&target),
@@ -275,29 +275,36 @@ impl Session {
         }
     }
 
-    /// Whether `args` writes where Luxe keeps its settings (the project's `.luxe/`, and
-    /// `$LUXE_HOME`), or is a command that names either.
-    fn touches_own_settings(&self, args: &ToolArgs) -> bool {
-        let project = format!("{}/.luxe", self.cwd.trim_end_matches('/'));
-        let own: Vec<&str> = std::iter::once(project.as_str())
-            .chain(self.luxe_home.as_deref())
+    /// Whether `args` writes where Luxe's own behaviour is decided — the project's `.luxe/`
+    /// (its settings), its `.git/` (hooks and config run inside the git Luxe runs for itself),
+    /// `$LUXE_HOME` — by the path the model wrote or the one it resolves to, or is a command that
+    /// names one of them.
+    fn touches_own_settings(&self, args: &ToolArgs, requested: Option<&str>) -> bool {
+        let root = self.cwd.trim_end_matches('/');
+        let literal = GUARDED_DIRS.iter().map(|dir| format!("{root}/{dir}"));
+        let guarded: Vec<String> = literal
+            .chain(self.luxe_home.iter().cloned())
+            .chain(self.guarded_resolved.iter().cloned())
+            .map(|dir| dir.trim_end_matches('/').to_owned())
+            .filter(|dir| !dir.is_empty())
             .collect();
-        let under = |path: &str, dir: &str| {
-            path == dir || path.strip_prefix(dir).is_some_and(|r| r.starts_with('/'))
+        let under = |path: &str| {
+            guarded.iter().any(|dir| {
+                path == dir
+                    || path
+                        .strip_prefix(dir.as_str())
+                        .is_some_and(|r| r.starts_with('/'))
+            })
         };
         match args {
             ToolArgs::Write { path, .. } | ToolArgs::Edit { path, .. } => {
-                let absolute = resolve(&self.cwd, path).absolute;
-                own.iter().any(|dir| under(&absolute, dir))
+                under(&resolve(&self.cwd, path).absolute) || requested.is_some_and(under)
             }
             // A command's paths are not resolved: any mention of the places asks.
             ToolArgs::Bash { command, .. } => {
-                command.contains(".luxe")
+                GUARDED_DIRS.iter().any(|dir| command.contains(dir))
                     || command.contains("LUXE_HOME")
-                    || self
-                        .luxe_home
-                        .as_deref()
-                        .is_some_and(|h| command.contains(h))
+                    || guarded.iter().any(|dir| command.contains(dir.as_str()))
             }
             _ => false,
         }
@@ -337,6 +344,12 @@ impl Session {
             return;
         };
         match result {
+            // io names what it opened by an absolute path; anything else is not a file a tool
+            // may touch (and would be taken as relative to cwd).
+            Ok(resolved) if !resolved.starts_with('/') => {
+                let error = format!("{requested}: is not a file in the file tree");
+                self.finish_tool(ToolStatus::Error, error, None);
+            }
             Ok(resolved) => {
                 args.set_path(resolved);
                 self.decide(now, &tool, args, Some(requested));

@@ -1,11 +1,24 @@
 //! The environment of the commands Luxe runs for the model (the `bash` tool): Luxe's own, less
 //! the providers' keys and every variable whose name looks like a secret, so that `env` or
 //! `echo $GITHUB_TOKEN` cannot hand the model a credential. gh and git that Luxe runs for itself
-//! keep the whole environment: they need the user's tokens to do their work.
+//! keep the rest of the environment (they need the user's tokens to do their work) but not the
+//! providers' keys either: a hook or `core.fsmonitor` the model wrote would run inside them.
 
 /// Parts of a name that mark a variable as a secret, compared without case (the defaults
 /// Codex's shell environment policy strips, and the other common spellings).
-const SECRET_MARKS: [&str; 6] = ["KEY", "SECRET", "TOKEN", "PASSWORD", "PASSWD", "CREDENTIAL"];
+const SECRET_MARKS: [&str; 7] = [
+    "KEY",
+    "SECRET",
+    "TOKEN",
+    "PASSWORD",
+    "PASSWD",
+    "CREDENTIAL",
+    "DATABASE_URL",
+];
+
+/// Endings that mark one too (`MYSQL_PWD`, `NPM_AUTH`, `GITLAB_PAT`, `SENTRY_DSN`), where the
+/// same letters inside a name mean nothing secret (`PWD`, `GIT_AUTHOR_NAME`).
+const SECRET_ENDINGS: [&str; 4] = ["_PWD", "_AUTH", "_PAT", "_DSN"];
 
 /// The providers' credentials: never passed, whatever the settings say, since a command the
 /// model runs could send the key the user pays with anywhere.
@@ -19,6 +32,16 @@ const PROVIDER_KEYS: [&str; 3] = [
 fn looks_secret(name: &str) -> bool {
     let upper = name.to_ascii_uppercase();
     SECRET_MARKS.iter().any(|mark| upper.contains(mark))
+        || SECRET_ENDINGS.iter().any(|end| upper.ends_with(end))
+}
+
+/// The providers' keys among `names`: what no command Luxe starts, its own included, gets.
+pub fn provider_keys(names: &[String]) -> Vec<String> {
+    names
+        .iter()
+        .filter(|name| PROVIDER_KEYS.contains(&name.as_str()))
+        .cloned()
+        .collect()
 }
 
 /// The names among `names` (Luxe's environment) that the model's commands do not get: the
@@ -60,19 +83,45 @@ mod tests {
             "GOOGLE_APPLICATION_CREDENTIALS",
             "LANG",
             "SSH_AUTH_SOCK",
+            "PWD",
+            "GIT_AUTHOR_NAME",
+            "MYSQL_PWD",
+            "NPM_AUTH",
+            "GITLAB_PAT",
+            "SENTRY_DSN",
+            "DATABASE_URL",
         ]);
         assert_eq!(
             withheld(&env, &[]),
             names(&[
                 "ANTHROPIC_API_KEY",
                 "AWS_SECRET_ACCESS_KEY",
+                "DATABASE_URL",
                 "DB_PASSWORD",
                 "GITHUB_TOKEN",
+                "GITLAB_PAT",
                 "GOOGLE_APPLICATION_CREDENTIALS",
+                "MYSQL_PWD",
                 "MYSQL_PWD_PASSWD",
+                "NPM_AUTH",
                 "OPENAI_API_KEY",
+                "SENTRY_DSN",
                 "gh_token",
             ])
+        );
+    }
+
+    #[test]
+    fn luxes_own_commands_lose_only_the_providers_keys() {
+        let env = names(&[
+            "GITHUB_TOKEN",
+            "OPENAI_API_KEY",
+            "ANTHROPIC_AUTH_TOKEN",
+            "PATH",
+        ]);
+        assert_eq!(
+            provider_keys(&env),
+            names(&["OPENAI_API_KEY", "ANTHROPIC_AUTH_TOKEN"])
         );
     }
 

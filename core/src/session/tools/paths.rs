@@ -11,6 +11,11 @@ pub struct Resolved {
     pub inside_cwd: bool,
 }
 
+/// The directories under the working directory that decide what Luxe itself does (its settings;
+/// git's config and hooks, which run inside the git Luxe runs for itself): a tool write there
+/// always asks.
+pub const GUARDED_DIRS: [&str; 2] = [".luxe", ".git"];
+
 /// Resolves `path` (relative to `cwd`, or absolute). Symlinks are not followed here.
 pub fn resolve(cwd: &str, path: &str) -> Resolved {
     let joined = if path.starts_with('/') {
