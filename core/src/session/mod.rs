@@ -158,7 +158,7 @@ impl Session {
             model,
             mode: Mode::default(),
             thinking: Thinking::default(),
-            permissions: Permissions::new(permission_mode, loaded.rules),
+            permissions: Permissions::new(permission_mode, loaded.rules).in_dir(&config.cwd),
             redactor: Redactor::default(),
             auto_approve: config.auto_approve,
             trust_project: config.trust_project,

@@ -9,7 +9,7 @@ use crate::effects::{EffectId, FileContent, Input, Output, Stream};
 use crate::model::conversation::{Block, Message, Role};
 use crate::permissions::redact::StreamRedactor;
 use crate::permissions::rules::Rule;
-use crate::permissions::{Decision, Target, is_env_file};
+use crate::permissions::{Decision, Target};
 use crate::protocol::actions::{AnswerQuestion, RespondPermission};
 use crate::protocol::events::{
     Event, FilesChanged, OutputStream, PermissionRequested, PermissionResolved, PlanUpdated,
@@ -103,8 +103,13 @@ enum Work {
         limit: Duration,
         timed_out: bool,
     },
-    Grep,
-    Glob,
+    /// A search or listing under `root` (relative to cwd when inside it).
+    Grep {
+        root: String,
+    },
+    Glob {
+        root: String,
+    },
 }
 
 impl ToolStep {
@@ -493,26 +498,32 @@ impl Session {
                 path,
                 glob,
                 case_insensitive,
-            } => (
-                Output::Search {
-                    id,
-                    root: resolve(&cwd, path.as_deref().unwrap_or(".")).absolute,
-                    pattern,
-                    glob,
-                    case_insensitive,
-                    max_results: GREP_MAX,
-                },
-                Work::Grep,
-            ),
-            ToolArgs::Glob { pattern, path } => (
-                Output::ListFiles {
-                    id,
-                    root: resolve(&cwd, path.as_deref().unwrap_or(".")).absolute,
-                    pattern,
-                    max_results: GLOB_MAX,
-                },
-                Work::Glob,
-            ),
+            } => {
+                let root = resolve(&cwd, path.as_deref().unwrap_or("."));
+                (
+                    Output::Search {
+                        id,
+                        root: root.absolute,
+                        pattern,
+                        glob,
+                        case_insensitive,
+                        max_results: GREP_MAX,
+                    },
+                    Work::Grep { root: root.shown },
+                )
+            }
+            ToolArgs::Glob { pattern, path } => {
+                let root = resolve(&cwd, path.as_deref().unwrap_or("."));
+                (
+                    Output::ListFiles {
+                        id,
+                        root: root.absolute,
+                        pattern,
+                        max_results: GLOB_MAX,
+                    },
+                    Work::Glob { root: root.shown },
+                )
+            }
             ToolArgs::AskUser {
                 question,
                 options,
@@ -661,10 +672,12 @@ impl Session {
                 }
                 self.run_next_tool(now);
             }
-            (Input::SearchDone { id, result }, Work::Grep) if id == effect => {
-                // A secrets file is no search result, whatever the pattern.
+            (Input::SearchDone { id, result }, Work::Grep { root }) if id == effect => {
+                // A secrets file, or one a deny rule on reading covers, is no search result,
+                // whatever the pattern.
+                let root = std::mem::take(root);
                 let result = result.map(|mut hits| {
-                    hits.retain(|h| !is_env_file(&h.path));
+                    hits.retain(|h| !self.permissions.hides(&under(&root, &h.path)));
                     hits
                 });
                 let (status, text) = match result {
@@ -684,9 +697,10 @@ impl Session {
                 self.finish_tool(status, text, None);
                 self.run_next_tool(now);
             }
-            (Input::FilesListed { id, result }, Work::Glob) if id == effect => {
+            (Input::FilesListed { id, result }, Work::Glob { root }) if id == effect => {
+                let root = std::mem::take(root);
                 let result = result.map(|mut paths| {
-                    paths.retain(|p| !is_env_file(p));
+                    paths.retain(|p| !self.permissions.hides(&under(&root, p)));
                     paths
                 });
                 let (status, text) = match result {
@@ -935,5 +949,14 @@ fn title(name: &str, input: &Value) -> String {
         name.to_owned()
     } else {
         format!("{name} {subject}")
+    }
+}
+
+/// `path` (relative to a search root) as rules see it: relative to cwd.
+fn under(root: &str, path: &str) -> String {
+    if root == "." {
+        path.to_owned()
+    } else {
+        format!("{root}/{path}")
     }
 }
