@@ -167,7 +167,7 @@ pub fn program_name(word: &Word) -> Result<String, String> {
     if text.is_empty() {
         return Err("an empty command name".to_owned());
     }
-    if super::programs::is_assignment(text) {
+    if super::wrappers::is_assignment(text) {
         // `timeout 5 FOO=1 cmd`: a program named `FOO=1`, which no one means.
         return Err(format!("`{text}` where a wrapper expects a command"));
     }

@@ -1,23 +1,42 @@
 //! Which `git` and `gh` invocations may write to GitHub, by allow-list: only what is known to
-//! be local or read-only passes; every other subcommand (push-like ones, aliases, anything
-//! new), any `-c`/`--config-env` that can run a program, and every `gh` command off the read
-//! list, including `gh api` with a method other than GET, may write.
+//! be local or read-only passes. Known writers (`git push`, `send-pack`, `gh pr merge`, `gh api`
+//! with a method other than GET) are GitHub writes; what could run anything (an alias, a
+//! subcommand Luxe does not know, `-c`/`--config-env`/`GIT_CONFIG_*` that can run a program,
+//! a `git config` that sets such a key for later) is unknown.
 
 use super::words::Word;
 
-/// Why `words` (a `git` or `gh` command) may write to GitHub, or None when it cannot.
-/// `env` names the variables set for it; `more_args` says arguments arrive at run time.
-pub fn write(name: &str, words: &[Word], env: &[String], more_args: bool) -> Option<String> {
+/// What a `git` or `gh` command may do beyond the local repository.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Verdict {
+    /// It writes to GitHub: what, in a few words.
+    Write(String),
+    /// It may run anything: why.
+    Unknown(String),
+}
+
+use Verdict::{Unknown, Write};
+
+/// What `words` (a `git`, `git-*` or `gh` command) may do, or None when it only reads or
+/// stays local. `env` names the variables set for it; `more_args` says arguments arrive at
+/// run time.
+pub fn write(name: &str, words: &[Word], env: &[String], more_args: bool) -> Option<Verdict> {
     let args = words.get(1..).unwrap_or_default();
     if let Some(var) = env.iter().find(|v| runs_programs(v)) {
-        return Some(format!("{name} with {var} set"));
+        return Some(Unknown(format!(
+            "{name} with {var} set, which can make it run any program"
+        )));
     }
     match name {
         "git" => git(args, more_args),
         "gh" => gh(args, more_args),
-        _ => name
-            .strip_prefix("git-")
-            .map(|sub| format!("git {sub} (as git-{sub})")),
+        _ => {
+            // `git-push …` is `git push …`.
+            let sub = name.strip_prefix("git-")?;
+            let mut words = vec![Word::plain(sub)];
+            words.extend_from_slice(args);
+            git(&words, more_args)
+        }
     }
 }
 
@@ -290,20 +309,32 @@ pub fn git_subcommand(args: &[Word]) -> Result<Option<usize>, String> {
     Ok(None)
 }
 
-fn git(args: &[Word], more_args: bool) -> Option<String> {
+/// Subcommands that send commits or refs to a remote.
+const GIT_PUSHES: &[&str] = &["push", "send-pack", "http-push", "receive-pack"];
+
+fn git(args: &[Word], more_args: bool) -> Option<Verdict> {
     let sub = match git_subcommand(args) {
-        Err(why) => return Some(why),
-        Ok(None) if more_args => return Some("git with arguments from its input".to_owned()),
+        Err(why) => return Some(Unknown(format!("{why} can make git run any program"))),
+        Ok(None) if more_args => {
+            return Some(Unknown("git with arguments from its input".to_owned()));
+        }
         Ok(None) => return None,
         Ok(Some(sub)) => sub,
     };
     let name = args.get(sub)?.text.as_str();
     let rest = args.get(sub + 1..).unwrap_or_default();
+    if GIT_PUSHES.contains(&name) {
+        return Some(Write(format!("git {name}")));
+    }
     if !GIT_LOCAL.contains(&name) {
-        return Some(format!("git {name}"));
+        return Some(Unknown(format!(
+            "git {name} is no git command Luxe knows (an alias runs anything)"
+        )));
     }
     if GIT_RUNS_FROM_OPTIONS.contains(&name) && (more_args || rest.iter().any(Word::dynamic)) {
-        return Some(format!("git {name} with arguments Luxe cannot see"));
+        return Some(Unknown(format!(
+            "git {name} with arguments Luxe cannot see"
+        )));
     }
     let runs_program = rest.iter().any(|w| {
         let flag = w.text.split_once('=').map_or(w.text.as_str(), |(f, _)| f);
@@ -313,33 +344,41 @@ fn git(args: &[Word], more_args: bool) -> Option<String> {
         ) || (name == "clone" && flag == "-c")
     });
     if runs_program && name != "rebase" {
-        return Some(format!("git {name} running a program named in its options"));
+        return Some(Unknown(format!(
+            "git {name} running a program named in its options"
+        )));
     }
     let first = rest.iter().find(|w| !w.text.starts_with('-'));
     match name {
         "config" => config_write(rest),
         "submodule" => match first.map(|w| w.text.as_str()) {
             None | Some("status" | "summary" | "foreach") => None,
-            Some(other) => Some(format!("git submodule {other}")),
+            Some(other) => Some(Unknown(format!(
+                "git submodule {other}, which can run commands from .gitmodules"
+            ))),
         },
         "lfs" => match first.map(|w| w.text.as_str()) {
             Some(
                 "ls-files" | "status" | "env" | "version" | "track" | "untrack" | "fetch" | "pull"
                 | "checkout" | "fsck" | "prune",
             ) => None,
-            other => Some(format!("git lfs {}", other.unwrap_or_default())),
+            Some("push") => Some(Write("git lfs push".to_owned())),
+            other => Some(Unknown(format!(
+                "git lfs {}, which Luxe does not know",
+                other.unwrap_or_default()
+            ))),
         },
         "subtree" => rest
             .iter()
             .any(|w| w.text == "push")
-            .then(|| "git subtree push".to_owned()),
+            .then(|| Write("git subtree push".to_owned())),
         _ => None,
     }
 }
 
 /// `git config`: reading is fine; setting a key that can run a program or point git
-/// elsewhere may lead to a write later.
-fn config_write(rest: &[Word]) -> Option<String> {
+/// elsewhere makes later git commands run anything.
+fn config_write(rest: &[Word]) -> Option<Verdict> {
     const READS: &[&str] = &[
         "--get",
         "--get-all",
@@ -362,7 +401,7 @@ fn config_write(rest: &[Word]) -> Option<String> {
         .iter()
         .any(|w| matches!(w.text.as_str(), "-e" | "--edit" | "edit"))
     {
-        return Some("git config --edit".to_owned());
+        return Some(Unknown("git config --edit runs an editor".to_owned()));
     }
     const VALUED: &[&str] = &["-f", "--file", "--blob", "--type", "--default", "--comment"];
     let mut positional = Vec::new();
@@ -380,7 +419,11 @@ fn config_write(rest: &[Word]) -> Option<String> {
         [_] | [] => return None,
         [key, ..] => *key,
     };
-    (!safe_config_key(key)).then(|| format!("git config {key}"))
+    (!safe_config_key(key)).then(|| {
+        Unknown(format!(
+            "git config {key} can make later git commands run any program"
+        ))
+    })
 }
 
 /// gh commands that only read, by group; `*` is every subcommand of the group.
@@ -395,6 +438,7 @@ fn gh_reads(group: &str) -> Option<&'static [&'static str]> {
         "gist" => &["list", "view", "clone"],
         "label" | "cache" | "secret" | "org" | "extension" | "alias" | "codespace" | "ssh-key"
         | "gpg-key" => &["list"],
+        "agent-task" => &["list", "view"],
         "variable" => &["list", "get"],
         "ruleset" => &["list", "view", "check"],
         "project" => &["list", "view", "field-list", "item-list"],
@@ -407,13 +451,13 @@ fn gh_reads(group: &str) -> Option<&'static [&'static str]> {
     })
 }
 
-fn gh(args: &[Word], more_args: bool) -> Option<String> {
+fn gh(args: &[Word], more_args: bool) -> Option<Verdict> {
     if more_args {
-        return Some("gh with arguments from its input".to_owned());
+        return Some(Unknown("gh with arguments from its input".to_owned()));
     }
     let group = args.first()?;
     let Some(group_name) = group.literal() else {
-        return Some("gh with a computed command".to_owned());
+        return Some(Unknown("gh with a computed command".to_owned()));
     };
     if matches!(group_name, "--version" | "--help" | "-h") {
         return None;
@@ -422,7 +466,9 @@ fn gh(args: &[Word], more_args: bool) -> Option<String> {
         return api(args.get(1..).unwrap_or_default());
     }
     let Some(reads) = gh_reads(group_name) else {
-        return Some(format!("gh {group_name}"));
+        return Some(Unknown(format!(
+            "gh {group_name} is no gh command Luxe knows (an alias or extension runs anything)"
+        )));
     };
     if reads.is_empty() {
         return None;
@@ -439,9 +485,11 @@ fn gh(args: &[Word], more_args: bool) -> Option<String> {
     }
     let sub = args.get(i)?;
     match sub.literal() {
-        None => Some(format!("gh {group_name} with a computed subcommand")),
+        None => Some(Unknown(format!(
+            "gh {group_name} with a computed subcommand"
+        ))),
         Some(s) if reads.contains(&s) || reads.contains(&"*") => None,
-        Some(s) => Some(format!("gh {group_name} {s}")),
+        Some(s) => Some(Write(format!("gh {group_name} {s}"))),
     }
 }
 
@@ -463,9 +511,11 @@ fn split_flag(text: &str) -> (&str, Option<&str>) {
 
 /// `gh api`: only a GET reads. Fields or `--input` without `-X` make gh POST; `graphql` is
 /// always a POST.
-fn api(args: &[Word]) -> Option<String> {
+fn api(args: &[Word]) -> Option<Verdict> {
     if args.iter().any(Word::dynamic) {
-        return Some("gh api with arguments computed at run time".to_owned());
+        return Some(Unknown(
+            "gh api with arguments computed at run time".to_owned(),
+        ));
     }
     let mut method: Option<String> = None;
     let mut body = false;
@@ -503,5 +553,5 @@ fn api(args: &[Word]) -> Option<String> {
         (_, None) if body => "POST".to_owned(),
         (_, None) => "GET".to_owned(),
     };
-    (method != "GET").then(|| format!("gh api {method}"))
+    (method != "GET").then(|| Write(format!("gh api {method}")))
 }

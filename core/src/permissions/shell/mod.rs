@@ -18,6 +18,7 @@ mod parse;
 mod programs;
 mod sed;
 mod words;
+mod wrappers;
 
 pub use env_files::brace_words;
 pub use extract::Part;
@@ -61,20 +62,24 @@ pub fn analyze(command: &str) -> Analysis {
     }
     let mut unknown = None;
     let mut github_write = None;
-    for part in found.parts.iter().filter(|p| p.runs) {
-        if let Some(why) = &part.unknown {
-            unknown.get_or_insert_with(|| why.clone());
-            continue;
-        }
-        let Some(Ok(name)) = part.words.first().map(extract::program_name) else {
-            continue;
-        };
-        if name == "git" || name == "gh" || name.starts_with("git-") {
+    for part in found.parts.iter_mut().filter(|p| p.runs) {
+        if part.unknown.is_none()
+            && let Some(Ok(name)) = part.words.first().map(extract::program_name)
+            && (name == "git" || name == "gh" || name.starts_with("git-"))
+        {
             let mut env = part.env.clone();
             env.extend(found.tainted.iter().cloned());
-            if let Some(write) = github::write(&name, &part.words, &env, part.more_args) {
-                github_write.get_or_insert(write);
+            match github::write(&name, &part.words, &env, part.more_args) {
+                Some(github::Verdict::Write(what)) => {
+                    github_write.get_or_insert(what);
+                }
+                // A git alias may be anything: deny rules must see it as such.
+                Some(github::Verdict::Unknown(why)) => part.unknown = Some(why),
+                None => {}
             }
+        }
+        if let Some(why) = &part.unknown {
+            unknown.get_or_insert_with(|| why.clone());
         }
     }
     Analysis {
