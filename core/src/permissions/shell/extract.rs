@@ -117,6 +117,11 @@ fn text_at(text: &str, ctx: Ctx, found: &mut Found) {
     }
     for word in script.words {
         found.env_file |= names_env(&word, ctx.dotglob);
+        if quoted_subscript_substitution(&word) {
+            found.unknown(
+                "a quoted `[$( )]`, which bash runs when it reads the text as a subscript",
+            );
+        }
         found.words.push(word);
     }
     for name in &script.assigned {
@@ -132,6 +137,22 @@ fn text_at(text: &str, ctx: Ctx, found: &mut Found) {
     for cmd in &script.commands {
         command(cmd, false, ctx, found);
     }
+}
+
+/// `'x[$(rm v)]'`: bash evaluates array subscripts in arithmetic (`$((a))` with that value)
+/// and in builtins that take variable names (`printf -v`, `read`, `test -v`, `unset`), running
+/// the substitution inside. A literal `[` followed by `$(` or a backtick is treated as such.
+fn quoted_subscript_substitution(word: &Word) -> bool {
+    let literal: String = word
+        .chars
+        .iter()
+        .zip(&word.computed)
+        .filter(|(_, computed)| !**computed)
+        .map(|((c, _), _)| *c)
+        .collect();
+    literal
+        .find('[')
+        .is_some_and(|at| literal[at..].contains("$(") || literal[at..].contains('`'))
 }
 
 fn assigned(name: &str, found: &mut Found) {
@@ -295,6 +316,13 @@ fn builtin_effects(name: &str, words: &[Word], found: &mut Found) {
     match name {
         "shopt" if has("expand_aliases") => found.unknown("the command turns on aliases"),
         "enable" if has("-f") => found.unknown("the command loads a builtin from a file"),
+        "declare" | "typeset" | "local"
+            if args
+                .iter()
+                .any(|w| w.text.starts_with('-') && w.text.contains('n')) =>
+        {
+            found.unknown("the command makes a name reference, which can set any variable")
+        }
         "hash" if has("-p") => found.unknown("the command remaps a command name"),
         "read" | "mapfile" | "readarray" | "printf" | "getopts" | "declare" | "typeset"
         | "export" | "local" | "readonly" => {

@@ -65,8 +65,14 @@ pub fn analyze(command: &str) -> Analysis {
     for part in found.parts.iter_mut().filter(|p| p.runs) {
         if part.unknown.is_none()
             && let Some(Ok(name)) = part.words.first().map(extract::program_name)
-            && (name == "git" || name == "gh" || name.starts_with("git-"))
+            && (name == "git" || name == "gh" || name == "hub" || name.starts_with("git-"))
         {
+            // `hub` is git with GitHub commands of its own.
+            let name = if name == "hub" {
+                "git".to_owned()
+            } else {
+                name
+            };
             let mut env = part.env.clone();
             env.extend(found.tainted.iter().cloned());
             match github::write(&name, &part.words, &env, part.more_args) {
