@@ -61,9 +61,10 @@ fn origin_main(ws: &Workspace) -> String {
     git(&ws.path().join("remote.git"), &["rev-parse", "main"])
 }
 
-/// The corpus lines a mode must refuse: in bypass the agent's known GitHub writes run by
-/// design, so that section is left out there.
-fn attacks(bypass: bool) -> Vec<String> {
+/// The corpus lines a mode must refuse, each with whether it must be denied outright (no
+/// prompt): in bypass the agent's known GitHub writes run by design, so that section is left
+/// out there.
+fn attacks(bypass: bool) -> Vec<(String, bool)> {
     sections()
         .into_iter()
         .filter(|s| match s.expect {
@@ -71,7 +72,10 @@ fn attacks(bypass: bool) -> Vec<String> {
             Expect::GithubWrite => !bypass,
             Expect::Allow | Expect::Ask => false,
         })
-        .flat_map(|s| s.lines)
+        .flat_map(|s| {
+            let outright = s.expect == Expect::Deny;
+            s.lines.into_iter().map(move |line| (line, outright))
+        })
         .collect()
 }
 
@@ -92,6 +96,10 @@ fn no_attack_in_the_corpus_runs_in_any_mode() {
         cmd.env("ANTHROPIC_API_KEY", "k")
             .env("ANTHROPIC_BASE_URL", server.anthropic_base_url())
             .envs(gh.envs())
+            // An attack that does run (the test failing) must not reach the user's own
+            // git configuration: `git config --global` is in the corpus.
+            .env("HOME", ws.path().join("home"))
+            .env("GIT_CONFIG_NOSYSTEM", "1")
             .args(flags);
         let mut luxe = LuxeProcess::spawn(cmd);
         luxe.expect("ready");
@@ -101,7 +109,7 @@ fn no_attack_in_the_corpus_runs_in_any_mode() {
             luxe.expect("state_changed");
         }
         let commands = attacks(flags.contains(&"--yolo"));
-        for (i, command) in commands.iter().enumerate() {
+        for (i, (command, _)) in commands.iter().enumerate() {
             server.push(call(&format!("b{i}"), "bash", json!({"command": command})));
         }
         // The other tools a path rule binds.
@@ -143,12 +151,24 @@ fn no_attack_in_the_corpus_runs_in_any_mode() {
             commands.len() + others.len(),
             "{flags:?} {plan}"
         );
-        for (command, result) in commands.iter().zip(&results) {
-            assert_eq!(
-                result["status"], "denied",
-                "{flags:?} plan={plan}: {command:?} ran: {result}"
-            );
+        let prompted: Vec<&Value> = frames
+            .iter()
+            .filter(|f| f["kind"] == "permission_requested")
+            .map(|f| &f["content"]["call_id"])
+            .collect();
+        let mut failures = Vec::new();
+        for ((command, outright), result) in commands.iter().zip(&results) {
+            if result["status"] != "denied" {
+                failures.push(format!("{command:?} ran: {}", result["output"]));
+            } else if *outright && prompted.contains(&&result["call_id"]) {
+                failures.push(format!("{command:?} asked instead of being denied"));
+            }
         }
+        assert!(
+            failures.is_empty(),
+            "{flags:?} plan={plan}:\n{}",
+            failures.join("\n")
+        );
         assert_eq!(
             results[commands.len()]["status"],
             "denied",
@@ -170,6 +190,10 @@ fn no_attack_in_the_corpus_runs_in_any_mode() {
         );
         let config = std::fs::read_to_string(ws.path().join(".git/config")).unwrap();
         assert!(!config.contains("alias"), "{flags:?} plan={plan}: {config}");
+        assert!(
+            !ws.path().join("home/.gitconfig").exists(),
+            "{flags:?} plan={plan}: the global git config was written"
+        );
         // Luxe's own start-up reads (`gh auth status`, `gh … --json`) are not the agent's.
         let agents: Vec<Vec<String>> = gh
             .argvs()
