@@ -634,3 +634,32 @@ pub fn stack_flows(data: &[u8]) {
     };
     drive(&mut RestackFlow::new("f".into(), planned), &mut answers);
 }
+
+/// Fuzz body for the shell analysis: any text is analyzed without a panic, and a command
+/// built from the same bytes around a denied call (`rm v` under `deny: ["bash(rm *)"]`) is
+/// denied in every mode that runs bash.
+pub fn shell(data: &[u8]) {
+    use crate::permissions::rules::Rule;
+    use crate::permissions::{Decision, Permissions, RuleSet, Target};
+    use crate::protocol::values::PermissionMode;
+
+    let _ = crate::permissions::shell::analyze(&String::from_utf8_lossy(data));
+    let command = crate::permissions::compose::around_denied(data, 8);
+    let rules = RuleSet {
+        deny: vec![Rule::parse("bash(rm *)").expect("a valid rule")],
+        allow: vec![Rule::parse("bash(*)").expect("a valid rule")],
+        ..RuleSet::default()
+    };
+    for mode in [
+        PermissionMode::Default,
+        PermissionMode::AcceptEdits,
+        PermissionMode::Bypass,
+    ] {
+        let decision =
+            Permissions::new(mode, rules.clone()).decide("bash", &Target::Command(command.clone()));
+        assert!(
+            matches!(decision, Decision::Deny { .. }),
+            "{mode:?} {command:?}: {decision:?}"
+        );
+    }
+}

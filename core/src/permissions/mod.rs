@@ -1,18 +1,28 @@
 //! Permissions: rules, modes and the decision for one tool call (design §8).
 //!
 //! Order of evaluation: the built-in denies (`.env` files; anything but reading when
-//! read-only), then `deny` rules, then the agent's own GitHub writes (which ask in every mode
-//! but bypass, whatever allow rules say), then `ask` rules, then `allow` rules and this
-//! session's `always` grants, then the mode's default. Deny always wins.
+//! read-only), then `deny` rules, then what the command line cannot show (an unknown part asks
+//! in every mode, bypass too) and the agent's own GitHub writes (which ask in every mode but
+//! bypass, whatever allow rules say), then `ask` rules, then `allow` rules and this session's
+//! `always` grants, then the mode's default. Deny always wins.
+//!
+//! A bash command is judged by the commands it runs ([`shell::analyze`]): a `deny` or `ask`
+//! rule applies when it could match any of them (or the line as written), an `allow` rule
+//! only when every command that runs is covered. A path rule (`read(secrets/**)`) also binds
+//! the other tools that read (or write) paths, and bash commands whose words name the path.
 
-pub mod bash;
+pub mod compose;
+pub mod corpus;
 pub mod glob;
+mod named_paths;
 pub mod redact;
 pub mod rules;
+pub mod shell;
 
 use crate::protocol::values::PermissionMode;
-use bash::{CommandAnalysis, analyze};
+use glob::{GlobMode, atoms, glob_match, intersects};
 use rules::Rule;
+use shell::{Analysis, analyze};
 
 /// What a tool call touches, as far as permissions care.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -69,7 +79,13 @@ pub struct Permissions {
     mode: PermissionMode,
     rules: RuleSet,
     granted: Vec<Rule>,
+    /// The working directory, to read the paths bash commands name as rules see them.
+    cwd: String,
 }
+
+/// The tools that read paths, and those that write them: a path rule on one binds them all.
+const READING: &[&str] = &["read", "grep", "glob"];
+const WRITING: &[&str] = &["write", "edit"];
 
 impl Permissions {
     /// Permissions in `mode` with `rules` and no session grants.
@@ -78,6 +94,15 @@ impl Permissions {
             mode,
             rules,
             granted: Vec::new(),
+            cwd: String::new(),
+        }
+    }
+
+    /// The same permissions for commands run in `cwd`.
+    pub fn in_dir(self, cwd: &str) -> Self {
+        Self {
+            cwd: cwd.to_owned(),
+            ..self
         }
     }
 
@@ -91,6 +116,16 @@ impl Permissions {
         if !self.granted.contains(&rule) {
             self.granted.push(rule);
         }
+    }
+
+    /// Whether a search or listing must leave out `path` (relative to cwd): a `.env` file, or
+    /// a path a deny rule on reading covers.
+    pub fn hides(&self, path: &str) -> bool {
+        is_env_file(path)
+            || self.rules.deny.iter().any(|rule| {
+                READING.contains(&rule.tool.as_str())
+                    && glob_match(&rule.pattern, path, GlobMode::Path)
+            })
     }
 
     /// Decides a call of `tool` on `target`.
@@ -110,41 +145,45 @@ impl Permissions {
                 reason: format!("{tool} is not allowed in a read-only session"),
             };
         }
-        let subject = subject(target);
-        if let Some(rule) = self.rules.deny.iter().find(|r| denies(r, tool, subject)) {
-            return Decision::Deny {
-                reason: format!("denied by the rule {rule}"),
-            };
+        let call = Call {
+            tool,
+            target,
+            analysis: analysis.as_ref(),
+        };
+        for rule in &self.rules.deny {
+            if let Some(why) = self.could_match(rule, &call) {
+                return Decision::Deny {
+                    reason: format!("denied by the rule {rule}{why}"),
+                };
+            }
         }
         let ask = Decision::Ask {
             always_rule: Rule {
                 tool: tool.to_owned(),
-                pattern: escape_glob(subject),
+                pattern: escape_glob(subject(target)),
             },
         };
-        if analysis.as_ref().is_some_and(|a| a.github_write.is_some()) {
-            return if self.mode == PermissionMode::Bypass {
-                Decision::Allow
-            } else {
-                ask
-            };
+        if let Some(analysis) = &analysis {
+            if analysis.unknown.is_some() {
+                return ask;
+            }
+            if analysis.github_write.is_some() {
+                return if self.mode == PermissionMode::Bypass {
+                    Decision::Allow
+                } else {
+                    ask
+                };
+            }
         }
-        let simple = analysis.as_ref().is_none_or(|a| a.simple);
         if self
             .rules
             .ask
             .iter()
-            .any(|r| allows(r, tool, subject, simple))
+            .any(|r| self.could_match(r, &call).is_some())
         {
             return ask;
         }
-        let allowed_by_rule = self
-            .rules
-            .allow
-            .iter()
-            .chain(&self.granted)
-            .any(|r| allows(r, tool, subject, simple));
-        if allowed_by_rule {
+        if self.allowed_by_rule(&call) {
             return Decision::Allow;
         }
         let inside = matches!(
@@ -162,6 +201,86 @@ impl Permissions {
         };
         if by_mode { Decision::Allow } else { ask }
     }
+
+    /// Whether a deny or ask `rule` could apply to the call: Some with what it matched, in
+    /// words for the reason.
+    fn could_match(&self, rule: &Rule, call: &Call<'_>) -> Option<String> {
+        match (call.target, call.analysis) {
+            (Target::Path { shown, .. }, _) => {
+                let binds = rule.tool == call.tool
+                    || (READING.contains(&rule.tool.as_str()) && READING.contains(&call.tool))
+                    || (WRITING.contains(&rule.tool.as_str()) && WRITING.contains(&call.tool));
+                let root = matches!(call.tool, "grep" | "glob")
+                    && named_paths::covers_below(&rule.pattern, shown);
+                (binds && (rule.matches(shown) || root)).then(String::new)
+            }
+            (Target::Command(command), Some(analysis)) => {
+                if rule.tool == "bash" {
+                    command_matches(rule, command, analysis)
+                } else if READING.contains(&rule.tool.as_str())
+                    || WRITING.contains(&rule.tool.as_str())
+                {
+                    named_paths::named(&rule.pattern, &analysis.words, &self.cwd)
+                        .map(|word| format!(" (the command names {word})"))
+                } else {
+                    None
+                }
+            }
+            _ => None,
+        }
+    }
+
+    /// Whether allow rules or grants cover the call: a command only when every program it
+    /// runs is covered (or a rule names the whole line exactly).
+    fn allowed_by_rule(&self, call: &Call<'_>) -> bool {
+        let mut rules = self.rules.allow.iter().chain(&self.granted);
+        match (call.target, call.analysis) {
+            (Target::Command(command), Some(analysis)) => {
+                let exact = escape_glob(command);
+                let all: Vec<&Rule> = rules.filter(|r| r.tool == "bash").collect();
+                if all.iter().any(|r| r.pattern == exact) {
+                    return true;
+                }
+                let mut runs = analysis.parts.iter().filter(|p| p.runs).peekable();
+                runs.peek().is_some()
+                    && runs.all(|part| {
+                        all.iter().any(|r| {
+                            let everything = r.pattern == "*" || r.pattern == "**";
+                            everything
+                                || (part.unknown.is_none()
+                                    && !part.writes
+                                    && glob_match(&r.pattern, &part.text(), GlobMode::Text))
+                        })
+                    })
+            }
+            _ => rules.any(|r| r.covers(call.tool, subject(call.target))),
+        }
+    }
+}
+
+/// One call being decided.
+struct Call<'c> {
+    tool: &'c str,
+    target: &'c Target,
+    analysis: Option<&'c Analysis>,
+}
+
+/// Whether a bash rule could match the line as written or any command in it.
+fn command_matches(rule: &Rule, command: &str, analysis: &Analysis) -> Option<String> {
+    if rule.covers("bash", command) {
+        return Some(String::new());
+    }
+    let pattern = atoms(&rule.pattern, GlobMode::Text);
+    let everything = rule.pattern == "*" || rule.pattern == "**";
+    analysis.parts.iter().find_map(|part| {
+        if !everything && !intersects(&pattern, &part.template()) {
+            return None;
+        }
+        Some(match &part.unknown {
+            Some(why) => format!(" ({why}, so it may run anything)"),
+            None => format!(" (it runs `{}`)", part.text()),
+        })
+    })
 }
 
 fn subject(target: &Target) -> &str {
@@ -170,27 +289,6 @@ fn subject(target: &Target) -> &str {
         Target::Command(command) => command,
         Target::Nothing => "",
     }
-}
-
-/// An allow or ask rule covers a compound command only when it names it exactly, so
-/// `bash(cargo test*)` never lets `cargo test && rm -rf ~` through.
-fn allows(rule: &Rule, tool: &str, subject: &str, simple: bool) -> bool {
-    if simple {
-        rule.covers(tool, subject)
-    } else {
-        rule.tool == tool && rule.pattern == escape_glob(subject)
-    }
-}
-
-/// A deny rule on bash also covers each part of a compound command: over-matching a deny is
-/// the safe side.
-fn denies(rule: &Rule, tool: &str, subject: &str) -> bool {
-    rule.covers(tool, subject)
-        || (tool == "bash"
-            && subject
-                .split(['\n', ';', '&', '|'])
-                .map(str::trim)
-                .any(|part| !part.is_empty() && rule.covers(tool, part)))
 }
 
 /// A pattern that matches `text` literally.
@@ -212,7 +310,7 @@ pub fn is_env_file(path: &str) -> bool {
     (name == ".env" || name.starts_with(".env.")) && name != ".env.example" && name != ".env.sample"
 }
 
-fn builtin_deny(tool: &str, target: &Target, analysis: Option<&CommandAnalysis>) -> Option<String> {
+fn builtin_deny(tool: &str, target: &Target, analysis: Option<&Analysis>) -> Option<String> {
     let named = match target {
         Target::Path {
             shown, requested, ..

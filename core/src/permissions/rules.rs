@@ -55,6 +55,11 @@ impl Rule {
         };
         self.tool == tool && (self.pattern == "*" || glob_match(&self.pattern, subject, mode))
     }
+
+    /// Whether the pattern covers `path`, whatever tool the rule names.
+    pub fn matches(&self, path: &str) -> bool {
+        self.pattern == "*" || glob_match(&self.pattern, path, GlobMode::Path)
+    }
 }
 
 /// Rules in settings files must name a tool luxe has: a typo must not silently drop a rule.

@@ -219,3 +219,65 @@ fn always_grants_cover_later_calls_but_never_a_deny() {
         "the grant is literal"
     );
 }
+
+quickcheck::quickcheck! {
+    fn a_denied_command_stays_denied_whatever_grammar_wraps_it(seed: Vec<u8>) -> bool {
+        crate::harness::shell(&seed);
+        true
+    }
+}
+
+#[test]
+fn a_path_rule_binds_every_tool_that_reads_or_writes_the_path() {
+    let p = Permissions::new(
+        Bypass,
+        rules(&["read(secrets/**)", "write(locked/**)"], &[], &[]),
+    )
+    .in_dir("/work/app");
+    let rows = [
+        ("read", path("secrets/k", true), "deny"),
+        ("grep", path("secrets/k", true), "deny"),
+        ("grep", path("secrets", true), "deny"),
+        ("glob", path("secrets", true), "deny"),
+        ("grep", path(".", true), "allow"),
+        ("edit", path("secrets/k", true), "allow"),
+        ("write", path("locked/a", true), "deny"),
+        ("edit", path("locked/a", true), "deny"),
+        ("read", path("locked/a", true), "allow"),
+        ("bash", cmd("cat secrets/k"), "deny"),
+        ("bash", cmd("cat /work/app/secrets/k"), "deny"),
+        ("bash", cmd("cat secretsx/k"), "allow"),
+        ("bash", cmd("echo hi > locked/a"), "deny"),
+        ("bash", cmd("cat src/main.rs"), "allow"),
+    ];
+    for (tool, target, want) in rows {
+        assert_eq!(kind(&p.decide(tool, &target)), want, "{tool} {target:?}");
+    }
+    assert!(p.hides("secrets/k"));
+    assert!(p.hides("sub/.env"));
+    assert!(!p.hides("locked/a"));
+    assert!(!p.hides("src/main.rs"));
+}
+
+#[test]
+fn deny_reasons_say_which_command_matched() {
+    let p = Permissions::new(Default, rules(&["bash(rm *)"], &[], &[]));
+    let Decision::Deny { reason } = p.decide("bash", &cmd("ls && sudo rm -rf x")) else {
+        panic!()
+    };
+    assert!(
+        reason.contains("bash(rm *)") && reason.contains("rm -rf x"),
+        "{reason}"
+    );
+    let Decision::Deny { reason } = p.decide("bash", &cmd("$CMD x")) else {
+        panic!()
+    };
+    assert!(reason.contains("computed at run time"), "{reason}");
+}
+
+#[test]
+fn an_unknown_part_asks_even_in_bypass_and_under_allow_everything() {
+    let p = Permissions::new(Bypass, rules(&[], &[], &["bash(*)"]));
+    assert_eq!(kind(&p.decide("bash", &cmd("gi${X}t push"))), "ask");
+    assert_eq!(kind(&p.decide("bash", &cmd("git status"))), "allow");
+}

@@ -166,7 +166,7 @@ impl Session {
             model,
             mode: Mode::default(),
             thinking: Thinking::default(),
-            permissions: Permissions::new(permission_mode, loaded.rules),
+            permissions: Permissions::new(permission_mode, loaded.rules).in_dir(&config.cwd),
             redactor: Redactor::default(),
             tool_env_unset: tools::environment::withheld(&config.env_names, &loaded.tool_env_pass),
             own_env_unset: tools::environment::provider_keys(&config.env_names),

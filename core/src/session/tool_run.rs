@@ -9,7 +9,7 @@ use crate::effects::{EffectId, FileContent, FileIdentity, Input, OpenFor, Output
 use crate::model::conversation::{Block, Message, Role};
 use crate::permissions::redact::StreamRedactor;
 use crate::permissions::rules::Rule;
-use crate::permissions::{Decision, Target, escape_glob, is_env_file};
+use crate::permissions::{Decision, Target, escape_glob};
 use crate::protocol::actions::{AnswerQuestion, RespondPermission};
 use crate::protocol::events::{
     Event, FilesChanged, OutputStream, PermissionRequested, PermissionResolved, PlanUpdated,
@@ -106,8 +106,13 @@ enum Work {
         limit: Duration,
         timed_out: bool,
     },
-    Grep,
-    Glob,
+    /// A search or listing under `root` (relative to cwd when inside it).
+    Grep {
+        root: String,
+    },
+    Glob {
+        root: String,
+    },
 }
 
 impl ToolStep {
@@ -302,7 +307,7 @@ impl Session {
             }
             // A command's paths are not resolved: any mention of the places asks.
             ToolArgs::Bash { command, .. } => {
-                GUARDED_DIRS.iter().any(|dir| command.contains(dir))
+                GUARDED_DIRS.iter().any(|dir| names_dir(command, dir))
                     || command.contains("LUXE_HOME")
                     || guarded.iter().any(|dir| command.contains(dir.as_str()))
             }
@@ -642,26 +647,32 @@ impl Session {
                 path,
                 glob,
                 case_insensitive,
-            } => (
-                Output::Search {
-                    id,
-                    root: resolve(&cwd, path.as_deref().unwrap_or(".")).absolute,
-                    pattern,
-                    glob,
-                    case_insensitive,
-                    max_results: GREP_MAX,
-                },
-                Work::Grep,
-            ),
-            ToolArgs::Glob { pattern, path } => (
-                Output::ListFiles {
-                    id,
-                    root: resolve(&cwd, path.as_deref().unwrap_or(".")).absolute,
-                    pattern,
-                    max_results: GLOB_MAX,
-                },
-                Work::Glob,
-            ),
+            } => {
+                let root = resolve(&cwd, path.as_deref().unwrap_or("."));
+                (
+                    Output::Search {
+                        id,
+                        root: root.absolute,
+                        pattern,
+                        glob,
+                        case_insensitive,
+                        max_results: GREP_MAX,
+                    },
+                    Work::Grep { root: root.shown },
+                )
+            }
+            ToolArgs::Glob { pattern, path } => {
+                let root = resolve(&cwd, path.as_deref().unwrap_or("."));
+                (
+                    Output::ListFiles {
+                        id,
+                        root: root.absolute,
+                        pattern,
+                        max_results: GLOB_MAX,
+                    },
+                    Work::Glob { root: root.shown },
+                )
+            }
             ToolArgs::AskUser {
                 question,
                 options,
@@ -826,10 +837,12 @@ impl Session {
                 }
                 self.run_next_tool(now);
             }
-            (Input::SearchDone { id, result }, Work::Grep) if id == effect => {
-                // A secrets file is no search result, whatever the pattern.
+            (Input::SearchDone { id, result }, Work::Grep { root }) if id == effect => {
+                // A secrets file, or one a deny rule on reading covers, is no search result,
+                // whatever the pattern.
+                let root = std::mem::take(root);
                 let result = result.map(|mut hits| {
-                    hits.retain(|h| !is_env_file(&h.path));
+                    hits.retain(|h| !self.permissions.hides(&under(&root, &h.path)));
                     hits
                 });
                 let (status, text) = match result {
@@ -849,9 +862,10 @@ impl Session {
                 self.finish_tool(status, text, None);
                 self.run_next_tool(now);
             }
-            (Input::FilesListed { id, result }, Work::Glob) if id == effect => {
+            (Input::FilesListed { id, result }, Work::Glob { root }) if id == effect => {
+                let root = std::mem::take(root);
                 let result = result.map(|mut paths| {
-                    paths.retain(|p| !is_env_file(p));
+                    paths.retain(|p| !self.permissions.hides(&under(&root, p)));
                     paths
                 });
                 let (status, text) = match result {
@@ -1029,6 +1043,25 @@ impl Session {
     }
 }
 
+/// Whether `command` names the directory `dir` (`.git`, `.git/config`, `"./.luxe"`), not just
+/// text that ends the same way (`repo.git`).
+fn names_dir(command: &str, dir: &str) -> bool {
+    command.match_indices(dir).any(|(at, _)| {
+        let before = command[..at].chars().next_back();
+        let after = command[at + dir.len()..].chars().next();
+        let edge = |c: Option<char>| {
+            c.is_none_or(|c| {
+                c.is_whitespace()
+                    || matches!(
+                        c,
+                        '/' | '\'' | '"' | '=' | ';' | '&' | '|' | '<' | '>' | '(' | ')'
+                    )
+            })
+        };
+        edge(before) && edge(after)
+    })
+}
+
 /// What a rule about `target` names: the path as shown, or the command, matched literally.
 fn subject_of(target: &Target) -> String {
     escape_glob(match target {
@@ -1112,5 +1145,45 @@ fn title(name: &str, input: &Value) -> String {
         name.to_owned()
     } else {
         format!("{name} {subject}")
+    }
+}
+
+/// `path` (relative to a search root) as rules see it: relative to cwd.
+fn under(root: &str, path: &str) -> String {
+    if root == "." {
+        path.to_owned()
+    } else {
+        format!("{root}/{path}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::names_dir;
+
+    #[test]
+    fn a_command_names_a_guarded_dir_only_as_a_path() {
+        for command in [
+            "cat .git/config",
+            "echo x > .luxe/settings.json",
+            "ls .git",
+            "cp a './.luxe/x'",
+            "git --git-dir=.git log",
+        ] {
+            assert!(
+                names_dir(command, ".git") || names_dir(command, ".luxe"),
+                "{command}"
+            );
+        }
+        for command in [
+            "git clone https://github.com/o/r.git",
+            "ls my.luxe.bak",
+            "echo x.gitignore",
+        ] {
+            assert!(
+                !names_dir(command, ".git") && !names_dir(command, ".luxe"),
+                "{command}"
+            );
+        }
     }
 }
