@@ -52,7 +52,7 @@ pub fn session(now: Instant, data: &[u8]) {
     if !checked.is_closed() {
         let out = checked.line(br#"{"kind":"set_mode","content":{"mode":"plan"}}"#);
         assert!(
-            matches!(out.as_slice(), [Output::Frame(Event::StateChanged(_))]),
+            matches!(out.as_slice(), [Output::Frame(f)] if matches!(f.event(), Event::StateChanged(_))),
             "the session stopped answering: {out:?}"
         );
     }
@@ -89,7 +89,7 @@ impl Checked {
         checked.start = checked.drain();
         checked.ledger.starting = false;
         match checked.start.first() {
-            Some(Output::Frame(Event::Ready(_))) => {}
+            Some(Output::Frame(frame)) if matches!(frame.event(), Event::Ready(_)) => {}
             other => panic!("ready must come first, got {other:?}"),
         }
         checked
@@ -204,11 +204,11 @@ impl Checked {
         while let Some(output) = self.luxe.poll_output() {
             assert!(!self.exited, "output after exit: {output:?}");
             match &output {
-                Output::Frame(event) => {
+                Output::Frame(frame) => {
                     let mut line = Vec::new();
-                    encode(event, &mut line);
+                    frame.encode(&mut line);
                     check_line(&line);
-                    self.ledger.observe(event);
+                    self.ledger.observe(frame.event());
                 }
                 Output::Exit { .. } => self.exited = true,
                 effect => self.ledger.observe_effect(effect),
@@ -254,7 +254,7 @@ fn answered_later(action: &Action) -> bool {
 /// The frames among `outputs`.
 pub fn frames(outputs: &[Output]) -> impl Iterator<Item = &Event> {
     outputs.iter().filter_map(|o| match o {
-        Output::Frame(event) => Some(event),
+        Output::Frame(frame) => Some(frame.event()),
         _ => None,
     })
 }

@@ -7,7 +7,8 @@ use std::hash::{BuildHasher, Hasher};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use luxe_core::config::{ProviderVars, Timings};
+use luxe_core::config::{ENV_SEARCH_MAX_ENTRIES, EnvFile, ProviderVars, Timings};
+use luxe_core::permissions::is_env_file;
 use luxe_core::settings::{Scope, SettingsSource};
 
 /// The process's working directory, as a string (lossy for non-UTF-8 paths).
@@ -58,6 +59,43 @@ pub fn timings() -> Timings {
         timings.github_poll = d;
     }
     timings
+}
+
+/// Every `.env` file under `cwd` (as core names them), read whole: ignored and hidden files
+/// included, since secrets files are ignored by design; `.git` directories and links to
+/// directories are not followed. At most [`ENV_SEARCH_MAX_ENTRIES`] entries are looked at;
+/// a file that cannot be read is logged and skipped.
+pub fn env_files(cwd: &Path) -> Vec<EnvFile> {
+    let walk = ignore::WalkBuilder::new(cwd)
+        .standard_filters(false)
+        .filter_entry(|entry| entry.file_name() != ".git")
+        .build();
+    let mut found = Vec::new();
+    for (seen, entry) in walk.enumerate() {
+        if seen == ENV_SEARCH_MAX_ENTRIES {
+            tracing::warn!(
+                "stopped looking for .env files after {ENV_SEARCH_MAX_ENTRIES} entries under {}",
+                cwd.display()
+            );
+            break;
+        }
+        let Ok(entry) = entry else {
+            continue;
+        };
+        let path = entry.path();
+        let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
+        if is_dir || !is_env_file(&entry.file_name().to_string_lossy()) {
+            continue;
+        }
+        match std::fs::read(path) {
+            Ok(bytes) => found.push(EnvFile {
+                path: path.to_string_lossy().into_owned(),
+                bytes,
+            }),
+            Err(err) => tracing::warn!("cannot read {}: {err}", path.display()),
+        }
+    }
+    found
 }
 
 /// The user's and the project's settings files that exist, user first; a file that exists but

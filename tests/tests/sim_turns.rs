@@ -8,7 +8,7 @@
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
-use luxe_core::config::Providers;
+use luxe_core::config::{EnvFile, Providers};
 use luxe_core::effects::{EffectId, FileContent, Stream};
 use luxe_core::harness::{Checked, test_config};
 use luxe_core::model::wire::Endpoint;
@@ -172,6 +172,11 @@ fn config() -> Config {
     config.timings.bash_timeout = Duration::from_millis(2000);
     config.timings.model_idle_timeout = Duration::from_millis(2500);
     config.reviews_dir = Some("/home/u/.luxe/reviews".into());
+    // io reads the project's `.env` files before the session starts.
+    config.env_files = vec![EnvFile {
+        path: "/work/app/.env".into(),
+        bytes: format!("TOKEN={SECRET}\n").into_bytes(),
+    }];
     config
 }
 
@@ -217,8 +222,11 @@ impl World {
 
     fn absorb(&mut self, outputs: Vec<Output>) {
         for output in outputs {
-            if let Output::Frame(event) = &output {
-                let text = serde_json::to_string(event).expect("frames serialize");
+            if let Output::Frame(frame) = &output {
+                // What io writes: the frame as it passes the gate.
+                let mut line = Vec::new();
+                frame.encode(&mut line);
+                let text = String::from_utf8_lossy(&line);
                 assert!(!text.contains(SECRET), "a frame carries the secret: {text}");
             }
             match output {
@@ -229,19 +237,22 @@ impl World {
                     self.http.push_back(id);
                 }
                 Output::CancelHttp { id } => self.http.retain(|h| *h != id),
-                Output::Frame(Event::PermissionRequested(p)) => {
-                    self.prompt = Some(("permission".into(), p.id));
-                }
-                Output::Frame(Event::QuestionAsked(q)) => {
-                    self.prompt = Some(("question".into(), q.id));
-                }
-                Output::Frame(Event::GuidedReviewLoaded(loaded)) => {
-                    self.review = serde_json::to_value(&loaded.review).ok();
-                }
-                Output::Frame(Event::PermissionResolved(_) | Event::QuestionResolved(_)) => {
-                    self.prompt = None;
-                }
-                Output::Frame(_) | Output::Exit { .. } => {}
+                Output::Frame(frame) => match frame.event() {
+                    Event::PermissionRequested(p) => {
+                        self.prompt = Some(("permission".into(), p.id.clone()));
+                    }
+                    Event::QuestionAsked(q) => {
+                        self.prompt = Some(("question".into(), q.id.clone()));
+                    }
+                    Event::GuidedReviewLoaded(loaded) => {
+                        self.review = serde_json::to_value(&loaded.review).ok();
+                    }
+                    Event::PermissionResolved(_) | Event::QuestionResolved(_) => {
+                        self.prompt = None;
+                    }
+                    _ => {}
+                },
+                Output::Exit { .. } => {}
                 Output::Kill { id } => {
                     // The process dies; its exit is what io would report.
                     self.effects.retain(|e| effect_id(e) != Some(id));

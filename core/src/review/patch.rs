@@ -2,7 +2,7 @@
 //! GitHub has both sides, luxe only the patch, so hunks, headers and numbers are the patch's;
 //! ids and chapters are made as for any review.
 
-use super::build::{name_hunks, revision_id};
+use super::build::{WITHHELD, name_hunks, revision_id, withholds};
 use super::chapters::chapters;
 use super::ids::{file_id, review_id};
 use super::model::{Hunk, HunkLine, HunkLines, LineKind, Review, ReviewFile};
@@ -23,6 +23,7 @@ pub fn build_from_patch(target: &ReviewTarget, root: &str, patch: &str) -> Revie
                 old_path: None,
                 status: FileStatus::Modified,
                 binary: false,
+                withheld: false,
                 additions: 0,
                 deletions: 0,
                 hunk_ids: Vec::new(),
@@ -101,9 +102,15 @@ pub fn build_from_patch(target: &ReviewTarget, root: &str, patch: &str) -> Revie
             file_notes.push(format!("mode → {mode}"));
         }
     }
-    // A file whose change has no lines gets one hunk that says what changed, as in `build`.
-    for ((file, file_hunks), file_notes) in files.iter().zip(&mut hunks).zip(&notes) {
-        if file_hunks.is_empty() {
+    // A file whose change has no lines gets one hunk that says what changed, and a `.env`
+    // file one that says it is withheld, as in `build`.
+    for ((file, file_hunks), file_notes) in files.iter_mut().zip(&mut hunks).zip(&notes) {
+        if withholds(&file.path, file.old_path.as_deref()) {
+            file.withheld = true;
+            file.binary = false;
+            (file.additions, file.deletions) = (0, 0);
+            *file_hunks = vec![Hunk::note(file.id.clone(), WITHHELD.to_owned())];
+        } else if file_hunks.is_empty() {
             let header = if file_notes.is_empty() {
                 "no content change".to_owned()
             } else {

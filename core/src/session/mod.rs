@@ -21,11 +21,11 @@ use std::collections::VecDeque;
 use std::time::Instant;
 
 use crate::config::{Config, Providers, StartError, Timings};
-use crate::effects::{EffectId, Input, Output};
+use crate::effects::{EffectId, Frame, Input, Output};
 use crate::model::catalogue::{ModelRef, Provider};
 use crate::model::conversation::Message;
 use crate::permissions::Permissions;
-use crate::permissions::redact::Redactor;
+use crate::permissions::redact::{Redactor, secret_values};
 use crate::protocol::PROTOCOL_VERSION;
 use crate::protocol::actions::{Action, Image};
 use crate::protocol::codec::{Incoming, Rejection};
@@ -159,7 +159,12 @@ impl Session {
             mode: Mode::default(),
             thinking: Thinking::default(),
             permissions: Permissions::new(permission_mode, loaded.rules),
-            redactor: Redactor::default(),
+            redactor: Redactor::new(
+                config
+                    .env_files
+                    .iter()
+                    .flat_map(|file| secret_values(&file.bytes)),
+            ),
             auto_approve: config.auto_approve,
             trust_project: config.trust_project,
             github_writes: config.github_writes && !read_only,
@@ -222,9 +227,10 @@ impl Session {
         self.closed
     }
 
-    /// The next output, oldest first.
+    /// The next output, oldest first, through the redaction gate.
     pub fn poll_output(&mut self) -> Option<Output> {
-        self.outputs.pop_front()
+        let output = self.outputs.pop_front()?;
+        Some(self.redactor.gate(output))
     }
 
     /// The earliest deadline: a running turn's, a gh command's, the next workspace poll.
@@ -266,7 +272,6 @@ impl Session {
         }
         if self.context.handle(&input) {
             if self.context.is_ready() {
-                self.redactor = Redactor::new(self.context.secrets().iter().cloned());
                 self.context_ready(now);
             }
             return;
@@ -512,7 +517,7 @@ impl Session {
     }
 
     fn emit(&mut self, event: Event) {
-        self.outputs.push_back(Output::Frame(event));
+        self.outputs.push_back(Output::Frame(Frame::new(event)));
     }
 
     fn effect_id(&mut self) -> EffectId {

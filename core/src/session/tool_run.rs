@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use crate::effects::{EffectId, FileContent, Input, Output, Stream};
 use crate::model::conversation::{Block, Message, Role};
-use crate::permissions::redact::StreamRedactor;
+use crate::permissions::redact::{Redactor, TextStream};
 use crate::permissions::rules::Rule;
 use crate::permissions::{Decision, Target, is_env_file};
 use crate::protocol::actions::{AnswerQuestion, RespondPermission};
@@ -96,7 +96,7 @@ enum Work {
         diff: Option<String>,
     },
     Bash {
-        redact: StreamRedactor,
+        redact: TextStream,
         model: CappedOutput,
         client_sent: usize,
         deadline: Instant,
@@ -170,7 +170,7 @@ impl Session {
             self.emit(Event::ToolStarted(ToolStarted {
                 call_id: call_id.clone(),
                 name: name.clone(),
-                title: title(&name, &input),
+                title: title(&self.redactor, &name, &input),
                 input,
             }));
             let running = Running {
@@ -479,7 +479,7 @@ impl Session {
                         env: Vec::new(),
                     },
                     Work::Bash {
-                        redact: self.redactor.stream(),
+                        redact: self.redactor.text_stream(),
                         model: CappedOutput::new(MODEL_OUTPUT_MAX),
                         client_sent: 0,
                         deadline: now + timeout,
@@ -579,7 +579,8 @@ impl Session {
                     ..
                 },
             ) if id == effect => {
-                let safe = redact.push(&String::from_utf8_lossy(bytes));
+                // Redacted as bytes, then decoded: a value split inside a character is caught.
+                let safe = redact.push(bytes);
                 model.push(safe.as_bytes());
                 let stream = match stream {
                     Stream::Stdout => OutputStream::Stdout,
@@ -635,9 +636,10 @@ impl Session {
                 self.run_next_tool(now);
             }
             (Input::FileRead { id, result }, Work::Read { offset, limit }) if id == effect => {
+                let (offset, limit) = (*offset, *limit);
                 let (status, text) = match result {
                     Err(error) => (ToolStatus::Error, error),
-                    Ok(content) => read_view(&content, *offset, *limit),
+                    Ok(content) => read_view(&self.redactor, content, offset, limit),
                 };
                 self.finish_tool(status, text, None);
                 self.run_next_tool(now);
@@ -884,12 +886,21 @@ fn client_delta(
     }))
 }
 
-/// What `read` shows of a file.
+/// What `read` shows of a file: redacted before any line is cut. Of a file read only in part,
+/// the end that could begin a secret cut off by the read is left out too.
 fn read_view(
-    content: &FileContent,
+    redactor: &Redactor,
+    mut content: FileContent,
     offset: Option<u64>,
     limit: Option<u64>,
 ) -> (ToolStatus, String) {
+    let read = content.bytes.len();
+    let partial = content.total_len > read as u64;
+    content.bytes = if partial {
+        redactor.stream().push(&content.bytes)
+    } else {
+        redactor.redact_bytes(&content.bytes).into_owned()
+    };
     if is_binary(&content.bytes) {
         return (
             ToolStatus::Error,
@@ -898,11 +909,10 @@ fn read_view(
     }
     let text = String::from_utf8_lossy(&content.bytes);
     let mut view = numbered_lines(&text, offset, limit);
-    if content.total_len > content.bytes.len() as u64 {
+    if partial {
         view.push_str(&format!(
-            "[the file is {} bytes; only the first {} were read]\n",
+            "[the file is {} bytes; only the first {read} were read]\n",
             content.total_len,
-            content.bytes.len()
         ));
     }
     (ToolStatus::Ok, view)
@@ -920,8 +930,8 @@ fn unified_diff(path: &str, old: &str, new: &str) -> String {
     diff
 }
 
-/// A one-line summary of a call for `tool_started.title`.
-fn title(name: &str, input: &Value) -> String {
+/// A one-line summary of a call for `tool_started.title`, redacted before it is cut.
+fn title(redactor: &Redactor, name: &str, input: &Value) -> String {
     let field = |key: &str| input.get(key).and_then(Value::as_str).unwrap_or("");
     let subject = match name {
         "read" | "write" | "edit" => field("path").to_owned(),
@@ -930,7 +940,7 @@ fn title(name: &str, input: &Value) -> String {
         "ask_user" => field("question").to_owned(),
         _ => String::new(),
     };
-    let subject: String = subject.chars().take(120).collect();
+    let subject: String = redactor.redact(&subject).chars().take(120).collect();
     if subject.is_empty() {
         name.to_owned()
     } else {

@@ -1,183 +1,38 @@
-//! Redaction of `.env` secret values from tool output (defence in depth, design §8).
+//! The redaction gate: `.env` secret values cut out of everything Luxe writes (defence in depth,
+//! design §8).
 //!
 //! Tools are denied `.env` files, but a shell can always spell a name another way
-//! (`python3 -c "open('.e'+'nv')"`), so the values found in the project's `.env` files are also
-//! cut out of every tool output before the model or the client sees it, even under `--yolo`.
-//! [`secret_values`] reads the values, [`Redactor`] replaces them (and common encodings of them)
-//! with `[redacted]`, and [`StreamRedactor`] does the same for output that arrives in chunks.
+//! (`python3 -c "open('.e'+'nv')"`), and a value can sit in any file, a diff or a branch name.
+//! So the values of every `.env` file in the project ([`secret_values`], read at start) are cut
+//! out, with common encodings of them, by one [`Redactor`] that works on bytes:
+//!
+//! - every frame passes it as it is encoded ([`crate::effects::Frame`]), and every model request
+//!   body before it leaves ([`Redactor::gate`]), each searched as the JSON it is, so that only
+//!   string values change and the line stays valid JSON ([`Redactor::redact_json`]);
+//! - text that reaches a frame in pieces (streamed command output, the model's deltas) is held
+//!   back at each cut for as long as it could still begin a secret ([`StreamRedactor`],
+//!   [`TextStream`]), so a value split across pieces, even inside one character, is caught;
+//! - what a tool read is redacted before it is cut to size ([`Redactor::redact_bytes`]), so a
+//!   cut cannot leave the start of a value.
+
+mod dotenv;
+mod forms;
+mod gate;
+mod json;
+mod stream;
 
 use std::borrow::Cow;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use aho_corasick::{AhoCorasick, MatchKind};
 
+pub use dotenv::secret_values;
+pub use stream::{StreamRedactor, TextStream};
+
+use forms::{derived_forms, is_weak, json_escaped};
+
 /// What every occurrence of a secret becomes.
 pub const MARKER: &str = "[redacted]";
-
-/// Values shorter than this many characters are too weak to be secrets: redacting them would
-/// mangle ordinary output far more often than it would hide anything.
-const MIN_SECRET_CHARS: usize = 6;
-
-/// Values that are configuration, not secrets, and common in output (compared ignoring ASCII
-/// case). Only the ones of at least [`MIN_SECRET_CHARS`] characters matter, but the whole list
-/// is kept so the rule reads as written.
-const COMMON_WORDS: &[&str] = &[
-    "true",
-    "false",
-    "yes",
-    "no",
-    "on",
-    "off",
-    "null",
-    "none",
-    "localhost",
-    "development",
-    "production",
-    "test",
-    "staging",
-    "enabled",
-    "disabled",
-    "default",
-    "127.0.0.1",
-    "0.0.0.0",
-];
-
-/// Digit-only values shorter than this are ports, counts and timeouts rather than PINs or keys.
-const MIN_SECRET_DIGITS: usize = 8;
-
-/// The secret values of a dotenv file's text: `KEY=value`, `export KEY=value`, `KEY="quoted value"`
-/// (with \n, \", \\ escapes), `KEY='literal'`, `KEY=value # comment`, multi-line double-quoted
-/// values, blank lines and `#` comments; lines that do not parse are skipped. Values too weak to
-/// be secrets are left out so redaction does not mangle ordinary output: empty, shorter than 6
-/// characters, or a common word (true/false/yes/no/on/off/null/none/localhost/development/
-/// production/test, case-insensitive), or only digits shorter than 8.
-///
-/// Dotenv dialects differ, and a value the application reads differently from us would not be
-/// redacted, so where they disagree both readings are kept: an unquoted `KEY=password#1` yields
-/// `password#1` (python-dotenv: only ` #` starts a comment) and `password` (node dotenv: any `#`
-/// does). `\r`, `\t` are also unescaped in double quotes, single- and backtick-quoted values are
-/// literal and may span lines too, and `KEY = value` is accepted. Values come back in file order
-/// without duplicates; `${VAR}` references are not expanded.
-pub fn secret_values(dotenv: &str) -> Vec<String> {
-    // CRLF files: `lines` strips "\r\n"; a '\r' that ends the text without a '\n' is stripped here.
-    let lines: Vec<&str> = dotenv
-        .lines()
-        .map(|line| line.strip_suffix('\r').unwrap_or(line))
-        .collect();
-    let mut found: Vec<String> = Vec::new();
-    let mut next = 0;
-    while let Some(line) = lines.get(next) {
-        next += 1;
-        let Some(raw) = assignment_value(line) else {
-            continue;
-        };
-        let value = raw.trim_start();
-        let candidates = match value.chars().next() {
-            Some(quote @ ('"' | '\'' | '`')) => {
-                let following = lines.get(next..).unwrap_or_default();
-                match quoted(&value[quote.len_utf8()..], quote, following) {
-                    Some((value, used)) => {
-                        next += used;
-                        vec![value]
-                    }
-                    // An unterminated quote: skip just this line, so one broken entry does not
-                    // swallow the secrets after it.
-                    None => continue,
-                }
-            }
-            _ => unquoted(raw),
-        };
-        for candidate in candidates {
-            if !is_weak(&candidate) && !found.contains(&candidate) {
-                found.push(candidate);
-            }
-        }
-    }
-    found
-}
-
-/// The text after `=` of a `[export ]KEY=value` line, or `None` for blank lines, comments and
-/// lines that are not assignments.
-fn assignment_value(line: &str) -> Option<&str> {
-    let line = line.trim_start();
-    if line.starts_with('#') {
-        return None;
-    }
-    // `export KEY=v`, but a key named `export` (`export=v`) is still a key.
-    let line = match line.strip_prefix("export") {
-        Some(rest) if rest.starts_with([' ', '\t']) => rest.trim_start(),
-        _ => line,
-    };
-    let (key, value) = line.split_once('=')?;
-    let key = key.trim_end();
-    let valid_key = !key.is_empty()
-        && key
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'));
-    valid_key.then_some(value)
-}
-
-/// A quoted value that starts in `first` (just after the opening `quote`) and may go on over
-/// `following` lines: the value and how many of `following` it used, or `None` if it never
-/// closes. Only double quotes have escapes; an unknown escape is kept as written.
-fn quoted(first: &str, quote: char, following: &[&str]) -> Option<(String, usize)> {
-    let mut value = String::new();
-    let mut text = first;
-    let mut used = 0;
-    loop {
-        let mut chars = text.chars();
-        while let Some(c) = chars.next() {
-            if c == quote {
-                // Whatever follows the closing quote (a comment, stray text) is not the value.
-                return Some((value, used));
-            }
-            if c == '\\' && quote == '"' {
-                match chars.next() {
-                    Some('n') => value.push('\n'),
-                    Some('r') => value.push('\r'),
-                    Some('t') => value.push('\t'),
-                    Some(escaped @ ('"' | '\\')) => value.push(escaped),
-                    Some(other) => {
-                        value.push('\\');
-                        value.push(other);
-                    }
-                    None => value.push('\\'),
-                }
-                continue;
-            }
-            value.push(c);
-        }
-        text = following.get(used)?;
-        used += 1;
-        value.push('\n');
-    }
-}
-
-/// The readings of an unquoted value (see [`secret_values`]): up to a `#` that follows
-/// whitespace, and up to any `#`.
-fn unquoted(raw: &str) -> Vec<String> {
-    let comment = raw
-        .char_indices()
-        .zip(raw.chars().skip(1))
-        .find(|((_, c), next)| c.is_whitespace() && *next == '#')
-        .map_or(raw.len(), |((at, _), _)| at);
-    let value = raw[..comment].trim();
-    let mut readings = vec![value.to_owned()];
-    if let Some((before, _)) = value.split_once('#') {
-        readings.push(before.trim_end().to_owned());
-    }
-    readings
-}
-
-/// Whether `value` is too weak to be a secret (see [`secret_values`]).
-fn is_weak(value: &str) -> bool {
-    let value = value.trim();
-    value.chars().count() < MIN_SECRET_CHARS
-        || COMMON_WORDS
-            .iter()
-            .any(|word| value.eq_ignore_ascii_case(word))
-        || (value.len() < MIN_SECRET_DIGITS && value.bytes().all(|b| b.is_ascii_digit()))
-}
 
 /// Replaces every occurrence of any secret with `[redacted]`. Longest secrets first where they
 /// overlap. Cheap when there are no secrets (returns `Cow::Borrowed`).
@@ -186,10 +41,12 @@ fn is_weak(value: &str) -> bool {
 /// and no fragment of a shorter one that overlaps it is left either; adjacent ones stay two
 /// markers. Besides each secret's own text, these forms of it are redacted too (best effort: a
 /// command can always encode a value some other way, or print it a piece at a time):
+/// - its text with surrounding whitespace trimmed (a quoted `"  value  "` printed as read);
 /// - its base64 (standard alphabet) with and without padding, and the part of its base64 that is
 ///   the same wherever it sits in a longer encoded text, for each of the three alignments, so
 ///   `base64 .env` or `echo $KEY | base64` is caught too;
-/// - its JSON string escaping, where that differs (a value with `"`, `\` or control characters);
+/// - its JSON string escaping, once and twice, where that differs (a value with `"`, `\` or
+///   control characters, printed as JSON or as JSON inside JSON);
 /// - each line of a multi-line value (a PEM key printed with other line endings or indented).
 ///
 /// Derived forms that would be weak values are skipped. The output is not searched again, so a
@@ -197,14 +54,40 @@ fn is_weak(value: &str) -> bool {
 /// `redacted`) can be formed by a marker and the text next to it.
 #[derive(Debug, Clone, Default)]
 pub struct Redactor {
-    /// `None` when there is nothing to redact; shared, so streams are cheap to start.
-    patterns: Option<Arc<Patterns>>,
+    /// `None` when there is nothing to redact; shared, so streams and frames are cheap to start.
+    patterns: Option<Arc<Compiled>>,
+}
+
+/// The patterns of a [`Redactor`], for text and for JSON.
+#[derive(Debug)]
+struct Compiled {
+    /// Secrets and their derived forms, as they appear in text.
+    text: Patterns,
+    /// Each of `text` as it appears inside a JSON string (escaped), so that a value is found in
+    /// a decoded string exactly where `text` would find it. Built when first needed.
+    json: OnceLock<Patterns>,
+}
+
+impl Compiled {
+    fn json(&self) -> &Patterns {
+        self.json.get_or_init(|| {
+            let escaped = self
+                .text
+                .list
+                .iter()
+                .map(|form| json_escaped(form))
+                .collect();
+            let automaton = self.text.automaton.is_some();
+            // Escaping keeps a non-empty list non-empty; should it not, nothing matches.
+            Patterns::new(escaped, automaton).unwrap_or_else(Patterns::nothing)
+        })
+    }
 }
 
 /// The strings a [`Redactor`] replaces and how it finds them.
 #[derive(Debug)]
 struct Patterns {
-    /// Secrets and their derived forms: non-empty and deduplicated.
+    /// Non-empty and deduplicated.
     list: Vec<String>,
     /// Leftmost-longest search over `list` in one pass whatever its size. `None` only if the
     /// automaton could not be built (past the crate's size limits, far beyond any dotenv file):
@@ -231,24 +114,13 @@ impl Redactor {
             list.extend(derived_forms(&secret).into_iter().filter(|f| !is_weak(f)));
             list.push(secret);
         }
-        list.sort_unstable();
-        list.dedup();
-        let Some(longest) = list.iter().map(String::len).max() else {
+        let Some(text) = Patterns::new(list, automaton) else {
             return Self::default();
         };
-        let automaton = if automaton {
-            AhoCorasick::builder()
-                .match_kind(MatchKind::LeftmostLongest)
-                .build(&list)
-                .ok()
-        } else {
-            None
-        };
         Self {
-            patterns: Some(Arc::new(Patterns {
-                list,
-                automaton,
-                longest,
+            patterns: Some(Arc::new(Compiled {
+                text,
+                json: OnceLock::new(),
             })),
         }
     }
@@ -261,84 +133,76 @@ impl Redactor {
     /// `text` with every occurrence of a secret (or a derived form) replaced by `[redacted]`;
     /// borrowed when there is none.
     pub fn redact<'a>(&self, text: &'a str) -> Cow<'a, str> {
+        match self.redact_bytes(text.as_bytes()) {
+            Cow::Borrowed(_) => Cow::Borrowed(text),
+            // Patterns are whole UTF-8 sequences, so a match starts and ends on a char boundary
+            // and the result is UTF-8 again; should it not be, nothing is lost to a panic.
+            Cow::Owned(bytes) => Cow::Owned(match String::from_utf8(bytes) {
+                Ok(text) => text,
+                Err(err) => String::from_utf8_lossy(err.as_bytes()).into_owned(),
+            }),
+        }
+    }
+
+    /// `bytes` (any bytes: a file, a command's output) with every occurrence of a secret (or a
+    /// derived form) replaced by `[redacted]`; borrowed when there is none.
+    pub fn redact_bytes<'a>(&self, bytes: &'a [u8]) -> Cow<'a, [u8]> {
         let Some(patterns) = &self.patterns else {
-            return Cow::Borrowed(text);
+            return Cow::Borrowed(bytes);
         };
-        let Some(first) = patterns.find(text.as_bytes(), 0) else {
-            return Cow::Borrowed(text);
+        let text = &patterns.text;
+        let Some(first) = text.find(bytes, 0) else {
+            return Cow::Borrowed(bytes);
         };
-        let mut out = String::with_capacity(text.len());
-        patterns.redact_into(text, text.len(), 0, Some(first), &mut out);
+        let mut out = Vec::with_capacity(bytes.len());
+        text.redact_into(bytes, bytes.len(), 0, Some(first), &mut out, &mut |_| true);
         Cow::Owned(out)
     }
 
-    /// A redactor for output that arrives in chunks (a command's stdout): a secret split across
+    /// A redactor for bytes that arrive in chunks (a command's stdout): a secret split across
     /// two chunks must still be caught.
     pub fn stream(&self) -> StreamRedactor {
-        StreamRedactor {
-            patterns: self.patterns.clone(),
-            pending: String::new(),
-            run_end: 0,
-        }
-    }
-}
-
-/// Holds back at most (longest secret − 1) bytes between chunks, on a char boundary, and
-/// releases them when it is sure they cannot start a secret.
-///
-/// "Longest secret" counts the derived forms (base64 is a third longer than the value). What it
-/// releases is exactly what [`Redactor::redact`] would make of the whole output, however the
-/// output is cut into chunks.
-#[derive(Debug, Clone)]
-pub struct StreamRedactor {
-    patterns: Option<Arc<Patterns>>,
-    /// Output not yet released: it may still be the start of a secret.
-    pending: String,
-    /// How many bytes at the start of `pending` are inside a redacted stretch whose marker is
-    /// already released (a secret that began before the last cut): they are swallowed, and a
-    /// secret overlapping them extends that stretch instead of adding a marker.
-    run_end: usize,
-}
-
-impl StreamRedactor {
-    /// Takes the next chunk; returns the redacted text safe to show now.
-    pub fn push(&mut self, chunk: &str) -> String {
-        let Some(patterns) = &self.patterns else {
-            return chunk.to_owned();
-        };
-        self.pending.push_str(chunk);
-        // A secret starting before `limit` ends within `pending`, so everything before it is
-        // decided. Rounding up to a char boundary is safe: no secret starts inside a char.
-        let mut limit = self
-            .pending
-            .len()
-            .saturating_sub(patterns.longest.saturating_sub(1));
-        while !self.pending.is_char_boundary(limit) {
-            limit += 1;
-        }
-        let mut out = String::with_capacity(limit);
-        let first = patterns.find(self.pending.as_bytes(), 0);
-        let covered = patterns.redact_into(&self.pending, limit, self.run_end, first, &mut out);
-        self.run_end = covered.saturating_sub(limit);
-        self.pending.drain(..limit);
-        out
+        StreamRedactor::new(self.patterns.clone())
     }
 
-    /// Ends the output: returns the rest, redacted. The stream can then be used again.
-    pub fn finish(&mut self) -> String {
-        let text = std::mem::take(&mut self.pending);
-        let run_end = std::mem::take(&mut self.run_end);
-        let Some(patterns) = &self.patterns else {
-            return text;
-        };
-        let mut out = String::with_capacity(text.len());
-        let first = patterns.find(text.as_bytes(), 0);
-        patterns.redact_into(&text, text.len(), run_end, first, &mut out);
-        out
+    /// A redactor for text that arrives in chunks of bytes or of text (a command's output, the
+    /// model's deltas), released as whole characters.
+    pub fn text_stream(&self) -> TextStream {
+        TextStream::new(self.stream())
     }
 }
 
 impl Patterns {
+    /// `None` when `list` has nothing to search for.
+    fn new(mut list: Vec<String>, automaton: bool) -> Option<Self> {
+        list.retain(|form| !form.is_empty());
+        list.sort_unstable();
+        list.dedup();
+        let longest = list.iter().map(String::len).max()?;
+        let automaton = if automaton {
+            AhoCorasick::builder()
+                .match_kind(MatchKind::LeftmostLongest)
+                .build(&list)
+                .ok()
+        } else {
+            None
+        };
+        Some(Self {
+            list,
+            automaton,
+            longest,
+        })
+    }
+
+    /// Patterns that match nothing.
+    fn nothing() -> Self {
+        Self {
+            list: Vec::new(),
+            automaton: None,
+            longest: 0,
+        }
+    }
+
     /// The leftmost occurrence starting at or after `from`, longest of those starting there.
     fn find(&self, hay: &[u8], from: usize) -> Option<(usize, usize)> {
         let rest = hay.get(from..)?;
@@ -352,19 +216,21 @@ impl Patterns {
 
     /// Appends to `out` the redaction of `text[..limit]`, where `first` is
     /// `self.find(text, 0)`, the first `covered` bytes are inside a stretch whose marker is
-    /// already out, and every occurrence starting before `limit` lies wholly in `text`. Returns
-    /// where the last redacted stretch ends (may be past `limit`).
+    /// already out, and every occurrence starting before `limit` lies wholly in `text`. Only
+    /// occurrences whose start `accept`s count (all of them for text; the ones inside a JSON
+    /// string for JSON). Returns where the last redacted stretch ends (may be past `limit`).
     ///
     /// Every start of an occurrence is visited, not just the leftmost-longest ones, so that
     /// overlapping occurrences merge into one stretch; leftmost-longest search makes that one
     /// search per occurrence.
     fn redact_into(
         &self,
-        text: &str,
+        text: &[u8],
         limit: usize,
         mut covered: usize,
         first: Option<(usize, usize)>,
-        out: &mut String,
+        out: &mut Vec<u8>,
+        accept: &mut dyn FnMut(usize) -> bool,
     ) -> usize {
         let mut plain_from = covered;
         let mut next = first;
@@ -372,19 +238,21 @@ impl Patterns {
             if start >= limit {
                 break;
             }
-            if start < covered {
-                covered = covered.max(end);
-            } else {
-                out.push_str(&text[plain_from..start]);
-                out.push_str(MARKER);
-                covered = end;
+            if accept(start) {
+                if start < covered {
+                    covered = covered.max(end);
+                } else {
+                    out.extend_from_slice(&text[plain_from..start]);
+                    out.extend_from_slice(MARKER.as_bytes());
+                    covered = end;
+                }
+                plain_from = covered;
             }
-            plain_from = covered;
             // Patterns are UTF-8, so none matches from inside a char: `+ 1` is enough.
-            next = self.find(text.as_bytes(), start + 1);
+            next = self.find(text, start + 1);
         }
         if plain_from < limit {
-            out.push_str(&text[plain_from..limit]);
+            out.extend_from_slice(&text[plain_from..limit]);
         }
         covered
     }
@@ -403,67 +271,9 @@ fn scan(list: &[String], hay: &[u8]) -> Option<(usize, usize)> {
     })
 }
 
-/// The forms of `secret` a command could print without naming the file (see [`Redactor`]).
-fn derived_forms(secret: &str) -> Vec<String> {
-    let bytes = secret.as_bytes();
-    let mut forms = vec![base64(bytes, true), base64(bytes, false)];
-    forms.extend(base64_cores(bytes));
-    if let Some(escaped) = serde_json::to_string(secret)
-        .ok()
-        .and_then(|json| Some(json.get(1..json.len().checked_sub(1)?)?.to_owned()))
-    {
-        forms.push(escaped);
-    }
-    if secret.contains('\n') {
-        forms.extend(secret.lines().map(|line| line.trim().to_owned()));
-    }
-    forms.retain(|form| form != secret);
-    forms
-}
-
-/// The standard base64 alphabet (RFC 4648 §4).
-const BASE64_ALPHABET: &[u8; 64] =
-    b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
-/// `bytes` in standard base64, with or without `=` padding.
-fn base64(bytes: &[u8], pad: bool) -> String {
-    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
-    for group in bytes.chunks(3) {
-        let byte = |i: usize| u32::from(group.get(i).copied().unwrap_or(0));
-        let bits = byte(0) << 16 | byte(1) << 8 | byte(2);
-        // n bytes fill n + 1 sextets; the rest of the group of four is padding.
-        for sextet in 0..4 {
-            if sextet <= group.len() {
-                let index = (bits >> (18 - 6 * sextet)) & 0x3f;
-                out.push(char::from(BASE64_ALPHABET[index as usize]));
-            } else if pad {
-                out.push('=');
-            }
-        }
-    }
-    out
-}
-
-/// For each of the three offsets (mod 3) `bytes` can have inside a longer encoded text, the part
-/// of its base64 that depends on `bytes` alone: leading sextets that mix in the bytes before are
-/// dropped (2 at offset 1, 3 at offset 2), and so is a trailing one that mixes in the bytes after.
-fn base64_cores(bytes: &[u8]) -> Vec<String> {
-    (0..3usize)
-        .filter_map(|offset| {
-            let mut shifted = vec![0; offset];
-            shifted.extend_from_slice(bytes);
-            let encoded = base64(&shifted, false);
-            // Full groups give four known sextets; a last group of n bytes gives n.
-            let end = shifted.len() / 3 * 4 + shifted.len() % 3;
-            let start = [0, 2, 3][offset];
-            encoded.get(start..end).map(str::to_owned)
-        })
-        .filter(|core| !core.is_empty())
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
+    use super::forms::{MIN_SECRET_CHARS, base64};
     use super::*;
     use quickcheck::{Arbitrary, Gen, quickcheck};
 
@@ -479,162 +289,16 @@ mod tests {
         redactor
             .patterns
             .as_ref()
-            .map(|p| p.list.clone())
+            .map(|p| p.text.list.clone())
             .unwrap_or_default()
     }
 
     /// The stream's output for `chunks`, pushed in order and then finished.
-    fn streamed(redactor: &Redactor, chunks: &[&str]) -> String {
+    fn streamed(redactor: &Redactor, chunks: &[&[u8]]) -> Vec<u8> {
         let mut stream = redactor.stream();
-        let mut out: String = chunks.iter().map(|chunk| stream.push(chunk)).collect();
-        out.push_str(&stream.finish());
+        let mut out: Vec<u8> = chunks.iter().flat_map(|chunk| stream.push(chunk)).collect();
+        out.extend(stream.finish());
         out
-    }
-
-    // secret_values
-
-    #[test]
-    fn plain_and_exported_values() {
-        let env =
-            "API_KEY=sk-live-123456\nexport DB_PASSWORD=hunter22\nexport\tTOKEN=tab-exported\n";
-        assert_eq!(
-            secret_values(env),
-            owned(&["sk-live-123456", "hunter22", "tab-exported"])
-        );
-    }
-
-    #[test]
-    fn a_key_named_export() {
-        assert_eq!(
-            secret_values("export=not-a-keyword"),
-            owned(&["not-a-keyword"])
-        );
-    }
-
-    #[test]
-    fn double_quoted_values_unescape() {
-        let env = r#"A="quoted value"
-B="line1\nline2"
-C="say \"hi\" now"
-D="back\\slash"
-E="tab\there \q kept"
-"#;
-        assert_eq!(
-            secret_values(env),
-            owned(&[
-                "quoted value",
-                "line1\nline2",
-                "say \"hi\" now",
-                "back\\slash",
-                "tab\there \\q kept",
-            ])
-        );
-    }
-
-    #[test]
-    fn single_and_backtick_quoted_values_are_literal() {
-        let env = "A='lit\\n $HOME \"x\"'\nB=`back tick`\n";
-        assert_eq!(
-            secret_values(env),
-            owned(&["lit\\n $HOME \"x\"", "back tick"])
-        );
-    }
-
-    #[test]
-    fn comments_after_values() {
-        let env =
-            "A=value123 # a comment\nB=\"quoted # kept\" # comment\nC='single#' #c\nD=pass#word\n";
-        // `pass#word`: both dialects' readings; `pass` is too short to be kept.
-        assert_eq!(
-            secret_values(env),
-            owned(&["value123", "quoted # kept", "single#", "pass#word"])
-        );
-        assert_eq!(
-            secret_values("E=longpass#tail"),
-            owned(&["longpass#tail", "longpass"])
-        );
-        assert_eq!(secret_values("F= # only a comment"), Vec::<String>::new());
-    }
-
-    #[test]
-    fn multi_line_quoted_values() {
-        let env = "KEY=\"-----BEGIN KEY-----\nMIIEabc\n-----END KEY-----\"\nNEXT=after-it\n";
-        assert_eq!(
-            secret_values(env),
-            owned(&[
-                "-----BEGIN KEY-----\nMIIEabc\n-----END KEY-----",
-                "after-it"
-            ])
-        );
-        assert_eq!(
-            secret_values("S='first line\nsecond line'"),
-            owned(&["first line\nsecond line"])
-        );
-    }
-
-    #[test]
-    fn blank_lines_and_comments() {
-        let env = "\n# COMMENTED=secret-value\n   # indented=comment-value\n\nREAL=real-value\n\n";
-        assert_eq!(secret_values(env), owned(&["real-value"]));
-    }
-
-    #[test]
-    fn weak_values_are_skipped() {
-        let env = "\
-EMPTY=
-QUOTED_EMPTY=\"\"
-SHORT=abcde
-SPACES=\"        \"
-FLAG=TRUE
-MODE=Production
-ENV=development
-HOST=localhost
-IP=127.0.0.1
-NONE=None
-PORT=3000
-LONG_PORT=8080808
-PIN=12345678
-SIX=abcdef
-";
-        assert_eq!(secret_values(env), owned(&["12345678", "abcdef"]));
-    }
-
-    #[test]
-    fn crlf_line_endings() {
-        let env = "A=crlf-value\r\nexport B=\"quoted crlf\"\r\nC=\"multi\r\nline\"\r\n# note\r\nD=last-value\r";
-        assert_eq!(
-            secret_values(env),
-            owned(&["crlf-value", "quoted crlf", "multi\nline", "last-value"])
-        );
-    }
-
-    #[test]
-    fn garbage_lines_are_skipped() {
-        let env = "\
-this is not a line of a dotenv file
-=no-key-here
-bad key=with-space
-ключ=non-ascii-key
-UNCLOSED=\"never closed
-GOOD=still-found
-ALSO_UNCLOSED='open
-";
-        assert_eq!(secret_values(env), owned(&["still-found"]));
-    }
-
-    #[test]
-    fn values_containing_equals_and_spaces_around_it() {
-        let env = "A=abc=def==\nB = spaced-value\nC=postgres://u:p@h/db?x=1\n";
-        assert_eq!(
-            secret_values(env),
-            owned(&["abc=def==", "spaced-value", "postgres://u:p@h/db?x=1"])
-        );
-    }
-
-    #[test]
-    fn values_are_deduplicated_in_file_order() {
-        let env = "A=same-secret\nB=other-secret\nC=\"same-secret\"\n";
-        assert_eq!(secret_values(env), owned(&["same-secret", "other-secret"]));
     }
 
     // Redactor
@@ -719,23 +383,6 @@ ALSO_UNCLOSED='open
     }
 
     #[test]
-    fn base64_matches_rfc_4648_vectors() {
-        let vectors = [
-            ("", "", ""),
-            ("f", "Zg==", "Zg"),
-            ("fo", "Zm8=", "Zm8"),
-            ("foo", "Zm9v", "Zm9v"),
-            ("foob", "Zm9vYg==", "Zm9vYg"),
-            ("fooba", "Zm9vYmE=", "Zm9vYmE"),
-            ("foobar", "Zm9vYmFy", "Zm9vYmFy"),
-        ];
-        for (plain, padded, unpadded) in vectors {
-            assert_eq!(base64(plain.as_bytes(), true), padded);
-            assert_eq!(base64(plain.as_bytes(), false), unpadded);
-        }
-    }
-
-    #[test]
     fn base64_forms_are_redacted() {
         let r = redactor(&["hunter22"]);
         // base64("hunter22") = "aHVudGVyMjI=".
@@ -771,33 +418,70 @@ ALSO_UNCLOSED='open
         let r = redactor(&["hunter22"]);
         let mut stream = r.stream();
         // The longest form is the padded base64 "aHVudGVyMjI=", so 11 bytes are held back.
-        assert_eq!(stream.push("password: hun"), "pa");
-        assert_eq!(stream.push("ter22 and more text"), "ssword: [redacted] an");
-        assert_eq!(stream.finish(), "d more text");
+        assert_eq!(stream.push(b"password: hun"), b"pa");
+        assert_eq!(
+            stream.push(b"ter22 and more text"),
+            b"ssword: [redacted] an"
+        );
+        assert_eq!(stream.finish(), b"d more text");
         // Char by char, through multi-byte chars.
         let text = "é hunter22 ✓ aHVudGVyMjI= 🎉";
         let chars: Vec<String> = text.chars().map(String::from).collect();
-        let chunks: Vec<&str> = chars.iter().map(String::as_str).collect();
-        assert_eq!(streamed(&r, &chunks), r.redact(text));
+        let chunks: Vec<&[u8]> = chars.iter().map(String::as_bytes).collect();
+        assert_eq!(streamed(&r, &chunks), r.redact(text).as_bytes());
+        // Byte by byte, through the middle of every char.
+        let bytes: Vec<&[u8]> = text.as_bytes().chunks(1).collect();
+        assert_eq!(streamed(&r, &bytes), r.redact(text).as_bytes());
     }
 
     #[test]
     fn a_stream_swallows_a_stretch_that_continues_past_a_cut() {
         let r = redactor(&["aaaaaa"]);
-        assert_eq!(streamed(&r, &["baaaaaa", "aaa", "aab"]), "b[redacted]b");
+        assert_eq!(streamed(&r, &[b"baaaaaa", b"aaa", b"aab"]), b"b[redacted]b");
     }
 
     #[test]
     fn a_stream_can_be_reused_and_passes_through_when_empty() {
         let r = redactor(&["hunter22"]);
         let mut stream = r.stream();
-        stream.push("hunter2");
-        assert_eq!(stream.finish(), "hunter2");
-        assert_eq!(stream.push("2"), "");
-        assert_eq!(stream.finish(), "2");
+        stream.push(b"hunter2");
+        assert_eq!(stream.finish(), b"hunter2");
+        assert_eq!(stream.push(b"2"), b"");
+        assert_eq!(stream.finish(), b"2");
         let mut empty = Redactor::default().stream();
-        assert_eq!(empty.push("all of it"), "all of it");
-        assert_eq!(empty.finish(), "");
+        assert_eq!(empty.push(b"all of it"), b"all of it");
+        assert_eq!(empty.finish(), b"");
+    }
+
+    #[test]
+    fn a_value_split_inside_a_character_is_caught() {
+        let r = redactor(&["pässwörd-ünïcode"]);
+        let text = "echo pässwörd-ünïcode done".as_bytes();
+        // "ä" is two bytes: the cut falls between them.
+        let cut = text.iter().position(|&b| b == 0xc3).unwrap() + 1;
+        let mut stream = r.text_stream();
+        let mut out = stream.push(&text[..cut]);
+        out.push_str(&stream.push(&text[cut..]));
+        out.push_str(&stream.finish());
+        assert_eq!(out, "echo [redacted] done");
+    }
+
+    #[test]
+    fn a_text_stream_waits_for_the_rest_of_a_character() {
+        let mut stream = Redactor::default().text_stream();
+        assert_eq!(stream.push(b"caf\xc3"), "caf");
+        assert_eq!(stream.push(b"\xa9 ok \xff"), "é ok \u{fffd}");
+        assert_eq!(stream.push(b"\xe2\x9c"), "");
+        assert_eq!(stream.finish(), "\u{fffd}");
+    }
+
+    #[test]
+    fn bytes_that_are_not_utf8_are_redacted_too() {
+        let r = redactor(&["hunter22"]);
+        assert_eq!(
+            r.redact_bytes(b"\xff hunter22 \xfe").as_ref(),
+            b"\xff [redacted] \xfe"
+        );
     }
 
     // Properties
@@ -875,21 +559,21 @@ ALSO_UNCLOSED='open
         }
     }
 
-    /// `text` cut at `cuts` (mod its length, moved down to char boundaries).
-    fn chunks<'a>(text: &'a str, cuts: &[usize]) -> Vec<&'a str> {
-        let mut bounds: Vec<usize> = cuts
-            .iter()
-            .map(|cut| {
-                let mut at = cut % (text.len() + 1);
-                while !text.is_char_boundary(at) {
-                    at -= 1;
-                }
-                at
-            })
-            .collect();
-        bounds.extend([0, text.len()]);
+    /// `text` cut at `cuts` (mod its length), anywhere, inside characters too.
+    fn chunks<'a>(text: &'a str, cuts: &[usize]) -> Vec<&'a [u8]> {
+        let bytes = text.as_bytes();
+        let mut bounds: Vec<usize> = cuts.iter().map(|cut| cut % (bytes.len() + 1)).collect();
+        bounds.extend([0, bytes.len()]);
         bounds.sort_unstable();
-        bounds.windows(2).map(|w| &text[w[0]..w[1]]).collect()
+        bounds.windows(2).map(|w| &bytes[w[0]..w[1]]).collect()
+    }
+
+    /// The text stream's output for `chunks`, pushed in order and then finished.
+    fn text_streamed(redactor: &Redactor, chunks: &[&[u8]]) -> String {
+        let mut stream = redactor.text_stream();
+        let mut out: String = chunks.iter().map(|chunk| stream.push(chunk)).collect();
+        out.push_str(&stream.finish());
+        out
     }
 
     /// Maps bytes onto a dotenv-dense alphabet, so `secret_values` meets every branch.
@@ -914,14 +598,16 @@ ALSO_UNCLOSED='open
 
         fn any_chunking_streams_the_same(case: Case) -> bool {
             let r = Redactor::new(case.secrets);
-            streamed(&r, &chunks(&case.text, &case.cuts)) == r.redact(&case.text)
+            let chunks = chunks(&case.text, &case.cuts);
+            streamed(&r, &chunks) == r.redact(&case.text).as_bytes()
+                && text_streamed(&r, &chunks) == r.redact(&case.text)
         }
 
         fn the_automaton_agrees_with_the_plain_scan(case: Case) -> bool {
             let fast = Redactor::new(case.secrets.clone());
             let plain = Redactor::build(case.secrets, false);
             fast.redact(&case.text) == plain.redact(&case.text)
-                && streamed(&plain, &chunks(&case.text, &case.cuts)) == plain.redact(&case.text)
+                && streamed(&plain, &chunks(&case.text, &case.cuts)) == plain.redact(&case.text).as_bytes()
         }
 
         fn base64_of_text_around_a_secret_is_caught(case: Case, before: Vec<u8>, after: Vec<u8>) -> bool {
@@ -934,11 +620,11 @@ ALSO_UNCLOSED='open
 
         fn arbitrary_strings_never_panic(secrets: Vec<String>, text: String, cuts: Vec<usize>) -> bool {
             let r = Redactor::new(secrets);
-            streamed(&r, &chunks(&text, &cuts)) == r.redact(&text)
+            streamed(&r, &chunks(&text, &cuts)) == r.redact(&text).as_bytes()
         }
 
         fn arbitrary_dotenv_text_never_panics(bytes: Vec<u8>, text: String) -> bool {
-            let values = secret_values(&dotenv_like(&bytes));
+            let values = secret_values(dotenv_like(&bytes));
             secret_values(&text).iter().chain(&values).all(|value| !is_weak(value))
         }
     }
