@@ -42,24 +42,65 @@ pub(super) fn is_weak(value: &str) -> bool {
         || (value.len() < MIN_SECRET_DIGITS && value.bytes().all(|b| b.is_ascii_digit()))
 }
 
-/// The forms of `secret` a command could print without naming the file (see
-/// [`super::Redactor`]): its whitespace-trimmed text, its base64, its JSON escaping (once and twice), and each
-/// line of a multi-line value.
-pub(super) fn derived_forms(secret: &str) -> Vec<String> {
-    let bytes = secret.as_bytes();
+/// The longest text searched for whole: a longer value (or line of one) is searched for in
+/// pieces of this many bytes, so that a large value (a bundle of certificates) costs neither
+/// a huge automaton nor a long hold-back in streams.
+pub(super) const MAX_PATTERN_BYTES: usize = 1024;
+
+/// What to search for to redact `secret` (see [`super::Redactor`]): the value, each line of a
+/// multi-line value, each cut into pieces of at most [`MAX_PATTERN_BYTES`], and the forms a
+/// command could print each piece in without naming the file: its whitespace-trimmed text, its
+/// base64, and its JSON escaping (once and twice). Weak strings are left out, except the value
+/// itself: its strength is its reader's to judge.
+pub(super) fn search_strings(secret: &str) -> Vec<String> {
+    let lines = secret
+        .contains('\n')
+        .then(|| secret.lines().map(str::trim))
+        .into_iter()
+        .flatten();
+    let mut found = Vec::new();
+    for unit in std::iter::once(secret).chain(lines) {
+        for piece in pieces(unit) {
+            found.extend(printed_forms(piece));
+            found.push(piece.to_owned());
+        }
+    }
+    found.retain(|form| !form.is_empty() && !is_weak(form));
+    if secret.len() <= MAX_PATTERN_BYTES {
+        found.push(secret.to_owned());
+    }
+    found
+}
+
+/// `text` cut into pieces of at most [`MAX_PATTERN_BYTES`] (on char boundaries).
+fn pieces(mut text: &str) -> Vec<&str> {
+    let mut pieces = Vec::new();
+    while text.len() > MAX_PATTERN_BYTES {
+        let mut end = MAX_PATTERN_BYTES;
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        let (piece, rest) = text.split_at(end);
+        pieces.push(piece);
+        text = rest;
+    }
+    pieces.push(text);
+    pieces
+}
+
+/// The forms of `piece` other than itself a command could print.
+fn printed_forms(piece: &str) -> Vec<String> {
+    let bytes = piece.as_bytes();
+    let escaped = json_escaped(piece);
     let mut forms = vec![
-        secret.trim().to_owned(),
+        piece.trim().to_owned(),
         base64(bytes, true),
         base64(bytes, false),
+        json_escaped(&escaped),
+        escaped,
     ];
     forms.extend(base64_cores(bytes));
-    let escaped = json_escaped(secret);
-    forms.push(json_escaped(&escaped));
-    forms.push(escaped);
-    if secret.contains('\n') {
-        forms.extend(secret.lines().map(|line| line.trim().to_owned()));
-    }
-    forms.retain(|form| form != secret);
+    forms.retain(|form| form != piece);
     forms
 }
 
@@ -148,7 +189,19 @@ mod tests {
 
     #[test]
     fn a_padded_value_is_also_redacted_trimmed() {
-        assert!(derived_forms("  inner spaced secret  ").contains(&"inner spaced secret".into()));
+        assert!(search_strings("  inner spaced secret  ").contains(&"inner spaced secret".into()));
+    }
+
+    #[test]
+    fn a_long_value_is_searched_for_in_pieces() {
+        let value = "é".repeat(MAX_PATTERN_BYTES) + "-tail-piece";
+        let strings = search_strings(&value);
+        assert!(
+            strings.iter().all(|s| s.len() <= 4 * MAX_PATTERN_BYTES),
+            "too long"
+        );
+        assert!(strings.contains(&"é".repeat(MAX_PATTERN_BYTES / 2)));
+        assert!(strings.contains(&"-tail-piece".to_owned()));
     }
 
     quickcheck! {

@@ -29,7 +29,9 @@ use aho_corasick::{AhoCorasick, MatchKind};
 pub use dotenv::secret_values;
 pub use stream::{StreamRedactor, TextStream};
 
-use forms::{derived_forms, is_weak, json_escaped};
+use stream::Starts;
+
+use forms::{json_escaped, search_strings};
 
 /// What every occurrence of a secret becomes.
 pub const MARKER: &str = "[redacted]";
@@ -49,7 +51,9 @@ pub const MARKER: &str = "[redacted]";
 ///   control characters, printed as JSON or as JSON inside JSON);
 /// - each line of a multi-line value (a PEM key printed with other line endings or indented).
 ///
-/// Derived forms that would be weak values are skipped. The output is not searched again, so a
+/// A value or line longer than 1,024 bytes is searched for in pieces of that size (and each
+/// piece in these forms): printed whole it is redacted piece by piece; a part of it that holds
+/// no whole piece is not. Derived forms that would be weak values are skipped. The output is not searched again, so a
 /// secret that shares text with the marker (contains a bracket, or is part of the word
 /// `redacted`) can be formed by a marker and the text next to it.
 #[derive(Debug, Clone, Default)]
@@ -66,9 +70,15 @@ struct Compiled {
     /// Each of `text` as it appears inside a JSON string (escaped), so that a value is found in
     /// a decoded string exactly where `text` would find it. Built when first needed.
     json: OnceLock<Patterns>,
+    /// The starts of `text`, for streams. Built when first needed.
+    starts: OnceLock<Starts>,
 }
 
 impl Compiled {
+    fn starts(&self) -> &Starts {
+        self.starts.get_or_init(|| Starts::new(&self.text))
+    }
+
     fn json(&self) -> &Patterns {
         self.json.get_or_init(|| {
             let escaped = self
@@ -93,7 +103,7 @@ struct Patterns {
     /// automaton could not be built (past the crate's size limits, far beyond any dotenv file):
     /// the plain scan then redacts the same, just slower.
     automaton: Option<AhoCorasick>,
-    /// The longest entry of `list`, in bytes: how much a stream must hold back.
+    /// The longest entry of `list`, in bytes: a stream never holds back this much.
     longest: usize,
 }
 
@@ -111,8 +121,7 @@ impl Redactor {
             if secret.is_empty() {
                 continue;
             }
-            list.extend(derived_forms(&secret).into_iter().filter(|f| !is_weak(f)));
-            list.push(secret);
+            list.extend(search_strings(&secret));
         }
         let Some(text) = Patterns::new(list, automaton) else {
             return Self::default();
@@ -121,6 +130,7 @@ impl Redactor {
             patterns: Some(Arc::new(Compiled {
                 text,
                 json: OnceLock::new(),
+                starts: OnceLock::new(),
             })),
         }
     }
@@ -273,7 +283,7 @@ fn scan(list: &[String], hay: &[u8]) -> Option<(usize, usize)> {
 
 #[cfg(test)]
 mod tests {
-    use super::forms::{MIN_SECRET_CHARS, base64};
+    use super::forms::{MIN_SECRET_CHARS, base64, is_weak};
     use super::*;
     use quickcheck::{Arbitrary, Gen, quickcheck};
 
@@ -417,13 +427,14 @@ mod tests {
     fn a_stream_catches_a_secret_split_across_chunks() {
         let r = redactor(&["hunter22"]);
         let mut stream = r.stream();
-        // The longest form is the padded base64 "aHVudGVyMjI=", so 11 bytes are held back.
-        assert_eq!(stream.push(b"password: hun"), b"pa");
+        // Only "hun" could begin a secret: the rest goes out at once.
+        assert_eq!(stream.push(b"password: hun"), b"password: ");
+        let second = stream.push(b"ter22 and more text");
+        assert!(second.starts_with(b"[redacted] and more"), "{second:?}");
         assert_eq!(
-            stream.push(b"ter22 and more text"),
-            b"ssword: [redacted] an"
+            [second, stream.finish()].concat(),
+            b"[redacted] and more text"
         );
-        assert_eq!(stream.finish(), b"d more text");
         // Char by char, through multi-byte chars.
         let text = "é hunter22 ✓ aHVudGVyMjI= 🎉";
         let chars: Vec<String> = text.chars().map(String::from).collect();
@@ -444,10 +455,10 @@ mod tests {
     fn a_stream_can_be_reused_and_passes_through_when_empty() {
         let r = redactor(&["hunter22"]);
         let mut stream = r.stream();
-        stream.push(b"hunter2");
+        assert_eq!(stream.push(b"hunter2"), b"");
         assert_eq!(stream.finish(), b"hunter2");
-        assert_eq!(stream.push(b"2"), b"");
-        assert_eq!(stream.finish(), b"2");
+        assert_eq!(stream.push(b"2 hun"), b"2 ");
+        assert_eq!(stream.finish(), b"hun");
         let mut empty = Redactor::default().stream();
         assert_eq!(empty.push(b"all of it"), b"all of it");
         assert_eq!(empty.finish(), b"");

@@ -1,17 +1,20 @@
 //! Redaction of output that arrives in pieces: bytes held back at each cut for as long as they
 //! could still begin a secret.
 
+use std::collections::HashSet;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Arc;
 
-use super::Compiled;
+use super::{Compiled, Patterns};
 
-/// Holds back at most (longest secret − 1) bytes between chunks, and releases them when it is
-/// sure they cannot start a secret.
+/// Holds back, between chunks, the longest end of the output that is the start of a secret (or
+/// of a derived form), and releases it once it is sure it cannot be one.
 ///
-/// "Longest secret" counts the derived forms (base64 is a third longer than the value). What it
-/// releases is exactly what [`super::Redactor::redact_bytes`] would make of the whole output,
-/// however the output is cut into chunks, also inside a character: it works on bytes, and a
-/// cut may fall anywhere in what it releases ([`TextStream`] puts characters back together).
+/// What it releases is exactly what [`super::Redactor::redact_bytes`] would make of the whole
+/// output, however the output is cut into chunks, also inside a character: it works on bytes,
+/// and a cut may fall anywhere in what it releases ([`TextStream`] puts characters back
+/// together). Output that cannot begin a secret passes at once, so the cost of a chunk is its
+/// own length plus what was held back.
 #[derive(Debug, Clone)]
 pub struct StreamRedactor {
     patterns: Option<Arc<Compiled>>,
@@ -37,14 +40,12 @@ impl StreamRedactor {
         let Some(patterns) = &self.patterns else {
             return chunk.to_vec();
         };
+        let starts = patterns.starts();
         let patterns = &patterns.text;
         self.pending.extend_from_slice(chunk);
-        // A secret starting before `limit` ends within `pending`, so everything before it is
-        // decided.
-        let limit = self
-            .pending
-            .len()
-            .saturating_sub(patterns.longest.saturating_sub(1));
+        // Nothing before `limit` can begin a secret that goes on past what came so far, so
+        // everything before it is decided.
+        let limit = self.pending.len() - starts.longest_at_end(&self.pending, patterns.longest);
         let mut out = Vec::with_capacity(limit);
         let first = patterns.find(&self.pending, 0);
         let covered = patterns.redact_into(
@@ -139,5 +140,115 @@ impl TextStream {
             }
         }
         out
+    }
+}
+
+/// The starts of every search string, as hashes, to tell how much of a stream's end may still
+/// begin one.
+#[derive(Debug)]
+pub(super) struct Starts(HashSet<u64, BuildHasherDefault<Prehashed>>);
+
+/// The multiplier of the polynomial hash.
+const BASE: u64 = 0x100_0000_01b3;
+
+impl Starts {
+    /// The starts of `patterns`: every proper prefix of every one.
+    pub(super) fn new(patterns: &Patterns) -> Self {
+        let mut set = HashSet::default();
+        for pattern in &patterns.list {
+            let mut hash = 0u64;
+            let bytes = pattern.as_bytes();
+            for (len, &byte) in (1..bytes.len()).zip(bytes) {
+                // h(s + b) = h(s)·BASE + b: the same value `longest_at_end` builds from the end.
+                hash = hash.wrapping_mul(BASE).wrapping_add(u64::from(byte));
+                set.insert(key(hash, len));
+            }
+        }
+        Self(set)
+    }
+
+    /// How many bytes at the end of `text` (fewer than `longest`) are the start of a search
+    /// string, the most of them. A hash collision can only make this larger, which holds back
+    /// more: never less than needed.
+    fn longest_at_end(&self, text: &[u8], longest: usize) -> usize {
+        let mut found = 0;
+        let mut hash = 0u64;
+        let mut weight = 1u64;
+        for (len, &byte) in (1..longest.min(text.len() + 1)).zip(text.iter().rev()) {
+            // h(b + s) = b·BASE^|s| + h(s).
+            hash = hash.wrapping_add(u64::from(byte).wrapping_mul(weight));
+            weight = weight.wrapping_mul(BASE);
+            if self.0.contains(&key(hash, len)) {
+                found = len;
+            }
+        }
+        found
+    }
+}
+
+/// A set key for the hash of a string of `len` bytes, mixed (murmur3's finalizer) so that its
+/// low bits, which pick the bucket, depend on every byte.
+fn key(hash: u64, len: usize) -> u64 {
+    let mut k = hash ^ (len as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    k ^= k >> 33;
+    k = k.wrapping_mul(0xff51_afd7_ed55_8ccd);
+    k ^= k >> 33;
+    k = k.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+    k ^ (k >> 33)
+}
+
+/// The hasher of [`Starts`]: its keys are hashes already.
+#[derive(Debug, Default)]
+pub(super) struct Prehashed(u64);
+
+impl Hasher for Prehashed {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        // Only `u64` keys are hashed; anything else is folded in rather than lost.
+        for &byte in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(byte);
+        }
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::Redactor;
+    use quickcheck::quickcheck;
+
+    /// Bytes on a small alphabet, so that texts often end in the start of a secret.
+    fn small(bytes: &[u8]) -> Vec<u8> {
+        bytes
+            .iter()
+            .map(|b| b"abc\xc3\xa9"[usize::from(*b) % 5])
+            .collect()
+    }
+
+    quickcheck! {
+        fn a_stream_holds_back_only_what_could_begin_a_secret(
+            secrets: Vec<Vec<u8>>, chunks: Vec<Vec<u8>>
+        ) -> bool {
+            let secrets: Vec<String> = secrets
+                .iter()
+                .take(6)
+                .map(|s| String::from_utf8_lossy(&small(s)).into_owned())
+                .collect();
+            let r = Redactor::new(secrets);
+            let list = r.patterns.as_ref().map(|p| p.text.list.clone()).unwrap_or_default();
+            let mut stream = r.stream();
+            chunks.iter().all(|chunk| {
+                stream.push(&small(chunk));
+                let held = &stream.pending;
+                held.is_empty()
+                    || list.iter().any(|p| p.len() > held.len() && p.as_bytes().starts_with(held))
+            })
+        }
     }
 }
