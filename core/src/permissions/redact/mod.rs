@@ -24,7 +24,7 @@ mod stream;
 use std::borrow::Cow;
 use std::sync::{Arc, OnceLock};
 
-use aho_corasick::{AhoCorasick, MatchKind};
+use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
 
 pub use dotenv::secret_values;
 pub use stream::{StreamRedactor, TextStream};
@@ -32,6 +32,9 @@ pub use stream::{StreamRedactor, TextStream};
 use stream::Starts;
 
 use forms::{json_escaped, search_strings};
+
+/// The most pattern bytes searched with a DFA; more get the contiguous NFA.
+const DFA_MAX_BYTES: usize = 4 * 1024;
 
 /// What every occurrence of a secret becomes.
 pub const MARKER: &str = "[redacted]";
@@ -190,8 +193,13 @@ impl Patterns {
         list.dedup();
         let longest = list.iter().map(String::len).max()?;
         let automaton = if automaton {
+            // A DFA searches fastest but costs time and memory by the pattern byte, so only
+            // small sets get one (the crate's own choice would give one to any 100 patterns).
+            let bytes: usize = list.iter().map(String::len).sum();
+            let kind = (bytes > DFA_MAX_BYTES).then_some(AhoCorasickKind::ContiguousNFA);
             AhoCorasick::builder()
                 .match_kind(MatchKind::LeftmostLongest)
+                .kind(kind)
                 .build(&list)
                 .ok()
         } else {
