@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 use crate::config::Config;
 use crate::effects::{Input, Output};
 use crate::luxe::Luxe;
+use crate::permissions::redact::secret_values;
 use crate::protocol::actions::Action;
 use crate::protocol::codec::{Incoming, decode, encode};
 use crate::protocol::events::{
@@ -71,12 +72,19 @@ pub struct Checked {
     exited: bool,
     start: Vec<Output>,
     ledger: Ledger,
+    /// The values of the config's `.env` files, which no frame or request body may carry.
+    secrets: Vec<String>,
 }
 
 impl Checked {
     /// Starts a session; `config` must be valid. The start-up frames are checked and kept for
     /// [`Checked::take_start`].
     pub fn new(config: Config, now: Instant) -> Self {
+        let secrets = config
+            .env_files
+            .iter()
+            .flat_map(|file| secret_values(&file.bytes))
+            .collect();
         let luxe = Luxe::new(config, now).expect("a valid config");
         let mut checked = Self {
             luxe,
@@ -84,6 +92,7 @@ impl Checked {
             exited: false,
             start: Vec::new(),
             ledger: Ledger::default(),
+            secrets,
         };
         checked.ledger.starting = true;
         checked.start = checked.drain();
@@ -208,7 +217,12 @@ impl Checked {
                     let mut line = Vec::new();
                     frame.encode(&mut line);
                     check_line(&line);
+                    self.check_redacted(&line);
                     self.ledger.observe(frame.event());
+                }
+                Output::HttpRequest { request, .. } => {
+                    self.check_redacted(&request.body);
+                    self.ledger.observe_effect(&output);
                 }
                 Output::Exit { .. } => self.exited = true,
                 effect => self.ledger.observe_effect(effect),
@@ -221,6 +235,19 @@ impl Checked {
             "exit and is_closed disagree"
         );
         out
+    }
+}
+
+impl Checked {
+    /// Asserts that `bytes` (a frame, a request body) carry no `.env` value.
+    fn check_redacted(&self, bytes: &[u8]) {
+        let text = String::from_utf8_lossy(bytes);
+        for secret in &self.secrets {
+            assert!(
+                !text.contains(secret.as_str()),
+                "a .env value got out: {text}"
+            );
+        }
     }
 }
 

@@ -16,6 +16,7 @@ use luxe_core::permissions::is_env_file;
 use luxe_core::permissions::rules::Rule;
 use luxe_core::protocol::events::Event;
 use luxe_core::protocol::values::PermissionMode;
+use luxe_core::review::source::{ChangedFile, DiffSource, FileStatus};
 use luxe_core::settings::{Scope, SettingsSource};
 use luxe_core::{Config, Input, Output};
 use luxe_tests::sim::small_review_source;
@@ -101,6 +102,31 @@ impl Arbitrary for Op {
             _ => Self::Advance(u16::arbitrary(g) % 3000),
         }
     }
+}
+
+/// A small review whose changes hold the secret: a committed `.env` and a file that names it.
+fn review_source_with_secrets() -> DiffSource {
+    let mut source = small_review_source();
+    let changed = |path: &str, old: String, new: String| ChangedFile {
+        path: path.into(),
+        old_path: None,
+        status: FileStatus::Modified,
+        old_mode: Some(0o100_644),
+        new_mode: Some(0o100_644),
+        old: Some(old.into_bytes()),
+        new: Some(new.into_bytes()),
+    };
+    source.files.push(changed(
+        ".env",
+        "TOKEN=old\n".into(),
+        format!("TOKEN={SECRET}\n"),
+    ));
+    source.files.push(changed(
+        "src/config.rs",
+        "const T: &str = \"\";\n".into(),
+        format!("const T: &str = \"{SECRET}\";\n"),
+    ));
+    source
 }
 
 /// The secret in the project's `.env`.
@@ -421,7 +447,7 @@ impl World {
             }
             Output::ReadDiff { id, .. } => {
                 let result = if ok {
-                    Ok(Box::new(small_review_source()))
+                    Ok(Box::new(review_source_with_secrets()))
                 } else {
                     Err("not a git repository: /work/app".into())
                 };
@@ -454,7 +480,9 @@ impl World {
                     result: if ok { Ok(()) } else { fail() },
                 })
             }
-            Output::Spawn { id, args, .. } => {
+            Output::Spawn {
+                id, program, args, ..
+            } => {
                 if self.started {
                     let command = args.last().cloned().unwrap_or_default();
                     for rule in &self.denied {
@@ -463,7 +491,9 @@ impl World {
                             assert!(!rule.covers("bash", part), "{command:?} ran despite {rule}");
                         }
                     }
-                    assert!(!command.contains(".env"), "{command:?} ran");
+                    // Luxe's own git commands may stage a committed `.env` a review shows.
+                    let tool = program == "bash";
+                    assert!(!tool || !command.contains(".env"), "{command:?} ran");
                 }
                 if ok {
                     // The secret split across two chunks.

@@ -199,4 +199,27 @@ mod tests {
             "deterministic"
         );
     }
+
+    #[test]
+    fn a_pull_requests_env_file_is_withheld() {
+        let patch = "diff --git a/.env b/.env\nindex 1..2 100644\n--- a/.env\n+++ b/.env\n@@ -1 +1 @@\n-API_KEY=old-value-123\n+API_KEY=new-value-456\ndiff --git a/app.rs b/app.rs\n--- a/app.rs\n+++ b/app.rs\n@@ -1 +1 @@\n-a\n+b\n";
+        let target = ReviewTarget::PullRequest {
+            number: 7,
+            repository: None,
+        };
+        let review = build_from_patch(&target, "/w", patch);
+        let env = &review.files[0];
+        assert!(env.withheld && !review.files[1].withheld);
+        assert_eq!((env.additions, env.deletions), (0, 0));
+        let hunks: Vec<&Hunk> = review
+            .hunks
+            .iter()
+            .filter(|h| h.file_id == env.id)
+            .collect();
+        assert_eq!(hunks.len(), 1);
+        assert!(hunks[0].lines.is_empty());
+        assert_eq!(hunks[0].header, WITHHELD);
+        let shown = serde_json::to_string(&review).unwrap();
+        assert!(!shown.contains("value-"), "{shown}");
+    }
 }

@@ -947,3 +947,27 @@ fn title(redactor: &Redactor, name: &str, input: &Value) -> String {
         format!("{name} {subject}")
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use quickcheck::quickcheck;
+
+    const SECRET: &str = "sk-live-9f8e7d6c5b4a";
+
+    quickcheck! {
+        /// Wherever the line cut (2,000 characters) or the end of a partial read falls, no
+        /// start of the value is shown.
+        fn cuts_come_after_redaction(before: u16, read: u16) -> bool {
+            let redactor = Redactor::new([SECRET.to_owned()]);
+            let line = format!("{}{SECRET} tail\n", "x".repeat(usize::from(before) % 2100));
+            let read = usize::from(read) % (line.len() + 1);
+            let content = FileContent {
+                bytes: line.as_bytes()[..read].to_vec(),
+                total_len: line.len() as u64,
+            };
+            let (_, shown) = read_view(&redactor, content, None, None);
+            !shown.contains("xsk-l") && !shown.starts_with("     1\tsk-l")
+        }
+    }
+}

@@ -323,4 +323,31 @@ ALSO_UNCLOSED='open
         let env = b"A=\xff\xfebroken-bytes\nB=after-broken\n";
         assert!(secret_values(env).contains(&"after-broken".to_owned()));
     }
+
+    /// Maps bytes onto assignment lines `KEY<sep>value`, values from a small alphabet.
+    fn lines(entries: &[(u8, Vec<u8>)], separator: &str) -> String {
+        entries
+            .iter()
+            .map(|(key, value)| {
+                let value: String = value.iter().map(|b| (b'a' + b % 6) as char).collect();
+                format!("KEY_{key}{separator}{value}secret\n")
+            })
+            .collect()
+    }
+
+    quickcheck::quickcheck! {
+        fn a_byte_order_mark_changes_nothing(text: String) -> bool {
+            let marked = [BOM, text.as_bytes()].concat();
+            secret_values(marked) == secret_values(text.trim_start_matches('\u{feff}'))
+        }
+
+        fn colon_lines_read_as_equals_lines(entries: Vec<(u8, Vec<u8>)>) -> bool {
+            let equals = secret_values(lines(&entries, "="));
+            equals == secret_values(lines(&entries, ": "))
+                && equals == secret_values(lines(&entries, ":"))
+                && lines(&entries, "=").lines().all(|line| {
+                    line.split_once('=').is_some_and(|(_, value)| equals.iter().any(|v| v == value))
+                })
+        }
+    }
 }
