@@ -4,6 +4,8 @@
 //! parses (core reads no environment), and it reads neither `KEY: value` lines nor the other
 //! dialects' readings of a line, which redaction needs.
 
+use std::collections::{BTreeMap, BTreeSet};
+
 use super::forms::is_weak;
 
 /// The UTF-8 byte order mark some editors put at the start of a file.
@@ -21,9 +23,12 @@ const BOM: &[u8] = b"\xEF\xBB\xBF";
 /// Dotenv dialects differ, and a value the application reads differently from us would not be
 /// redacted, so where they disagree both readings are kept: an unquoted `KEY=password#1` yields
 /// `password#1` (python-dotenv: only ` #` starts a comment) and `password` (node dotenv: any `#`
-/// does). `\r`, `\t` are also unescaped in double quotes, single- and backtick-quoted values are
-/// literal and may span lines too, and `KEY = value` is accepted. Values come back in file order
-/// without duplicates; `${VAR}` references are not expanded.
+/// does), and a line dotenvy reads its own way is read that way too: quoted parts joined to
+/// the rest (`KEY=abc"def"` is `abcdef`), `\$` and `\ ` escapes, and `$VAR` / `${VAR}`
+/// expanded from the keys above it in the file (one it does not define counts as empty: the
+/// process environment is not known). `\r`, `\t` are also unescaped in double quotes, single-
+/// and backtick-quoted values are literal and may span lines too, and `KEY = value` is
+/// accepted. Values come back in file order without duplicates.
 pub fn secret_values(dotenv: impl AsRef<[u8]>) -> Vec<String> {
     let bytes = dotenv.as_ref();
     let dotenv = String::from_utf8_lossy(bytes.strip_prefix(BOM).unwrap_or(bytes));
@@ -33,14 +38,18 @@ pub fn secret_values(dotenv: impl AsRef<[u8]>) -> Vec<String> {
         .map(|line| line.strip_suffix('\r').unwrap_or(line))
         .collect();
     let mut found: Vec<String> = Vec::new();
+    let mut seen = BTreeSet::new();
+    // Each key's value as dotenvy has it, for its `$KEY` expansions.
+    let mut defined: BTreeMap<&str, String> = BTreeMap::new();
     let mut next = 0;
     while let Some(line) = lines.get(next) {
         next += 1;
-        let Some(raw) = assignment_value(line) else {
+        let Some((key, raw)) = assignment(line) else {
             continue;
         };
         let value = raw.trim_start();
-        let candidates = match value.chars().next() {
+        let dotenvy = dotenvy_value(value.trim_end(), &defined);
+        let mut candidates = match value.chars().next() {
             Some(quote @ ('"' | '\'' | '`')) => {
                 let following = lines.get(next..).unwrap_or_default();
                 match quoted(&value[quote.len_utf8()..], quote, following) {
@@ -55,8 +64,12 @@ pub fn secret_values(dotenv: impl AsRef<[u8]>) -> Vec<String> {
             }
             _ => unquoted(raw),
         };
+        if let Some(value) = dotenvy.or_else(|| candidates.first().cloned()) {
+            defined.insert(key, value.clone());
+            candidates.push(value);
+        }
         for candidate in candidates {
-            if !is_weak(&candidate) && !found.contains(&candidate) {
+            if !is_weak(&candidate) && seen.insert(candidate.clone()) {
                 found.push(candidate);
             }
         }
@@ -64,9 +77,9 @@ pub fn secret_values(dotenv: impl AsRef<[u8]>) -> Vec<String> {
     found
 }
 
-/// The text after `=` (or `:`, node's and Ruby's dotenv) of a `[export ]KEY=value` line, or
-/// `None` for blank lines, comments and lines that are not assignments.
-fn assignment_value(line: &str) -> Option<&str> {
+/// The key of a `[export ]KEY=value` line and the text after its `=` (or `:`, node's and
+/// Ruby's dotenv), or `None` for blank lines, comments and lines that are not assignments.
+fn assignment(line: &str) -> Option<(&str, &str)> {
     let line = line.trim_start();
     if line.starts_with('#') {
         return None;
@@ -83,8 +96,97 @@ fn assignment_value(line: &str) -> Option<&str> {
     if key == 0 {
         return None;
     }
-    let rest = line[key..].trim_start();
-    rest.strip_prefix('=').or_else(|| rest.strip_prefix(':'))
+    let (key, rest) = line.split_at(key);
+    let rest = rest.trim_start();
+    let value = rest.strip_prefix('=').or_else(|| rest.strip_prefix(':'))?;
+    Some((key, value))
+}
+
+/// `$VAR` expansion while dotenvy reads a value.
+#[derive(PartialEq)]
+enum Expanding {
+    No,
+    /// `$NAME`, up to the first character that is not alphanumeric.
+    Bare,
+    /// `${NAME}`.
+    Braced,
+}
+
+/// One line's value as dotenvy 0.15 reads it (its `parse_value`, with `defined` for the
+/// environment), or `None` where dotenvy refuses the line.
+fn dotenvy_value(input: &str, defined: &BTreeMap<&str, String>) -> Option<String> {
+    let (mut strong, mut weak, mut escaped, mut ending) = (false, false, false, false);
+    let mut expanding = Expanding::No;
+    let mut name = String::new();
+    let mut out = String::new();
+    let expand = |name: &mut String, out: &mut String| {
+        if let Some(value) = defined.get(name.as_str()) {
+            out.push_str(value);
+        }
+        name.clear();
+    };
+    for c in input.chars() {
+        if ending {
+            match c {
+                ' ' | '\t' => continue,
+                '#' => break,
+                _ => return None,
+            }
+        } else if escaped {
+            match c {
+                '\\' | '\'' | '"' | '$' | ' ' => out.push(c),
+                'n' => out.push('\n'),
+                _ => return None,
+            }
+            escaped = false;
+        } else if strong {
+            if c == '\'' {
+                strong = false;
+            } else {
+                out.push(c);
+            }
+        } else if expanding != Expanding::No {
+            if c.is_alphanumeric() {
+                name.push(c);
+            } else if expanding == Expanding::Braced {
+                if c == '}' {
+                    expanding = Expanding::No;
+                    expand(&mut name, &mut out);
+                } else {
+                    name.push(c);
+                }
+            } else if c == '{' && name.is_empty() {
+                expanding = Expanding::Braced;
+            } else {
+                expand(&mut name, &mut out);
+                if c != '$' {
+                    expanding = Expanding::No;
+                    out.push(c);
+                }
+            }
+        } else if c == '$' {
+            expanding = Expanding::Bare;
+        } else if weak {
+            match c {
+                '"' => weak = false,
+                '\\' => escaped = true,
+                _ => out.push(c),
+            }
+        } else {
+            match c {
+                '\'' => strong = true,
+                '"' => weak = true,
+                '\\' => escaped = true,
+                ' ' | '\t' => ending = true,
+                _ => out.push(c),
+            }
+        }
+    }
+    if expanding == Expanding::Braced || strong || weak {
+        return None;
+    }
+    expand(&mut name, &mut out);
+    Some(out)
 }
 
 /// A quoted value that starts in `first` (just after the opening `quote`) and may go on over
@@ -322,6 +424,29 @@ ALSO_UNCLOSED='open
     fn invalid_utf8_does_not_stop_the_file() {
         let env = b"A=\xff\xfebroken-bytes\nB=after-broken\n";
         assert!(secret_values(env).contains(&"after-broken".to_owned()));
+    }
+
+    #[test]
+    fn lines_dotenvy_reads_its_own_way() {
+        let env = "A=abc\"def ghi\"\nB=\"joined\"-tail\nC=back\\ slash-space\nD=\"a\\$dollar-value\"\nE=${A}-and-$B\n";
+        let values = secret_values(env);
+        for value in [
+            "abcdef ghi",
+            "joined-tail",
+            "back slash-space",
+            "a$dollar-value",
+        ] {
+            assert!(values.contains(&value.to_owned()), "{value}: {values:?}");
+        }
+        assert!(
+            values.contains(&"abcdef ghi-and-joined-tail".to_owned()),
+            "{values:?}"
+        );
+        // dotenvy refuses `k=v w`: no reading of its own, node's and python's stay.
+        assert_eq!(
+            secret_values("K=several words here"),
+            owned(&["several words here"])
+        );
     }
 
     /// Maps bytes onto assignment lines `KEY<sep>value`, values from a small alphabet.
