@@ -216,6 +216,47 @@ mod tests {
     use super::*;
 
     #[test]
+    fn env_files_are_found_anywhere_under_cwd_ignored_or_not() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let write = |path: &str, text: &str| {
+            let path = root.join(path);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        };
+        write(".gitignore", ".env*\nnode_modules/\n");
+        write(".env", "A=1");
+        write("app/.ENV.local", "B=2");
+        write("node_modules/pkg/.env.test", "C=3");
+        write(".env.example", "D=4");
+        write(".envrc", "E=5");
+        write(".git/.env", "F=6");
+        std::os::unix::fs::symlink(root.join(".env"), root.join("app/.env.linked")).unwrap();
+        let mut found: Vec<(String, Vec<u8>)> = env_files(root)
+            .into_iter()
+            .map(|f| {
+                (
+                    f.path
+                        .strip_prefix(&*root.to_string_lossy())
+                        .unwrap()
+                        .to_owned(),
+                    f.bytes,
+                )
+            })
+            .collect();
+        found.sort();
+        assert_eq!(
+            found,
+            [
+                ("/.env".to_owned(), b"A=1".to_vec()),
+                ("/app/.ENV.local".to_owned(), b"B=2".to_vec()),
+                ("/app/.env.linked".to_owned(), b"A=1".to_vec()),
+                ("/node_modules/pkg/.env.test".to_owned(), b"C=3".to_vec()),
+            ]
+        );
+    }
+
+    #[test]
     fn civil_dates() {
         assert_eq!(civil_from_days(0), (1970, 1, 1));
         assert_eq!(civil_from_days(20_421), (2025, 11, 29));

@@ -2,7 +2,8 @@
 //! exact input, against the real binary and the loopback model. A test reads everything the
 //! client was sent (the transcript) and every request body the model got.
 
-use luxe_tests::git_repo::{git, init_repo, write};
+use luxe_tests::fake_gh::{FakeGh, example_state};
+use luxe_tests::git_repo::{bare_origin, git, init_repo, write};
 use luxe_tests::model_server::{ModelServer, Part, Reply, Script, Stop};
 use luxe_tests::process::{LuxeProcess, Workspace};
 use serde_json::{Value, json};
@@ -318,6 +319,33 @@ fn a_branch_named_after_a_value() {
     luxe.expect("state_changed");
     let dock = luxe.expect("workspace_updated");
     assert_eq!(dock["branch"], MARKER);
+    assert!(
+        !luxe.transcript().join("\n").contains(SECRET),
+        "the value leaked"
+    );
+}
+
+#[test]
+fn a_pull_request_review_withholds_its_env_file() {
+    let ws = Workspace::new();
+    init_repo(ws.path(), &[("src/frob.rs", "fn frob() {}\n")]);
+    let _origin = bare_origin(ws.path());
+    git(ws.path(), &["checkout", "--quiet", "-b", "frobs"]);
+    std::fs::write(ws.path().join(".env"), format!("API_KEY={SECRET}\n")).unwrap();
+    let mut state = example_state();
+    state["diffs"]["7"] = json!(format!(
+        "diff --git a/.env b/.env\nindex 1..2 100644\n--- a/.env\n+++ b/.env\n@@ -1 +1 @@\n-API_KEY=old-value-1234567\n+API_KEY={SECRET}\ndiff --git a/config.js b/config.js\nindex 3..4 100644\n--- a/config.js\n+++ b/config.js\n@@ -1 +1 @@\n-const key = process.env.API_KEY;\n+const key = process.env.API_KEY || \"{SECRET}\";\n"
+    ));
+    let fake = FakeGh::new(&state);
+    let mut cmd = ws.luxe();
+    cmd.envs(fake.envs());
+    let mut luxe = LuxeProcess::spawn(cmd);
+    luxe.expect("ready");
+    luxe.expect("state_changed");
+    assert_withheld(&load(
+        &mut luxe,
+        json!({"kind": "pull_request", "number": 7}),
+    ));
     assert!(
         !luxe.transcript().join("\n").contains(SECRET),
         "the value leaked"
