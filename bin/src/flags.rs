@@ -95,6 +95,7 @@ impl Flags {
             .map(|h| h.join("reviews").to_string_lossy().into_owned());
         config.unix_ms = environment::unix_ms();
         config.resume = resume;
+        config.env_files = environment::env_files(std::path::Path::new(&cwd));
         config.model = self.model;
         config.requested = requested;
         config.providers = Providers::from_vars(&environment::provider_vars());

@@ -172,6 +172,32 @@ pub struct SessionFile {
     pub bytes: Vec<u8>,
 }
 
+/// The most directory entries io looks at under cwd for `.env` files at start: enough for any
+/// project, and a bound on the start-up of one started in a home directory.
+pub const ENV_SEARCH_MAX_ENTRIES: usize = 200_000;
+
+/// A `.env` file under cwd (one [`crate::permissions::is_env_file`] names), found and read whole
+/// by io at start: its values are what the redaction gate cuts out.
+#[derive(Clone, PartialEq, Eq)]
+pub struct EnvFile {
+    /// Where it is.
+    pub path: String,
+    /// Its whole content.
+    pub bytes: Vec<u8>,
+    /// Which file it is: another name for it (a hard link) is refused as it is.
+    pub identity: Option<crate::effects::FileIdentity>,
+}
+
+impl std::fmt::Debug for EnvFile {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // The content is secrets: never in a log.
+        f.debug_struct("EnvFile")
+            .field("path", &self.path)
+            .field("bytes", &self.bytes.len())
+            .finish()
+    }
+}
+
 /// Everything a session starts from.
 #[derive(Debug, Clone)]
 pub struct Config {
@@ -195,6 +221,8 @@ pub struct Config {
     pub issue: Option<crate::github::startup::IssueContext>,
     /// The session `-c` or `--resume` chose.
     pub resume: Option<SessionFile>,
+    /// The `.env` files under cwd, read before the first frame.
+    pub env_files: Vec<EnvFile>,
     /// Which providers the environment configures, and where they are.
     pub providers: Providers,
     /// Settings files in order of precedence, lowest first (user, then project).
@@ -246,6 +274,7 @@ impl Config {
             unix_ms: 0,
             issue: None,
             resume: None,
+            env_files: Vec::new(),
             providers: Providers::default(),
             settings: Vec::new(),
             timings: Timings::default(),

@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 use crate::config::Config;
 use crate::effects::{Input, Output};
 use crate::luxe::Luxe;
+use crate::permissions::redact::secret_values;
 use crate::protocol::actions::Action;
 use crate::protocol::codec::{Incoming, decode, encode};
 use crate::protocol::events::{
@@ -52,7 +53,7 @@ pub fn session(now: Instant, data: &[u8]) {
     if !checked.is_closed() {
         let out = checked.line(br#"{"kind":"set_mode","content":{"mode":"plan"}}"#);
         assert!(
-            matches!(out.as_slice(), [Output::Frame(Event::StateChanged(_))]),
+            matches!(out.as_slice(), [Output::Frame(f)] if matches!(f.event(), Event::StateChanged(_))),
             "the session stopped answering: {out:?}"
         );
     }
@@ -71,12 +72,19 @@ pub struct Checked {
     exited: bool,
     start: Vec<Output>,
     ledger: Ledger,
+    /// The values of the config's `.env` files, which no frame or request body may carry.
+    secrets: Vec<String>,
 }
 
 impl Checked {
     /// Starts a session; `config` must be valid. The start-up frames are checked and kept for
     /// [`Checked::take_start`].
     pub fn new(config: Config, now: Instant) -> Self {
+        let secrets = config
+            .env_files
+            .iter()
+            .flat_map(|file| secret_values(&file.bytes))
+            .collect();
         let luxe = Luxe::new(config, now).expect("a valid config");
         let mut checked = Self {
             luxe,
@@ -84,12 +92,13 @@ impl Checked {
             exited: false,
             start: Vec::new(),
             ledger: Ledger::default(),
+            secrets,
         };
         checked.ledger.starting = true;
         checked.start = checked.drain();
         checked.ledger.starting = false;
         match checked.start.first() {
-            Some(Output::Frame(Event::Ready(_))) => {}
+            Some(Output::Frame(frame)) if matches!(frame.event(), Event::Ready(_)) => {}
             other => panic!("ready must come first, got {other:?}"),
         }
         checked
@@ -225,11 +234,16 @@ impl Checked {
         while let Some(output) = self.luxe.poll_output() {
             assert!(!self.exited, "output after exit: {output:?}");
             match &output {
-                Output::Frame(event) => {
+                Output::Frame(frame) => {
                     let mut line = Vec::new();
-                    encode(event, &mut line);
+                    frame.encode(&mut line);
                     check_line(&line);
-                    self.ledger.observe(event);
+                    self.check_redacted(&line);
+                    self.ledger.observe(frame.event());
+                }
+                Output::HttpRequest { request, .. } => {
+                    self.check_redacted(&request.body);
+                    self.ledger.observe_effect(&output);
                 }
                 Output::Exit { .. } => self.exited = true,
                 effect => self.ledger.observe_effect(effect),
@@ -242,6 +256,19 @@ impl Checked {
             "exit and is_closed disagree"
         );
         out
+    }
+}
+
+impl Checked {
+    /// Asserts that `bytes` (a frame, a request body) carry no `.env` value.
+    fn check_redacted(&self, bytes: &[u8]) {
+        let text = String::from_utf8_lossy(bytes);
+        for secret in &self.secrets {
+            assert!(
+                !text.contains(secret.as_str()),
+                "a .env value got out: {text}"
+            );
+        }
     }
 }
 
@@ -275,7 +302,7 @@ fn answered_later(action: &Action) -> bool {
 /// The frames among `outputs`.
 pub fn frames(outputs: &[Output]) -> impl Iterator<Item = &Event> {
     outputs.iter().filter_map(|o| match o {
-        Output::Frame(event) => Some(event),
+        Output::Frame(frame) => Some(frame.event()),
         _ => None,
     })
 }

@@ -174,9 +174,9 @@ fn perform(
     let mut closed = None;
     while let Some(output) = luxe.poll_output() {
         match output {
-            Output::Frame(event) => {
+            Output::Frame(frame) => {
                 if closed.is_none() {
-                    closed = writer.push(&event).err();
+                    closed = writer.push(&frame).err();
                 }
             }
             Output::Exit { code } => exit = Some(code),

@@ -7,7 +7,9 @@ use std::hash::{BuildHasher, Hasher};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use luxe_core::config::{ProviderVars, Timings};
+use luxe_core::config::{ENV_SEARCH_MAX_ENTRIES, EnvFile, ProviderVars, Timings};
+use luxe_core::effects::FileIdentity;
+use luxe_core::permissions::is_env_file;
 use luxe_core::settings::{Scope, SettingsSource};
 
 /// The process's working directory, as a string (lossy for non-UTF-8 paths).
@@ -72,6 +74,48 @@ pub fn timings() -> Timings {
         timings.github_poll = d;
     }
     timings
+}
+
+/// Every `.env` file under `cwd` (as core names them), read whole: ignored and hidden files
+/// included, since secrets files are ignored by design; `.git` directories and links to
+/// directories are not followed. At most [`ENV_SEARCH_MAX_ENTRIES`] entries are looked at;
+/// a file that cannot be read is logged and skipped.
+pub fn env_files(cwd: &Path) -> Vec<EnvFile> {
+    let walk = ignore::WalkBuilder::new(cwd)
+        .standard_filters(false)
+        .filter_entry(|entry| entry.file_name() != ".git")
+        .build();
+    let mut found = Vec::new();
+    for (seen, entry) in walk.enumerate() {
+        if seen == ENV_SEARCH_MAX_ENTRIES {
+            tracing::warn!(
+                "stopped looking for .env files after {ENV_SEARCH_MAX_ENTRIES} entries under {}",
+                cwd.display()
+            );
+            break;
+        }
+        let Ok(entry) = entry else {
+            continue;
+        };
+        let path = entry.path();
+        let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
+        if is_dir || !is_env_file(&entry.file_name().to_string_lossy()) {
+            continue;
+        }
+        let identity = std::fs::metadata(path).ok().map(|m| FileIdentity {
+            dev: std::os::unix::fs::MetadataExt::dev(&m),
+            ino: std::os::unix::fs::MetadataExt::ino(&m),
+        });
+        match std::fs::read(path) {
+            Ok(bytes) => found.push(EnvFile {
+                path: path.to_string_lossy().into_owned(),
+                bytes,
+                identity,
+            }),
+            Err(err) => tracing::warn!("cannot read {}: {err}", path.display()),
+        }
+    }
+    found
 }
 
 /// The user's and the project's settings files that exist, user first; a file that exists but
@@ -190,6 +234,47 @@ pub fn new_session_id() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn env_files_are_found_anywhere_under_cwd_ignored_or_not() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let write = |path: &str, text: &str| {
+            let path = root.join(path);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        };
+        write(".gitignore", ".env*\nnode_modules/\n");
+        write(".env", "A=1");
+        write("app/.ENV.local", "B=2");
+        write("node_modules/pkg/.env.test", "C=3");
+        write(".env.example", "D=4");
+        write(".envrc", "E=5");
+        write(".git/.env", "F=6");
+        std::os::unix::fs::symlink(root.join(".env"), root.join("app/.env.linked")).unwrap();
+        let mut found: Vec<(String, Vec<u8>)> = env_files(root)
+            .into_iter()
+            .map(|f| {
+                (
+                    f.path
+                        .strip_prefix(&*root.to_string_lossy())
+                        .unwrap()
+                        .to_owned(),
+                    f.bytes,
+                )
+            })
+            .collect();
+        found.sort();
+        assert_eq!(
+            found,
+            [
+                ("/.env".to_owned(), b"A=1".to_vec()),
+                ("/app/.ENV.local".to_owned(), b"B=2".to_vec()),
+                ("/app/.env.linked".to_owned(), b"A=1".to_vec()),
+                ("/node_modules/pkg/.env.test".to_owned(), b"C=3".to_vec()),
+            ]
+        );
+    }
 
     #[test]
     fn civil_dates() {

@@ -2,8 +2,7 @@
 
 use std::io::{self, Write};
 
-use luxe_core::protocol::codec::encode_in_parts;
-use luxe_core::protocol::events::Event;
+use luxe_core::effects::Frame;
 
 /// The pipe size asked for stdout (Linux allows up to 1 MiB without privileges).
 const STDOUT_PIPE_BYTES: usize = 1024 * 1024;
@@ -37,11 +36,12 @@ impl FrameWriter {
         }
     }
 
-    /// Adds `event` to the drain's frames; a large one is written as it is encoded, after the
-    /// frames before it. An error (the client closed stdout) is final.
-    pub(crate) fn push(&mut self, event: &Event) -> io::Result<()> {
+    /// Adds `frame` to the drain's frames, as core encodes (and redacts) it; a large one is
+    /// written as it is encoded, after the frames before it. An error (the client closed
+    /// stdout) is final.
+    pub(crate) fn push(&mut self, frame: &Frame) -> io::Result<()> {
         let stdout = &self.stdout;
-        encode_in_parts(event, &mut self.pending, &mut |pending| {
+        frame.encode_in_parts(&mut self.pending, &mut |pending| {
             if pending.len() < PART_BYTES {
                 return Ok(());
             }

@@ -99,11 +99,10 @@ impl Sim {
     fn record_outputs(&mut self, outputs: &[Output]) {
         for output in outputs {
             self.transcript.push(match output {
-                Output::Frame(event) => {
-                    format!(
-                        "→ {}",
-                        serde_json::to_string(event).expect("events serialize")
-                    )
+                Output::Frame(frame) => {
+                    let mut line = Vec::new();
+                    frame.encode(&mut line);
+                    format!("→ {}", String::from_utf8_lossy(&line).trim_end())
                 }
                 other => format!("→ {other:?}"),
             });

@@ -8,7 +8,7 @@
 use std::collections::{BTreeMap, VecDeque};
 use std::time::{Duration, Instant};
 
-use luxe_core::config::Providers;
+use luxe_core::config::{EnvFile, Providers};
 use luxe_core::effects::{EffectId, FileContent, Opened, Stream};
 use luxe_core::harness::{Checked, test_config};
 use luxe_core::model::wire::Endpoint;
@@ -16,6 +16,7 @@ use luxe_core::permissions::is_env_file;
 use luxe_core::permissions::rules::Rule;
 use luxe_core::protocol::events::Event;
 use luxe_core::protocol::values::PermissionMode;
+use luxe_core::review::source::{ChangedFile, DiffSource, FileStatus};
 use luxe_core::settings::{Scope, SettingsSource};
 use luxe_core::{Config, Input, Output};
 use luxe_tests::sim::small_review_source;
@@ -103,6 +104,31 @@ impl Arbitrary for Op {
     }
 }
 
+/// A small review whose changes hold the secret: a committed `.env` and a file that names it.
+fn review_source_with_secrets() -> DiffSource {
+    let mut source = small_review_source();
+    let changed = |path: &str, old: String, new: String| ChangedFile {
+        path: path.into(),
+        old_path: None,
+        status: FileStatus::Modified,
+        old_mode: Some(0o100_644),
+        new_mode: Some(0o100_644),
+        old: Some(old.into_bytes()),
+        new: Some(new.into_bytes()),
+    };
+    source.files.push(changed(
+        ".env",
+        "TOKEN=old\n".into(),
+        format!("TOKEN={SECRET}\n"),
+    ));
+    source.files.push(changed(
+        "src/config.rs",
+        "const T: &str = \"\";\n".into(),
+        format!("const T: &str = \"{SECRET}\";\n"),
+    ));
+    source
+}
+
 /// The secret in the project's `.env`.
 const SECRET: &str = "supersecretvalue123";
 
@@ -172,6 +198,12 @@ fn config() -> Config {
     config.timings.bash_timeout = Duration::from_millis(2000);
     config.timings.model_idle_timeout = Duration::from_millis(2500);
     config.reviews_dir = Some("/home/u/.luxe/reviews".into());
+    // io reads the project's `.env` files before the session starts.
+    config.env_files = vec![EnvFile {
+        path: "/work/app/.env".into(),
+        bytes: format!("TOKEN={SECRET}\n").into_bytes(),
+        identity: None,
+    }];
     config
 }
 
@@ -220,8 +252,11 @@ impl World {
 
     fn absorb(&mut self, outputs: Vec<Output>) {
         for output in outputs {
-            if let Output::Frame(event) = &output {
-                let text = serde_json::to_string(event).expect("frames serialize");
+            if let Output::Frame(frame) = &output {
+                // What io writes: the frame as it passes the gate.
+                let mut line = Vec::new();
+                frame.encode(&mut line);
+                let text = String::from_utf8_lossy(&line);
                 assert!(!text.contains(SECRET), "a frame carries the secret: {text}");
             }
             match output {
@@ -232,19 +267,22 @@ impl World {
                     self.http.push_back(id);
                 }
                 Output::CancelHttp { id } => self.http.retain(|h| *h != id),
-                Output::Frame(Event::PermissionRequested(p)) => {
-                    self.prompt = Some(("permission".into(), p.id));
-                }
-                Output::Frame(Event::QuestionAsked(q)) => {
-                    self.prompt = Some(("question".into(), q.id));
-                }
-                Output::Frame(Event::GuidedReviewLoaded(loaded)) => {
-                    self.review = serde_json::to_value(&loaded.review).ok();
-                }
-                Output::Frame(Event::PermissionResolved(_) | Event::QuestionResolved(_)) => {
-                    self.prompt = None;
-                }
-                Output::Frame(_) | Output::Exit { .. } => {}
+                Output::Frame(frame) => match frame.event() {
+                    Event::PermissionRequested(p) => {
+                        self.prompt = Some(("permission".into(), p.id.clone()));
+                    }
+                    Event::QuestionAsked(q) => {
+                        self.prompt = Some(("question".into(), q.id.clone()));
+                    }
+                    Event::GuidedReviewLoaded(loaded) => {
+                        self.review = serde_json::to_value(&loaded.review).ok();
+                    }
+                    Event::PermissionResolved(_) | Event::QuestionResolved(_) => {
+                        self.prompt = None;
+                    }
+                    _ => {}
+                },
+                Output::Exit { .. } => {}
                 Output::CloseOpened { handle } => {
                     self.opened.remove(&handle);
                 }
@@ -417,7 +455,7 @@ impl World {
             }
             Output::ReadDiff { id, .. } => {
                 let result = if ok {
-                    Ok(Box::new(small_review_source()))
+                    Ok(Box::new(review_source_with_secrets()))
                 } else {
                     Err("not a git repository: /work/app".into())
                 };
@@ -487,7 +525,9 @@ impl World {
                     result: if ok { Ok(()) } else { fail() },
                 })
             }
-            Output::Spawn { id, args, .. } => {
+            Output::Spawn {
+                id, program, args, ..
+            } => {
                 if self.started {
                     let command = args.last().cloned().unwrap_or_default();
                     for rule in &self.denied {
@@ -496,7 +536,9 @@ impl World {
                             assert!(!rule.covers("bash", part), "{command:?} ran despite {rule}");
                         }
                     }
-                    assert!(!command.contains(".env"), "{command:?} ran");
+                    // Luxe's own git commands may stage a committed `.env` a review shows.
+                    let tool = program == "bash";
+                    assert!(!tool || !command.contains(".env"), "{command:?} ran");
                 }
                 if ok {
                     // The secret split across two chunks.

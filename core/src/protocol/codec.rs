@@ -130,8 +130,9 @@ pub fn encode(event: &Event, out: &mut Vec<u8>) {
 /// Appends `event` as one line of JSON, LF included, as [`encode`] does; while it writes a
 /// review (tens of MB for a large one) it hands `out` to `part` between hunks, so that a
 /// writer can send what is there and empty it rather than hold the whole frame. An error from
-/// `part` stops the encoding and is returned.
-pub fn encode_in_parts<E>(
+/// `part` stops the encoding and is returned. Frames leave core encoded by
+/// [`crate::effects::Frame`], which redacts what this writes.
+pub(crate) fn encode_in_parts<E>(
     event: &Event,
     out: &mut Vec<u8>,
     part: &mut dyn FnMut(&mut Vec<u8>) -> Result<(), E>,

@@ -86,6 +86,7 @@ fn review_file(out: &mut Vec<u8>, file: &ReviewFile) {
         old_path,
         status,
         binary,
+        withheld,
         additions,
         deletions,
         hunk_ids,
@@ -107,6 +108,9 @@ fn review_file(out: &mut Vec<u8>, file: &ReviewFile) {
     });
     out.extend_from_slice(b"\",\"binary\":");
     out.extend_from_slice(if *binary { b"true" } else { b"false" });
+    if *withheld {
+        out.extend_from_slice(b",\"withheld\":true");
+    }
     number_field(out, "additions", *additions);
     number_field(out, "deletions", *deletions);
     key(out, "hunk_ids");
@@ -350,6 +354,7 @@ mod tests {
                 old_path: some(g),
                 status: *g.choose(&statuses).unwrap(),
                 binary: bool::arbitrary(g),
+                withheld: bool::arbitrary(g),
                 additions: u32::arbitrary(g),
                 deletions: u32::arbitrary(g),
                 hunk_ids: Vec::arbitrary(g),

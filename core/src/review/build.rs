@@ -5,15 +5,27 @@
 //! change has no lines gets one hunk without lines (all counts 0) whose header says what changed,
 //! parts joined by `, `: `binary file`, `new empty file`, `deleted empty file`,
 //! `renamed from <old>`, `copied from <old>`, `type changed`, `mode 100644 → 100755`, or
-//! `no content change` when there is nothing else to say.
+//! `no content change` when there is nothing else to say. A `.env` file (on either side) is not
+//! diffed at all: its one hunk says `contents withheld: .env files hold secrets`.
 
 use memchr::memchr;
+
+use crate::permissions::is_env_file;
 
 use super::chapters::chapters;
 use super::hunks::{Differ, TextChange};
 use super::ids::{ContentHash, HunkIds, file_id, lines_hashes, review_id};
 use super::model::{Hunk, Review, ReviewFile};
 use super::source::{ChangedFile, DiffSource, FileStatus, ReviewTarget};
+
+/// The header of a withheld file's one hunk.
+pub(super) const WITHHELD: &str = "contents withheld: .env files hold secrets";
+
+/// Whether a review withholds the contents of the file at `path` (renamed from `old_path`):
+/// a `.env` file on either side, as the read tool refuses it.
+pub(super) fn withholds(path: &str, old_path: Option<&str>) -> bool {
+    is_env_file(path) || old_path.is_some_and(is_env_file)
+}
 
 /// How far git looks for a NUL byte to call a file binary (`FIRST_FEW_BYTES`).
 const BINARY_PROBE: usize = 8000;
@@ -49,8 +61,9 @@ fn build_file<'a>(file: &'a ChangedFile, differ: &mut Differ<'a>) -> (ReviewFile
     let id = file_id(&file.path);
     let old = file.old.as_deref().unwrap_or_default();
     let new = file.new.as_deref().unwrap_or_default();
-    let binary = is_binary(old) || is_binary(new);
-    let change = if binary {
+    let withheld = withholds(&file.path, file.old_path.as_deref());
+    let binary = !withheld && (is_binary(old) || is_binary(new));
+    let change = if binary || withheld {
         None
     } else {
         Some(differ.change(old, new, &id)).filter(|c| !c.hunks.is_empty())
@@ -60,7 +73,11 @@ fn build_file<'a>(file: &'a ChangedFile, differ: &mut Differ<'a>) -> (ReviewFile
         additions,
         deletions,
     } = change.unwrap_or_else(|| {
-        let header = note(file, binary);
+        let header = if withheld {
+            WITHHELD.to_owned()
+        } else {
+            note(file, binary)
+        };
         TextChange {
             hunks: vec![Hunk::note(id.clone(), header)],
             additions: 0,
@@ -73,6 +90,7 @@ fn build_file<'a>(file: &'a ChangedFile, differ: &mut Differ<'a>) -> (ReviewFile
         old_path: file.old_path.clone(),
         status: file.status,
         binary,
+        withheld,
         additions,
         deletions,
         hunk_ids: Vec::with_capacity(hunks.len()),

@@ -37,6 +37,11 @@ pub struct ReviewFile {
     pub status: FileStatus,
     /// Whether either side is binary (then its one hunk has no lines).
     pub binary: bool,
+    /// Set for a `.env` file (on either side, as the read tool refuses it): its contents are
+    /// withheld, so its one hunk has no lines and says so, and it counts no lines. Left out
+    /// when false.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub withheld: bool,
     /// Lines added.
     pub additions: u32,
     /// Lines deleted.

@@ -2,7 +2,7 @@
 //! GitHub has both sides, luxe only the patch, so hunks, headers and numbers are the patch's;
 //! ids and chapters are made as for any review.
 
-use super::build::{name_hunks, revision_id};
+use super::build::{WITHHELD, name_hunks, revision_id, withholds};
 use super::chapters::chapters;
 use super::ids::{file_id, review_id};
 use super::model::{Hunk, HunkLine, HunkLines, LineKind, Review, ReviewFile};
@@ -23,6 +23,7 @@ pub fn build_from_patch(target: &ReviewTarget, root: &str, patch: &str) -> Revie
                 old_path: None,
                 status: FileStatus::Modified,
                 binary: false,
+                withheld: false,
                 additions: 0,
                 deletions: 0,
                 hunk_ids: Vec::new(),
@@ -101,9 +102,15 @@ pub fn build_from_patch(target: &ReviewTarget, root: &str, patch: &str) -> Revie
             file_notes.push(format!("mode → {mode}"));
         }
     }
-    // A file whose change has no lines gets one hunk that says what changed, as in `build`.
-    for ((file, file_hunks), file_notes) in files.iter().zip(&mut hunks).zip(&notes) {
-        if file_hunks.is_empty() {
+    // A file whose change has no lines gets one hunk that says what changed, and a `.env`
+    // file one that says it is withheld, as in `build`.
+    for ((file, file_hunks), file_notes) in files.iter_mut().zip(&mut hunks).zip(&notes) {
+        if withholds(&file.path, file.old_path.as_deref()) {
+            file.withheld = true;
+            file.binary = false;
+            (file.additions, file.deletions) = (0, 0);
+            *file_hunks = vec![Hunk::note(file.id.clone(), WITHHELD.to_owned())];
+        } else if file_hunks.is_empty() {
             let header = if file_notes.is_empty() {
                 "no content change".to_owned()
             } else {
@@ -191,5 +198,28 @@ mod tests {
             review,
             "deterministic"
         );
+    }
+
+    #[test]
+    fn a_pull_requests_env_file_is_withheld() {
+        let patch = "diff --git a/.env b/.env\nindex 1..2 100644\n--- a/.env\n+++ b/.env\n@@ -1 +1 @@\n-API_KEY=old-value-123\n+API_KEY=new-value-456\ndiff --git a/app.rs b/app.rs\n--- a/app.rs\n+++ b/app.rs\n@@ -1 +1 @@\n-a\n+b\n";
+        let target = ReviewTarget::PullRequest {
+            number: 7,
+            repository: None,
+        };
+        let review = build_from_patch(&target, "/w", patch);
+        let env = &review.files[0];
+        assert!(env.withheld && !review.files[1].withheld);
+        assert_eq!((env.additions, env.deletions), (0, 0));
+        let hunks: Vec<&Hunk> = review
+            .hunks
+            .iter()
+            .filter(|h| h.file_id == env.id)
+            .collect();
+        assert_eq!(hunks.len(), 1);
+        assert!(hunks[0].lines.is_empty());
+        assert_eq!(hunks[0].header, WITHHELD);
+        let shown = serde_json::to_string(&review).unwrap();
+        assert!(!shown.contains("value-"), "{shown}");
     }
 }

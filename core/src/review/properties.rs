@@ -177,3 +177,58 @@ quickcheck! {
         in_files == in_hunks && in_chapters == sorted_hunks && unique && each_file_lists_its_hunks
     }
 }
+
+/// Paths a changed file may have: `.env` files (any case, any directory), templates that are
+/// not, and ordinary files.
+const PATHS: &[&str] = &[
+    ".env",
+    "app/.ENV.local",
+    ".env.production",
+    ".env.example",
+    "src/env.rs",
+    ".envrc",
+];
+
+quickcheck! {
+    fn a_env_file_is_shown_changed_with_its_contents_withheld(
+        changes: Vec<(u8, Option<u8>, Sides)>
+    ) -> bool {
+        let files: Vec<ChangedFile> = changes
+            .iter()
+            .take(6)
+            .enumerate()
+            .map(|(i, (path, old_path, sides))| {
+                let pick = |n: u8| format!("{i}/{}", PATHS[usize::from(n) % PATHS.len()]);
+                let old_path = old_path.map(pick);
+                ChangedFile {
+                    path: pick(*path),
+                    status: if old_path.is_some() { FileStatus::Renamed } else { FileStatus::Modified },
+                    old_path,
+                    old_mode: Some(0o100644),
+                    new_mode: Some(0o100644),
+                    // Every line of a side says which file it is in, to be looked for.
+                    old: Some([sides.old.as_slice(), format!("\nsecret-old-{i}\n").as_bytes()].concat()),
+                    new: Some([sides.new.as_slice(), format!("\nsecret-new-{i}\n").as_bytes()].concat()),
+                }
+            })
+            .collect();
+        let source = DiffSource { root: "/r".into(), files: files.clone(), ..DiffSource::default() };
+        let review = build(&ReviewTarget::WorkingTree, &source);
+        let shown = serde_json::to_string(&review).unwrap();
+        files.iter().enumerate().all(|(i, changed)| {
+            let env = crate::permissions::is_env_file(&changed.path)
+                || changed.old_path.as_deref().is_some_and(crate::permissions::is_env_file);
+            let Some(file) = review.files.iter().find(|f| f.path == changed.path) else {
+                return false;
+            };
+            let hunks: Vec<&Hunk> = review.hunks.iter().filter(|h| h.file_id == file.id).collect();
+            let withheld_alone = hunks.len() == 1
+                && hunks[0].lines.is_empty()
+                && hunks[0].header == super::build::WITHHELD
+                && (file.additions, file.deletions) == (0, 0);
+            let hidden = !shown.contains(&format!("secret-old-{i}"))
+                && !shown.contains(&format!("secret-new-{i}"));
+            file.withheld == env && (!env || (withheld_alone && hidden))
+        })
+    }
+}

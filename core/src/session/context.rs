@@ -1,28 +1,10 @@
-//! The start-up probes: `git status` and the project's `AGENTS.md` for the system prompt, and
-//! the project's `.env` files, whose values are redacted from every tool output.
+//! The start-up probes: `git status` and the project's `AGENTS.md` for the system prompt.
 
-use crate::effects::{EffectId, FileIdentity, Input, Output};
+use crate::effects::{EffectId, Input, Output};
 use crate::git::status::{self, GitStatus, STATUS_ARGS};
-use crate::permissions::redact::secret_values;
 
 /// The most of `AGENTS.md` read.
 const AGENTS_MD_MAX: u64 = 64 * 1024;
-
-/// The most of one `.env` file read.
-const ENV_FILE_MAX: u64 = 1024 * 1024;
-
-/// The `.env` files at the project's root whose values are redacted (the names dotenv tools
-/// load by convention).
-pub const ENV_FILES: &[&str] = &[
-    ".env",
-    ".env.local",
-    ".env.development",
-    ".env.development.local",
-    ".env.production",
-    ".env.production.local",
-    ".env.test",
-    ".env.test.local",
-];
 
 #[derive(Debug, Default)]
 enum Probe<T> {
@@ -38,10 +20,6 @@ pub(super) struct Context {
     git: Probe<Option<GitStatus>>,
     git_stdout: Vec<u8>,
     agents_md: Probe<Option<String>>,
-    env_pending: Vec<EffectId>,
-    secrets: Vec<String>,
-    /// The `.env` files read, as files: another name for one (a hard link) is refused too.
-    env_identities: Vec<FileIdentity>,
 }
 
 impl Context {
@@ -57,7 +35,7 @@ impl Context {
         self.git = Probe::Pending(git);
         self.agents_md = Probe::Pending(agents);
         let root = cwd.trim_end_matches('/');
-        let mut outputs = vec![
+        vec![
             Output::Spawn {
                 id: git,
                 program: "git".to_owned(),
@@ -71,32 +49,11 @@ impl Context {
                 path: format!("{root}/AGENTS.md"),
                 max_bytes: AGENTS_MD_MAX,
             },
-        ];
-        for name in ENV_FILES {
-            let id = ids();
-            self.env_pending.push(id);
-            outputs.push(Output::ReadFile {
-                id,
-                path: format!("{root}/{name}"),
-                max_bytes: ENV_FILE_MAX,
-            });
-        }
-        outputs
+        ]
     }
 
     /// Takes `input` if it belongs to a probe.
     pub(super) fn handle(&mut self, input: &Input<'_>) -> bool {
-        if let Input::FileRead { id, result } = input
-            && let Some(at) = self.env_pending.iter().position(|p| p == id)
-        {
-            self.env_pending.swap_remove(at);
-            if let Ok(content) = result {
-                let text = String::from_utf8_lossy(&content.bytes);
-                self.secrets.extend(secret_values(&text));
-                self.env_identities.extend(content.identity);
-            }
-            return true;
-        }
         match (input, &self.git, &self.agents_md) {
             (Input::ProcessOutput { id, bytes, stream }, Probe::Pending(git), _) if id == git => {
                 if *stream == crate::effects::Stream::Stdout {
@@ -128,17 +85,7 @@ impl Context {
         matches!(
             (&self.git, &self.agents_md),
             (Probe::Done(_), Probe::Done(_))
-        ) && self.env_pending.is_empty()
-    }
-
-    /// Whether `identity` is one of the project's `.env` files, whatever name it was opened by.
-    pub(super) fn is_env_file(&self, identity: FileIdentity) -> bool {
-        self.env_identities.contains(&identity)
-    }
-
-    /// The values found in the project's `.env` files.
-    pub(super) fn secrets(&self) -> &[String] {
-        &self.secrets
+        )
     }
 
     /// The git status (`None` outside a checkout or before the probe ends).

@@ -21,11 +21,11 @@ use std::collections::VecDeque;
 use std::time::Instant;
 
 use crate::config::{Config, Providers, StartError, Timings};
-use crate::effects::{EffectId, Input, Output};
+use crate::effects::{EffectId, Frame, Input, Output};
 use crate::model::catalogue::{ModelRef, Provider};
 use crate::model::conversation::Message;
 use crate::permissions::Permissions;
-use crate::permissions::redact::Redactor;
+use crate::permissions::redact::{Redactor, secret_values};
 use crate::protocol::PROTOCOL_VERSION;
 use crate::protocol::actions::{Action, Image};
 use crate::protocol::codec::{Incoming, Rejection};
@@ -74,6 +74,8 @@ pub struct Session {
     thinking: Thinking,
     permissions: Permissions,
     redactor: Redactor,
+    /// The project's `.env` files as files (device and inode), for another name of one.
+    env_identities: Vec<crate::effects::FileIdentity>,
     /// What the model's commands do not inherit of luxe's environment.
     tool_env_unset: Vec<String>,
     /// What the commands luxe runs for itself (git, gh) do not inherit: the providers' keys.
@@ -167,7 +169,13 @@ impl Session {
             mode: Mode::default(),
             thinking: Thinking::default(),
             permissions: Permissions::new(permission_mode, loaded.rules).in_dir(&config.cwd),
-            redactor: Redactor::default(),
+            redactor: Redactor::new(
+                config
+                    .env_files
+                    .iter()
+                    .flat_map(|file| secret_values(&file.bytes)),
+            ),
+            env_identities: config.env_files.iter().filter_map(|f| f.identity).collect(),
             tool_env_unset: tools::environment::withheld(&config.env_names, &loaded.tool_env_pass),
             own_env_unset: tools::environment::provider_keys(&config.env_names),
             luxe_home: config.luxe_home.clone(),
@@ -234,9 +242,10 @@ impl Session {
         self.closed
     }
 
-    /// The next output, oldest first.
+    /// The next output, oldest first, through the redaction gate.
     pub fn poll_output(&mut self) -> Option<Output> {
-        self.outputs.pop_front()
+        let output = self.outputs.pop_front()?;
+        Some(self.redactor.gate(output))
     }
 
     /// The earliest deadline: a running turn's, a gh command's, the next workspace poll.
@@ -278,7 +287,6 @@ impl Session {
         }
         if self.context.handle(&input) {
             if self.context.is_ready() {
-                self.redactor = Redactor::new(self.context.secrets().iter().cloned());
                 self.context_ready(now);
             }
             return;
@@ -535,7 +543,7 @@ impl Session {
     }
 
     fn emit(&mut self, event: Event) {
-        self.outputs.push_back(Output::Frame(event));
+        self.outputs.push_back(Output::Frame(Frame::new(event)));
     }
 
     fn effect_id(&mut self) -> EffectId {

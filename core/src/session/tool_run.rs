@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use crate::effects::{EffectId, FileContent, FileIdentity, Input, OpenFor, Output, Stream};
 use crate::model::conversation::{Block, Message, Role};
-use crate::permissions::redact::StreamRedactor;
+use crate::permissions::redact::{Redactor, TextStream};
 use crate::permissions::rules::Rule;
 use crate::permissions::{Decision, Target, escape_glob};
 use crate::protocol::actions::{AnswerQuestion, RespondPermission};
@@ -99,7 +99,7 @@ enum Work {
         diff: Option<String>,
     },
     Bash {
-        redact: StreamRedactor,
+        redact: TextStream,
         model: CappedOutput,
         client_sent: usize,
         deadline: Instant,
@@ -178,7 +178,7 @@ impl Session {
             self.emit(Event::ToolStarted(ToolStarted {
                 call_id: call_id.clone(),
                 name: name.clone(),
-                title: title(&name, &input),
+                title: title(&self.redactor, &name, &input),
                 input,
             }));
             let running = Running {
@@ -323,7 +323,7 @@ impl Session {
         result: Result<String, String>,
         identity: Option<FileIdentity>,
     ) {
-        if identity.is_some_and(|id| self.context.is_env_file(id)) {
+        if identity.is_some_and(|id| self.env_identities.contains(&id)) {
             // Another name for a `.env` file (a hard link): denied as the file itself is.
             let tool = match self.tool_step().and_then(|s| s.running.as_ref()) {
                 Some(Running {
@@ -633,7 +633,7 @@ impl Session {
                         unset: self.tool_env_unset.clone(),
                     },
                     Work::Bash {
-                        redact: self.redactor.stream(),
+                        redact: self.redactor.text_stream(),
                         model: CappedOutput::new(MODEL_OUTPUT_MAX),
                         client_sent: 0,
                         deadline: now + timeout,
@@ -755,7 +755,8 @@ impl Session {
                     ..
                 },
             ) if id == effect => {
-                let safe = redact.push(&String::from_utf8_lossy(bytes));
+                // Redacted as bytes, then decoded: a value split inside a character is caught.
+                let safe = redact.push(bytes);
                 model.push(safe.as_bytes());
                 let stream = match stream {
                     Stream::Stdout => OutputStream::Stdout,
@@ -811,9 +812,10 @@ impl Session {
                 self.run_next_tool(now);
             }
             (Input::FileRead { id, result }, Work::Read { offset, limit }) if id == effect => {
+                let (offset, limit) = (*offset, *limit);
                 let (status, text) = match result {
                     Err(error) => (ToolStatus::Error, error),
-                    Ok(content) => read_view(&content, *offset, *limit),
+                    Ok(content) => read_view(&self.redactor, content, offset, limit),
                 };
                 self.finish_tool(status, text, None);
                 self.run_next_tool(now);
@@ -1094,12 +1096,21 @@ fn client_delta(
     }))
 }
 
-/// What `read` shows of a file.
+/// What `read` shows of a file: redacted before any line is cut. Of a file read only in part,
+/// the end that could begin a secret cut off by the read is left out too.
 fn read_view(
-    content: &FileContent,
+    redactor: &Redactor,
+    mut content: FileContent,
     offset: Option<u64>,
     limit: Option<u64>,
 ) -> (ToolStatus, String) {
+    let read = content.bytes.len();
+    let partial = content.total_len > read as u64;
+    content.bytes = if partial {
+        redactor.stream().push(&content.bytes)
+    } else {
+        redactor.redact_bytes(&content.bytes).into_owned()
+    };
     if is_binary(&content.bytes) {
         return (
             ToolStatus::Error,
@@ -1108,11 +1119,10 @@ fn read_view(
     }
     let text = String::from_utf8_lossy(&content.bytes);
     let mut view = numbered_lines(&text, offset, limit);
-    if content.total_len > content.bytes.len() as u64 {
+    if partial {
         view.push_str(&format!(
-            "[the file is {} bytes; only the first {} were read]\n",
+            "[the file is {} bytes; only the first {read} were read]\n",
             content.total_len,
-            content.bytes.len()
         ));
     }
     (ToolStatus::Ok, view)
@@ -1130,8 +1140,8 @@ fn unified_diff(path: &str, old: &str, new: &str) -> String {
     diff
 }
 
-/// A one-line summary of a call for `tool_started.title`.
-fn title(name: &str, input: &Value) -> String {
+/// A one-line summary of a call for `tool_started.title`, redacted before it is cut.
+fn title(redactor: &Redactor, name: &str, input: &Value) -> String {
     let field = |key: &str| input.get(key).and_then(Value::as_str).unwrap_or("");
     let subject = match name {
         "read" | "write" | "edit" => field("path").to_owned(),
@@ -1140,7 +1150,7 @@ fn title(name: &str, input: &Value) -> String {
         "ask_user" => field("question").to_owned(),
         _ => String::new(),
     };
-    let subject: String = subject.chars().take(120).collect();
+    let subject: String = redactor.redact(&subject).chars().take(120).collect();
     if subject.is_empty() {
         name.to_owned()
     } else {
@@ -1159,7 +1169,27 @@ fn under(root: &str, path: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::names_dir;
+    use super::*;
+    use quickcheck::quickcheck;
+
+    const SECRET: &str = "sk-live-9f8e7d6c5b4a";
+
+    quickcheck! {
+        /// Wherever the line cut (2,000 characters) or the end of a partial read falls, no
+        /// start of the value is shown.
+        fn cuts_come_after_redaction(before: u16, read: u16) -> bool {
+            let redactor = Redactor::new([SECRET.to_owned()]);
+            let line = format!("{}{SECRET} tail\n", "x".repeat(usize::from(before) % 2100));
+            let read = usize::from(read) % (line.len() + 1);
+            let content = FileContent {
+                bytes: line.as_bytes()[..read].to_vec(),
+                total_len: line.len() as u64,
+                identity: None,
+            };
+            let (_, shown) = read_view(&redactor, content, None, None);
+            !shown.contains("xsk-l") && !shown.starts_with("     1\tsk-l")
+        }
+    }
 
     #[test]
     fn a_command_names_a_guarded_dir_only_as_a_path() {

@@ -14,6 +14,7 @@ use crate::model::openai::{self, OpenAiStream};
 use crate::model::wire::{
     Endpoint, HttpRequest, ModelCall, ModelEvent, StopReason, StreamDecoder, Usage,
 };
+use crate::permissions::redact::TextStream;
 use crate::protocol::events::{
     Event, ModelRetrying, TokenDelta, TurnEnded, TurnStarted, TurnSteered, TurnUsage,
 };
@@ -97,6 +98,46 @@ pub(super) struct ModelStep {
     idle_deadline: Instant,
     /// The length of the history the request carried, to tie the usage reported to it.
     history_len: usize,
+    /// The block whose deltas are being shown, with what is held back of it.
+    shown: Option<Shown>,
+}
+
+/// The text or thinking block being streamed to the client, through the redaction gate's
+/// stream: a secret split across two deltas is held back until it is whole (and redacted).
+#[derive(Debug)]
+struct Shown {
+    thinking: bool,
+    block: u32,
+    stream: TextStream,
+}
+
+impl Shown {
+    /// The delta frame for `text`, or `None` while all of it is held back.
+    fn push(&mut self, text: &str) -> Option<Event> {
+        let shown = self.stream.push(text.as_bytes());
+        self.frame(shown)
+    }
+
+    /// The delta frame for what is still held back, at the end of the block.
+    fn finish(mut self) -> Option<Event> {
+        let rest = self.stream.finish();
+        self.frame(rest)
+    }
+
+    fn frame(&self, delta: String) -> Option<Event> {
+        if delta.is_empty() {
+            return None;
+        }
+        let delta = TokenDelta {
+            block: self.block,
+            delta,
+        };
+        Some(if self.thinking {
+            Event::ThinkingDelta(delta)
+        } else {
+            Event::TokenDelta(delta)
+        })
+    }
 }
 
 impl Turn {
@@ -308,6 +349,7 @@ impl Session {
                 assembler: MessageAssembler::default(),
                 idle_deadline: now + self.timings.model_idle_timeout,
                 history_len,
+                shown: None,
             }));
         }
         self.outputs
@@ -412,13 +454,9 @@ impl Session {
                 return;
             };
             step.assembler.apply(&event);
-            let frame = match event {
-                ModelEvent::TextDelta { block, text } => {
-                    Event::TokenDelta(TokenDelta { block, delta: text })
-                }
-                ModelEvent::ThinkingDelta { block, text } => {
-                    Event::ThinkingDelta(TokenDelta { block, delta: text })
-                }
+            let (thinking, block, text) = match event {
+                ModelEvent::TextDelta { block, text } => (false, block, text),
+                ModelEvent::ThinkingDelta { block, text } => (true, block, text),
                 ModelEvent::Finished(stop) => {
                     let http = step.http;
                     self.outputs.push_back(Output::CancelHttp { id: http });
@@ -447,9 +485,32 @@ impl Session {
                 }
                 _ => continue,
             };
-            if !quiet {
+            if quiet {
+                continue;
+            }
+            // A new block ends the one shown before it.
+            let ended = match &step.shown {
+                Some(shown) if (shown.thinking, shown.block) != (thinking, block) => {
+                    step.shown.take().and_then(Shown::finish)
+                }
+                _ => None,
+            };
+            let shown = step.shown.get_or_insert_with(|| Shown {
+                thinking,
+                block,
+                stream: self.redactor.text_stream(),
+            });
+            let frame = shown.push(&text);
+            for frame in [ended, frame].into_iter().flatten() {
                 self.emit(frame);
             }
+        }
+    }
+
+    /// Shows what `step` still holds back of its last block: its stream is over.
+    fn show_rest(&mut self, step: &mut ModelStep) {
+        if let Some(frame) = step.shown.take().and_then(Shown::finish) {
+            self.emit(frame);
         }
     }
 
@@ -457,12 +518,16 @@ impl Session {
         let Some(turn) = self.turn.as_mut() else {
             return;
         };
-        let step = match std::mem::replace(&mut turn.step, Step::WaitingForContext) {
+        let mut step = match std::mem::replace(&mut turn.step, Step::WaitingForContext) {
             Step::Model(step) => step,
             other => {
                 turn.step = other;
                 return;
             }
+        };
+        self.show_rest(&mut step);
+        let Some(turn) = self.turn.as_mut() else {
+            return;
         };
         let usage = step.assembler.usage();
         add_usage(&mut turn.usage, &usage);
@@ -635,8 +700,9 @@ impl Session {
             return;
         };
         match std::mem::replace(&mut turn.step, Step::WaitingForContext) {
-            Step::Model(step) => {
+            Step::Model(mut step) => {
                 self.outputs.push_back(Output::CancelHttp { id: step.http });
+                self.show_rest(&mut step);
                 self.keep_partial_answer(step.assembler);
             }
             Step::Tools(tools) => self.interrupt_tools(*tools),

@@ -30,6 +30,7 @@ fn changed(path: &str, lines: u32, header: &str) -> (ReviewFile, Hunk) {
         old_path: None,
         status: FileStatus::Modified,
         binary: false,
+        withheld: false,
         additions: lines,
         deletions: 0,
         hunk_ids: vec![hunk.id.clone()],

@@ -44,6 +44,7 @@ fn review(hunks: Vec<Hunk>) -> Review {
             old_path: None,
             status: FileStatus::Modified,
             binary: false,
+            withheld: false,
             additions: 1,
             deletions: 1,
             hunk_ids: hunks.iter().map(|h| h.id.clone()).collect(),
