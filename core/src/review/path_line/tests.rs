@@ -56,6 +56,7 @@ fn file(
         additions: 0,
         deletions: 0,
         hunk_ids: hunks.iter().map(|h| h.id.clone()).collect(),
+        withheld: false,
     }
 }
 
