@@ -50,6 +50,14 @@ impl std::fmt::Debug for ProviderVars {
 }
 
 impl Providers {
+    /// The keys that are set, which the redaction gate cuts out like `.env` values.
+    pub fn keys(&self) -> impl Iterator<Item = String> + '_ {
+        [&self.anthropic, &self.openai]
+            .into_iter()
+            .flatten()
+            .filter_map(|endpoint| endpoint.api_key.clone())
+    }
+
     /// The providers the variables configure: Anthropic needs its key; an OpenAI-compatible
     /// server needs a key or a base URL (local servers such as Ollama have no key).
     pub fn from_vars(vars: &ProviderVars) -> Self {

@@ -72,6 +72,47 @@ fn the_models_commands_do_not_inherit_keys_or_secret_looking_variables() {
 }
 
 #[test]
+fn a_providers_key_read_from_luxes_own_environment_is_redacted() {
+    let ws = Workspace::new();
+    let server = ModelServer::start();
+    let mut cmd = ws.luxe();
+    cmd.env("ANTHROPIC_API_KEY", PROVIDER_KEY)
+        .env("ANTHROPIC_BASE_URL", server.anthropic_base_url())
+        .arg("--yolo");
+    let mut luxe = LuxeProcess::spawn(cmd);
+    luxe.expect("ready");
+    luxe.expect("state_changed");
+    let command = "tr '\\0' '\\n' < /proc/$PPID/environ";
+    server.push(Reply::tool_call("e", "bash", json!({"command": command})));
+    server.push(Reply::text("done"));
+    luxe.send_frame(
+        "submit_user_message",
+        json!({"text": "read luxe's environment"}),
+    );
+    let mut frames = Vec::new();
+    loop {
+        let frame = luxe.recv();
+        let ended = frame["kind"] == "turn_ended";
+        frames.push(frame.to_string());
+        if ended {
+            break;
+        }
+    }
+    let shown = frames.join("\n");
+    assert!(
+        shown.contains("ANTHROPIC_API_KEY="),
+        "the command read the environment: {shown}"
+    );
+    assert!(!shown.contains(PROVIDER_KEY), "{shown}");
+    let sent: String = server
+        .requests()
+        .iter()
+        .map(|r| r.body.to_string())
+        .collect();
+    assert!(!sent.contains(PROVIDER_KEY), "the key went to the model");
+}
+
+#[test]
 fn the_users_settings_pass_a_variable_by_name_but_never_a_providers_key() {
     let ws = Workspace::new();
     let settings = json!({"tool_environment": {"pass": ["GITHUB_TOKEN", "ANTHROPIC_API_KEY"]}});

@@ -25,7 +25,7 @@ use crate::effects::{EffectId, Frame, Input, Output};
 use crate::model::catalogue::{ModelRef, Provider};
 use crate::model::conversation::Message;
 use crate::permissions::Permissions;
-use crate::permissions::redact::{Redactor, secret_values};
+use crate::permissions::redact::{Redactor, is_weak, secret_values};
 use crate::protocol::PROTOCOL_VERSION;
 use crate::protocol::actions::{Action, Image};
 use crate::protocol::codec::{Incoming, Rejection};
@@ -169,11 +169,14 @@ impl Session {
             mode: Mode::default(),
             thinking: Thinking::default(),
             permissions: Permissions::new(permission_mode, loaded.rules).in_dir(&config.cwd),
+            // The providers' keys too: a command can read luxe's own environment
+            // (`/proc/$PPID/environ`) even though none it runs inherits them.
             redactor: Redactor::new(
                 config
                     .env_files
                     .iter()
-                    .flat_map(|file| secret_values(&file.bytes)),
+                    .flat_map(|file| secret_values(&file.bytes))
+                    .chain(config.providers.keys().filter(|key| !is_weak(key))),
             ),
             env_identities: config.env_files.iter().filter_map(|f| f.identity).collect(),
             tool_env_unset: tools::environment::withheld(&config.env_names, &loaded.tool_env_pass),

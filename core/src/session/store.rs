@@ -189,7 +189,9 @@ impl Session {
         };
         let (_, request_id) = self.store.listing.remove(at);
         let sessions = match result {
-            Ok(files) => summaries(files, &self.cwd),
+            Ok(files) => summaries(files, &self.cwd, &|text| {
+                self.redactor.redact(text).into_owned()
+            }),
             Err(error) => {
                 self.report_error(format!("the sessions could not be listed: {error}"));
                 Vec::new()

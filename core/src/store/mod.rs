@@ -260,10 +260,13 @@ fn answer_dangling_calls(messages: &mut Vec<Message>) {
 }
 
 /// This directory's sessions among `(path, content, updated)` files, newest first. Files that
-/// are not sessions, or belong to another directory, are left out.
+/// are not sessions, or belong to another directory, are left out. Each title is the first
+/// user text passed through `redact` and then cut to 80 characters, so a cut cannot leave the
+/// start of a secret that the whole text would have shown redacted.
 pub fn summaries(
     files: &[(String, Vec<u8>, u64)],
     cwd: &str,
+    redact: &dyn Fn(&str) -> String,
 ) -> Vec<crate::protocol::events::SessionSummary> {
     let mut found: Vec<_> = files
         .iter()
@@ -275,7 +278,7 @@ pub fn summaries(
                 .find(|m| m.role == crate::model::conversation::Role::User)
                 .and_then(|m| {
                     m.content.iter().find_map(|b| match b {
-                        Block::Text { text } => Some(text.chars().take(80).collect()),
+                        Block::Text { text } => Some(redact(text).chars().take(80).collect()),
                         _ => None,
                     })
                 })

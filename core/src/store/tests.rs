@@ -437,3 +437,19 @@ fn calls_a_crash_left_unanswered_are_answered_wherever_they_are() {
     );
     assert_eq!(results(&r.messages[7]), ["c3"]);
 }
+
+#[test]
+fn a_title_is_cut_after_its_secrets_are_redacted() {
+    let secret = "sk-live-title-secret-123";
+    let first = format!("{}{secret} and more", "x".repeat(70));
+    let bytes = file(&[
+        header_record(),
+        Record::Message {
+            message: text(Role::User, &first),
+        },
+    ]);
+    let files = [("/s/a.jsonl".to_owned(), bytes, 1)];
+    let listed = summaries(&files, "/w", &|t: &str| t.replace(secret, "[redacted]"));
+    assert_eq!(listed[0].title, format!("{}[redacted]", "x".repeat(70)));
+    assert!(!listed[0].title.contains("sk-l"));
+}

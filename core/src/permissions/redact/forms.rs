@@ -33,7 +33,7 @@ const MIN_SECRET_DIGITS: usize = 8;
 
 /// Whether `value` is too weak to be a secret: shorter than 6 characters once trimmed, a common
 /// word, or only digits shorter than 8.
-pub(super) fn is_weak(value: &str) -> bool {
+pub fn is_weak(value: &str) -> bool {
     let value = value.trim();
     value.chars().count() < MIN_SECRET_CHARS
         || COMMON_WORDS

@@ -27,6 +27,7 @@ use std::sync::{Arc, OnceLock};
 use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
 
 pub use dotenv::secret_values;
+pub use forms::is_weak;
 pub use stream::{StreamRedactor, TextStream};
 
 use stream::Starts;
