@@ -638,8 +638,8 @@ fn tool_stream(which: u8, n: u32) -> Vec<u8> {
     )
 }
 
-/// Every `tool_use` in an assistant message has its `tool_result` in the next message, and
-/// results answer only calls of the message before them.
+/// Every `tool_use` in an assistant message has its `tool_result` in the next message, results
+/// answer only calls of the message before them, and roles alternate.
 fn check_request(body: &[u8]) {
     let body: Value = serde_json::from_slice(body).expect("the request body is JSON");
     let messages = body["messages"].as_array().expect("messages");
@@ -678,6 +678,12 @@ fn check_request(body: &[u8]) {
         }
     }
     assert_eq!(messages.first().map(|m| &m["role"]), Some(&json!("user")));
+    for pair in messages.windows(2) {
+        assert_ne!(
+            pair[0]["role"], pair[1]["role"],
+            "roles alternate (chat templates reject two in a row): {body}"
+        );
+    }
 }
 
 fn runs() -> u64 {

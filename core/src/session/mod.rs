@@ -16,6 +16,7 @@ pub mod system_prompt;
 mod tool_run;
 pub mod tools;
 mod turn;
+mod unanswered;
 
 use std::collections::VecDeque;
 use std::time::Instant;

@@ -169,6 +169,8 @@ impl Session {
             media_type: i.media_type,
             data: i.data,
         }));
+        // A session file from before this rule may end in an unanswered message.
+        self.settle_unanswered("the session ended first");
         self.remember(Message {
             role: Role::User,
             content,
@@ -658,6 +660,14 @@ impl Session {
         let Some(turn) = self.turn.take() else {
             return;
         };
+        let why = error.clone().unwrap_or_else(|| match reason {
+            TurnEndReason::EndTurn => "it finished without one".to_owned(),
+            TurnEndReason::Interrupted => "interrupted".to_owned(),
+            TurnEndReason::MaxTokens => "the answer hit the token limit".to_owned(),
+            TurnEndReason::Refusal => "the model refused".to_owned(),
+            TurnEndReason::Error => "an error".to_owned(),
+        });
+        self.settle_unanswered(&why);
         self.session_cost_usd += turn.cost_usd.unwrap_or(0.0);
         self.record(Record::TurnEnded {
             turn_id: turn.id.clone(),
@@ -675,13 +685,6 @@ impl Session {
             context_window: self.model.as_ref().and_then(|m| m.context_window()),
             session_cost_usd: self.session_cost_usd,
         }));
-        let why = error.clone().unwrap_or_else(|| match reason {
-            TurnEndReason::EndTurn => "it finished without one".to_owned(),
-            TurnEndReason::Interrupted => "interrupted".to_owned(),
-            TurnEndReason::MaxTokens => "the answer hit the token limit".to_owned(),
-            TurnEndReason::Refusal => "the model refused".to_owned(),
-            TurnEndReason::Error => "an error".to_owned(),
-        });
         self.emit(Event::TurnEnded(TurnEnded {
             turn_id: turn.id,
             reason,
