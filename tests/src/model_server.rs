@@ -264,6 +264,11 @@ impl ModelServer {
         self.shared.lock().replies.push_back(reply);
     }
 
+    /// Drops the replies still queued (a test that queued more than a turn used).
+    pub fn clear_replies(&self) {
+        self.shared.lock().replies.clear();
+    }
+
     /// Every request received so far, in arrival order.
     pub fn requests(&self) -> Vec<RecordedRequest> {
         self.shared.lock().requests.clone()

@@ -163,6 +163,11 @@ impl ModelRef {
         })
     }
 
+    /// `provider/model`, as it was given.
+    pub fn spec(&self) -> String {
+        format!("{}/{}", self.provider.as_str(), self.id)
+    }
+
     /// The default for the first provider that has access, if any.
     pub fn default_for(access: ProviderAccess) -> Option<Self> {
         Provider::ALL

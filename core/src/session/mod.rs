@@ -89,6 +89,10 @@ pub struct Session {
     known_tokens: Option<(usize, u64)>,
     /// The characters the system prompt and tools add to a request, for estimates.
     overhead_chars: usize,
+    /// Characters per token in this conversation, from the provider's last count.
+    chars_per_token: f64,
+    /// Context windows servers said they run models outside the catalogue with, by `provider/id`.
+    learned_windows: std::collections::BTreeMap<String, u32>,
     queue: VecDeque<Queued>,
     turn: Option<Turn>,
     turns_started: u64,
@@ -174,6 +178,8 @@ impl Session {
             history: Vec::new(),
             known_tokens: None,
             overhead_chars: 0,
+            chars_per_token: compaction::default_chars_per_token(),
+            learned_windows: std::collections::BTreeMap::new(),
             queue: VecDeque::new(),
             turn: None,
             turns_started: 0,
@@ -516,9 +522,16 @@ impl Session {
         }));
     }
 
+    /// The current model as `state_changed` shows it, with what the server said of it.
+    fn model_info(&self) -> Option<crate::protocol::events::ModelInfo> {
+        let mut info = self.model.as_ref()?.info(self.providers.access());
+        info.context_window = self.context_window();
+        Some(info)
+    }
+
     fn emit_state(&mut self) {
         let state = StateChanged {
-            model: self.model.as_ref().map(|m| m.info(self.providers.access())),
+            model: self.model_info(),
             streaming: self.turn.is_some(),
             mode: self.mode,
             thinking: self.thinking,

@@ -9,7 +9,7 @@ use crate::model::assembler::MessageAssembler;
 use crate::model::catalogue::{ModelRef, Provider};
 use crate::model::conversation::ToolSpec;
 use crate::model::conversation::{Block, Message, Role};
-use crate::model::http_error::is_context_overflow;
+use crate::model::http_error::{OverflowFacts, is_context_overflow, overflow_facts};
 use crate::model::openai::{self, OpenAiStream};
 use crate::model::wire::{
     Endpoint, HttpRequest, ModelCall, ModelEvent, StopReason, StreamDecoder, Usage,
@@ -50,6 +50,8 @@ pub(super) struct Turn {
     pub(super) compaction: Option<PendingCompaction>,
     /// Whether this turn compacted (or tried to) already: once per turn is enough.
     pub(super) compacted: bool,
+    /// How often this turn dropped older turns after a refusal as too long.
+    pub(super) drops: u8,
     /// What a review turn does on the review.
     pub(super) review: Option<ReviewTask>,
     /// Whether a fix turn called `report`.
@@ -111,6 +113,7 @@ impl Turn {
             steering: Vec::new(),
             compaction: None,
             compacted: false,
+            drops: 0,
             review: None,
             reported: false,
             changed_files: false,
@@ -139,7 +142,7 @@ enum Outcome {
     },
     Fail(String),
     /// The provider refused the request as too long for the context window.
-    Overflow(String),
+    Overflow(String, OverflowFacts),
 }
 
 impl Session {
@@ -280,7 +283,7 @@ impl Session {
             system: &system,
             messages: &self.history,
             tools: &tools,
-            max_tokens: model.max_output_tokens(),
+            max_tokens: self.max_output(&model),
             thinking: self.thinking,
         };
         let (request, decoder) = encode_call(model.provider, endpoint, &call);
@@ -373,7 +376,7 @@ impl Session {
                 };
                 let reason = format!("HTTP {status}: {message}");
                 let outcome = if is_context_overflow(status, &step.error_body) {
-                    Outcome::Overflow(reason)
+                    Outcome::Overflow(reason, overflow_facts(&step.error_body))
                 } else if RETRY_STATUSES.contains(&status) {
                     Outcome::Retry {
                         reason,
@@ -484,7 +487,7 @@ impl Session {
                 / 1e6;
         }
         if !summary && prompt > 0 {
-            self.known_tokens = Some((step.history_len, prompt));
+            self.calibrate(step.history_len, prompt);
         }
         match outcome {
             Outcome::Retry {
@@ -496,7 +499,9 @@ impl Session {
                 self.keep_partial_answer(step.assembler);
                 self.end_turn(now, TurnEndReason::Error, Some(error));
             }
-            Outcome::Overflow(reason) => self.overflowed(now, step.attempt, reason),
+            Outcome::Overflow(reason, facts) => {
+                self.overflowed(now, step.attempt, reason, facts, step.history_len);
+            }
             Outcome::Finished(_) if summary => match step.assembler.finish() {
                 Ok(message) => self.compaction_done(now, &message),
                 Err(error) => self.compaction_failed(now, format!("unusable summary: {error}")),
@@ -682,7 +687,7 @@ impl Session {
             reasoning_tokens: turn.usage.reasoning_tokens,
             cost_usd: turn.cost_usd,
             context_tokens: turn.context_tokens,
-            context_window: self.model.as_ref().and_then(|m| m.context_window()),
+            context_window: self.context_window(),
             session_cost_usd: self.session_cost_usd,
         }));
         self.emit(Event::TurnEnded(TurnEnded {
