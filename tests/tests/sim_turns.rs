@@ -188,6 +188,10 @@ struct World {
     review: Option<Value>,
     /// The path of each file io holds open for a tool.
     opened: BTreeMap<EffectId, String>,
+    /// The body of each model request not yet answered.
+    bodies: BTreeMap<EffectId, Vec<u8>>,
+    /// How each turn ended, in order.
+    ended: Vec<String>,
 }
 
 impl World {
@@ -196,9 +200,14 @@ impl World {
     }
 
     fn with(setup: &Setup) -> Self {
-        let config = setup.config();
+        Self::with_config(setup.config(), setup.deny_rules())
+    }
+
+    fn with_config(config: Config, denied: Vec<Rule>) -> Self {
         let mut world = Self {
-            denied: setup.deny_rules(),
+            bodies: BTreeMap::new(),
+            ended: Vec::new(),
+            denied,
             started: false,
             checked: Checked::new(config, Instant::now()),
             http: VecDeque::new(),
@@ -229,6 +238,7 @@ impl World {
                     check_request(&request.body);
                     let body = String::from_utf8_lossy(&request.body);
                     assert!(!body.contains(SECRET), "a model request carries the secret");
+                    self.bodies.insert(id, request.body.clone());
                     self.http.push_back(id);
                 }
                 Output::CancelHttp { id } => self.http.retain(|h| *h != id),
@@ -240,6 +250,11 @@ impl World {
                 }
                 Output::Frame(Event::GuidedReviewLoaded(loaded)) => {
                     self.review = serde_json::to_value(&loaded.review).ok();
+                }
+                Output::Frame(Event::TurnEnded(end)) => {
+                    let reason = serde_json::to_value(end.reason).expect("a reason serializes");
+                    self.ended
+                        .push(format!("{reason} {}", end.error.unwrap_or_default()));
                 }
                 Output::Frame(Event::PermissionResolved(_) | Event::QuestionResolved(_)) => {
                     self.prompt = None;
@@ -677,7 +692,8 @@ fn check_request(body: &[u8]) {
             );
         }
     }
-    assert_eq!(messages.first().map(|m| &m["role"]), Some(&json!("user")));
+    let first = messages.iter().find(|m| m["role"] != "system");
+    assert_eq!(first.map(|m| &m["role"]), Some(&json!("user")));
     for pair in messages.windows(2) {
         assert_ne!(
             pair[0]["role"], pair[1]["role"],
@@ -740,4 +756,109 @@ fn retries_back_off_on_the_virtual_clock() {
     assert!(world.http.is_empty(), "waiting before the retry");
     world.step(&Op::Advance(2000));
     assert_eq!(world.http.len(), 1, "the retry went out after the backoff");
+}
+
+/// A llama.cpp-like server at its context limit: a window of `window` tokens, counting a token
+/// for every `chars_per_token` characters of the request body, answering each turn with
+/// `answers[i]` characters; the user's messages are `messages[i]` characters.
+#[derive(Clone, Debug)]
+struct ContextLimit {
+    window: u64,
+    chars_per_token: u64,
+    turns: Vec<(u16, u16)>,
+}
+
+impl Arbitrary for ContextLimit {
+    fn arbitrary(g: &mut Gen) -> Self {
+        let turns: Vec<(u16, u16)> = Vec::arbitrary(g);
+        Self {
+            // The system prompt and the tools alone take about 5,000 characters.
+            window: 4_096 + u64::from(u16::arbitrary(g) % 12_288),
+            chars_per_token: 2 + u64::from(u8::arbitrary(g) % 3),
+            turns: turns.into_iter().take(12).collect(),
+        }
+    }
+}
+
+/// An OpenAI-compatible stream of `text`, with the server's counts.
+fn openai_text_stream(text: &str, prompt: u64, completion: u64) -> Vec<u8> {
+    let events = [
+        json!({"choices":[{"index":0,"delta":{"role":"assistant","content":null}}]}),
+        json!({"choices":[{"index":0,"delta":{"content":text}}]}),
+        json!({"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}),
+        json!({"choices":[],"usage":{"prompt_tokens":prompt,"completion_tokens":completion}}),
+    ];
+    let mut out = String::new();
+    for event in events {
+        out.push_str(&format!("data: {event}\n\n"));
+    }
+    out.push_str("data: [DONE]\n\n");
+    out.into_bytes()
+}
+
+/// Turns at the server's context limit: however the conversation grows, every request that
+/// reaches the model has alternating roles, a refusal as too long recovers within the turn, and
+/// every turn ends with the model's answer.
+fn turns_at_the_context_limit_always_recover(limit: ContextLimit) -> bool {
+    let mut config = config();
+    config.model = Some("openai/smollm2".into());
+    config.providers = Providers {
+        anthropic: None,
+        openai: Some(Endpoint {
+            base_url: "http://llama.test/v1".into(),
+            api_key: None,
+        }),
+    };
+    let mut world = World::with_config(config, Vec::new());
+    let room = usize::try_from(limit.window * limit.chars_per_token / 5).unwrap_or(1_000);
+    for (i, (message, answer)) in limit.turns.iter().enumerate() {
+        let text = format!(
+            "question {i}: {}",
+            "1, 2, 3, ".repeat(usize::from(*message) % room / 9)
+        );
+        world.line(json!({"kind":"submit_user_message","content":{"text":text}}));
+        let mut refusals = 0;
+        while world.ended.len() <= i {
+            let Some(id) = world.http.pop_front() else {
+                panic!("a turn waits on nothing: {:?}", world.ended);
+            };
+            let body = world.bodies.remove(&id).expect("a request has a body");
+            let tokens = body.len() as u64 / limit.chars_per_token;
+            let max: u64 =
+                serde_json::from_slice::<Value>(&body).expect("JSON")["max_completion_tokens"]
+                    .as_u64()
+                    .expect("max_completion_tokens");
+            if tokens > limit.window {
+                refusals += 1;
+                assert!(refusals <= 8, "refused {refusals} times in one turn");
+                let error = json!({"error":{"code":400,"message":format!("request ({tokens} tokens) exceeds the available context size ({} tokens), try increasing it", limit.window),"type":"exceed_context_size_error","n_prompt_tokens":tokens,"n_ctx":limit.window}});
+                world.fail_with(id, 400, error.to_string().as_bytes());
+                continue;
+            }
+            let chars = (usize::from(*answer) % 2_000).min(usize::try_from(max).unwrap_or(0) * 2);
+            let reply = format!("answer {i} {}", "x".repeat(chars));
+            let stream =
+                openai_text_stream(&reply, tokens, reply.len() as u64 / limit.chars_per_token);
+            world.input(Input::HttpResponse {
+                id,
+                status: 200,
+                retry_after: None,
+            });
+            world.input(Input::HttpBody { id, bytes: &stream });
+            world.input(Input::HttpEnded { id });
+        }
+        assert!(
+            world.ended[i].starts_with("\"end_turn\""),
+            "turn {i} ended {:?} with {limit:?}",
+            world.ended[i]
+        );
+    }
+    true
+}
+
+#[test]
+fn property_turns_at_the_context_limit_always_recover() {
+    QuickCheck::new()
+        .tests(runs() / 3)
+        .quickcheck(turns_at_the_context_limit_always_recover as fn(ContextLimit) -> bool);
 }
