@@ -800,16 +800,7 @@ fn openai_text_stream(text: &str, prompt: u64, completion: u64) -> Vec<u8> {
 /// reaches the model has alternating roles, a refusal as too long recovers within the turn, and
 /// every turn ends with the model's answer.
 fn turns_at_the_context_limit_always_recover(limit: ContextLimit) -> bool {
-    let mut config = config();
-    config.model = Some("openai/smollm2".into());
-    config.providers = Providers {
-        anthropic: None,
-        openai: Some(Endpoint {
-            base_url: "http://llama.test/v1".into(),
-            api_key: None,
-        }),
-    };
-    let mut world = World::with_config(config, Vec::new());
+    let mut world = local_world();
     let room = usize::try_from(limit.window * limit.chars_per_token / 5).unwrap_or(1_000);
     for (i, (message, answer)) in limit.turns.iter().enumerate() {
         let text = format!(
@@ -861,4 +852,187 @@ fn property_turns_at_the_context_limit_always_recover() {
     QuickCheck::new()
         .tests(runs() / 3)
         .quickcheck(turns_at_the_context_limit_always_recover as fn(ContextLimit) -> bool);
+}
+
+/// A session on a local OpenAI-compatible server's model, outside the catalogue.
+fn local_world() -> World {
+    let mut config = config();
+    config.model = Some("openai/smollm2".into());
+    config.providers = Providers {
+        anthropic: None,
+        openai: Some(Endpoint {
+            base_url: "http://llama.test/v1".into(),
+            api_key: None,
+        }),
+    };
+    World::with_config(config, Vec::new())
+}
+
+/// Streams `events` (OpenAI chunks) as the answer to the oldest model request; its body.
+fn answer_openai(world: &mut World, events: &[Value]) -> Value {
+    let id = world.http.pop_front().expect("a model request");
+    let body = world.bodies.remove(&id).expect("a body");
+    let mut stream = String::new();
+    for event in events {
+        stream.push_str(&format!("data: {event}\n\n"));
+    }
+    stream.push_str("data: [DONE]\n\n");
+    world.input(Input::HttpResponse {
+        id,
+        status: 200,
+        retry_after: None,
+    });
+    world.input(Input::HttpBody {
+        id,
+        bytes: stream.as_bytes(),
+    });
+    world.input(Input::HttpEnded { id });
+    serde_json::from_slice(&body).expect("JSON")
+}
+
+fn submit_go(world: &mut World) {
+    world.line(json!({"kind":"submit_user_message","content":{"text":"go"}}));
+}
+
+#[test]
+fn the_token_limit_in_the_middle_of_a_tool_call_ends_the_turn_max_tokens() {
+    let mut world = local_world();
+    submit_go(&mut world);
+    answer_openai(
+        &mut world,
+        &[
+            json!({"choices":[{"index":0,"delta":{"role":"assistant","content":null}}]}),
+            json!({"choices":[{"index":0,"delta":{"content":"Let me read it."}}]}),
+            json!({"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":"read","arguments":"{\"path\": \"src/ma"}}]}}]}),
+            json!({"choices":[{"index":0,"delta":{},"finish_reason":"length"}]}),
+        ],
+    );
+    assert_eq!(world.ended[0], "\"max_tokens\" ");
+    submit_go(&mut world);
+    let next = answer_openai(
+        &mut world,
+        &[
+            json!({"choices":[{"index":0,"delta":{"content":"ok"}}]}),
+            json!({"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}),
+        ],
+    );
+    assert!(
+        next.to_string().contains("Let me read it."),
+        "the text is kept: {next}"
+    );
+    assert_eq!(world.ended[1], "\"end_turn\" ");
+}
+
+#[test]
+fn an_answer_that_is_only_reasoning_is_kept_in_the_conversation() {
+    let mut world = local_world();
+    submit_go(&mut world);
+    answer_openai(
+        &mut world,
+        &[
+            json!({"choices":[{"index":0,"delta":{"reasoning_content":"thinking it over"}}]}),
+            json!({"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}),
+        ],
+    );
+    assert_eq!(world.ended[0], "\"end_turn\" ");
+    submit_go(&mut world);
+    let next = answer_openai(
+        &mut world,
+        &[
+            json!({"choices":[{"index":0,"delta":{"content":"ok"}}]}),
+            json!({"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}),
+        ],
+    );
+    let messages = next["messages"].as_array().expect("messages");
+    assert_eq!(
+        messages[2],
+        json!({"role":"assistant","content":"thinking it over"}),
+        "{next}"
+    );
+}
+
+#[test]
+fn an_interrupted_turn_counts_what_streamed_and_unknown_prices_make_the_session_cost_null() {
+    let mut world = local_world();
+    submit_go(&mut world);
+    let id = *world.http.front().expect("a model request");
+    world.input(Input::HttpResponse {
+        id,
+        status: 200,
+        retry_after: None,
+    });
+    let mut stream = String::new();
+    for _ in 0..120 {
+        let chunk = json!({"choices":[{"index":0,"delta":{"content":"word "}}]});
+        stream.push_str(&format!("data: {chunk}\n\n"));
+    }
+    world.input(Input::HttpBody {
+        id,
+        bytes: stream.as_bytes(),
+    });
+    let out = world.checked.line(br#"{"kind":"interrupt_turn"}"#);
+    let usage = out
+        .iter()
+        .find_map(|o| match o {
+            Output::Frame(Event::TurnUsage(u)) => Some(serde_json::to_value(u).expect("JSON")),
+            _ => None,
+        })
+        .expect("turn_usage");
+    world.absorb(out);
+    assert!(
+        usage["completion_tokens"].as_u64().unwrap() >= 100,
+        "{usage}"
+    );
+    assert!(usage["prompt_tokens"].as_u64().unwrap() > 0, "{usage}");
+    assert_eq!(usage["cost_usd"], Value::Null);
+    assert_eq!(usage["session_cost_usd"], Value::Null, "{usage}");
+}
+
+#[test]
+fn a_llama_cpp_overflow_teaches_the_window_and_output_is_capped_to_fit() {
+    let mut world = local_world();
+    submit_go(&mut world);
+    let answer = "1, 2, 3, ".repeat(300);
+    answer_openai(
+        &mut world,
+        &[
+            json!({"choices":[{"index":0,"delta":{"content":answer}}]}),
+            json!({"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}),
+        ],
+    );
+    submit_go(&mut world);
+    let id = world.http.pop_front().expect("a model request");
+    let first: Value = serde_json::from_slice(&world.bodies.remove(&id).unwrap()).unwrap();
+    assert!(
+        first["max_completion_tokens"].as_u64().unwrap() <= 4_096,
+        "no more than a small model's whole context when the window is not known: {}",
+        first["max_completion_tokens"]
+    );
+    let body = br#"{"error":{"code":400,"message":"request (2117 tokens) exceeds the available context size (2048 tokens), try increasing it","type":"exceed_context_size_error","n_prompt_tokens":2117,"n_ctx":2048}}"#;
+    let out = {
+        world.input(Input::HttpResponse {
+            id,
+            status: 400,
+            retry_after: None,
+        });
+        world.input(Input::HttpBody { id, bytes: body });
+        world.checked.input(Input::HttpEnded { id })
+    };
+    let learned = out.iter().find_map(|o| match o {
+        Output::Frame(Event::StateChanged(s)) => s.model.as_ref().and_then(|m| m.context_window),
+        _ => None,
+    });
+    world.absorb(out);
+    assert_eq!(
+        learned,
+        Some(2048),
+        "state_changed shows the window learned"
+    );
+    let id = *world.http.front().expect("sent again");
+    let again: Value = serde_json::from_slice(&world.bodies[&id]).unwrap();
+    assert!(
+        again["max_completion_tokens"].as_u64().unwrap() <= 2048 / 4 + 256,
+        "{}",
+        again["max_completion_tokens"]
+    );
 }

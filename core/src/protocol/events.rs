@@ -589,8 +589,8 @@ pub struct TurnUsage {
     pub context_tokens: u64,
     /// The model's context window; `null` when unknown.
     pub context_window: Option<u32>,
-    /// The session's cost so far (turns with unknown prices count as 0).
-    pub session_cost_usd: f64,
+    /// The session's cost so far; `null` once a turn's or `compact` run's prices were unknown.
+    pub session_cost_usd: Option<f64>,
 }
 
 /// `models_listed`.

@@ -346,7 +346,7 @@ impl Session {
         let Some(run) = self.turn.take() else {
             return;
         };
-        self.session_cost_usd += run.cost_usd.unwrap_or(0.0);
+        self.add_session_cost(run.cost_usd);
         self.sync_store();
         self.after_run(now);
     }
@@ -455,7 +455,7 @@ impl Session {
         self.tokens_for_chars(message_chars(messages))
     }
 
-    fn tokens_for_chars(&self, chars: usize) -> u64 {
+    pub(super) fn tokens_for_chars(&self, chars: usize) -> u64 {
         (chars as f64 / self.chars_per_token).ceil() as u64
     }
 

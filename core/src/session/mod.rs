@@ -96,7 +96,8 @@ pub struct Session {
     queue: VecDeque<Queued>,
     turn: Option<Turn>,
     turns_started: u64,
-    session_cost_usd: f64,
+    /// The session's cost so far; `None` once a run's prices were unknown.
+    session_cost_usd: Option<f64>,
     next_effect: u64,
     next_call: u64,
     next_prompt: u64,
@@ -183,7 +184,7 @@ impl Session {
             queue: VecDeque::new(),
             turn: None,
             turns_started: 0,
-            session_cost_usd: 0.0,
+            session_cost_usd: Some(0.0),
             next_effect: 0,
             next_call: 0,
             next_prompt: 0,
@@ -527,6 +528,11 @@ impl Session {
         let mut info = self.model.as_ref()?.info(self.providers.access());
         info.context_window = self.context_window();
         Some(info)
+    }
+
+    /// Adds a turn's or `compact` run's cost; an unknown cost makes the total unknown.
+    fn add_session_cost(&mut self, cost_usd: Option<f64>) {
+        self.session_cost_usd = self.session_cost_usd.zip(cost_usd).map(|(a, b)| a + b);
     }
 
     fn emit_state(&mut self) {

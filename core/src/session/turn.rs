@@ -99,6 +99,8 @@ pub(super) struct ModelStep {
     idle_deadline: Instant,
     /// The length of the history the request carried, to tie the usage reported to it.
     history_len: usize,
+    /// The request's tokens as estimated when it was sent.
+    estimated_prompt: u64,
 }
 
 impl Turn {
@@ -301,6 +303,7 @@ impl Session {
     ) {
         let http = self.effect_id();
         let history_len = self.history.len();
+        let estimated_prompt = self.estimated_tokens();
         if let Some(turn) = self.turn.as_mut() {
             turn.step = Step::Model(Box::new(ModelStep {
                 http,
@@ -313,6 +316,7 @@ impl Session {
                 assembler: MessageAssembler::default(),
                 idle_deadline: now + self.timings.model_idle_timeout,
                 history_len,
+                estimated_prompt,
             }));
         }
         self.outputs
@@ -469,23 +473,11 @@ impl Session {
                 return;
             }
         };
-        let usage = step.assembler.usage();
-        add_usage(&mut turn.usage, &usage);
         let summary = turn.compaction.is_some();
-        let prompt = usage.prompt_tokens + usage.cache_read_tokens + usage.cache_write_tokens;
-        if !summary {
-            turn.context_tokens = prompt + usage.completion_tokens;
-        }
-        if let (Some(cost), Some(prices)) = (
-            turn.cost_usd.as_mut(),
-            self.model.as_ref().and_then(|m| m.cost()),
-        ) {
-            *cost += (usage.prompt_tokens as f64 * prices.input
-                + usage.completion_tokens as f64 * prices.output
-                + usage.cache_read_tokens as f64 * prices.cache_read
-                + usage.cache_write_tokens as f64 * prices.cache_write)
-                / 1e6;
-        }
+        let reported = step.assembler.usage();
+        self.count_usage(&step);
+        let prompt =
+            reported.prompt_tokens + reported.cache_read_tokens + reported.cache_write_tokens;
         if !summary && prompt > 0 {
             self.calibrate(step.history_len, prompt);
         }
@@ -506,6 +498,13 @@ impl Session {
                 Ok(message) => self.compaction_done(now, &message),
                 Err(error) => self.compaction_failed(now, format!("unusable summary: {error}")),
             },
+            Outcome::Finished(StopReason::MaxTokens)
+                if step.assembler.clone().finish().is_err() =>
+            {
+                // Cut by the token limit in the middle of a tool call: the call cannot run.
+                self.keep_partial_answer(step.assembler);
+                self.end_turn(now, TurnEndReason::MaxTokens, None);
+            }
             Outcome::Finished(stop) => match step.assembler.finish() {
                 Err(error) => self.end_turn(
                     now,
@@ -551,14 +550,40 @@ impl Session {
         }
     }
 
+    /// Adds a model step's tokens and cost to the turn: the provider's counts, or, when the
+    /// stream ended without them (interrupted, broken), estimates of what was sent and streamed.
+    fn count_usage(&mut self, step: &ModelStep) {
+        let mut usage = step.assembler.usage();
+        if usage == Usage::default() && step.assembler.has_output() {
+            usage.prompt_tokens = step.estimated_prompt;
+            usage.completion_tokens = self.tokens_for_chars(step.assembler.streamed_chars());
+        }
+        let prices = self.model.as_ref().and_then(|m| m.cost());
+        let Some(turn) = self.turn.as_mut() else {
+            return;
+        };
+        add_usage(&mut turn.usage, &usage);
+        if turn.compaction.is_none() {
+            turn.context_tokens = usage.prompt_tokens
+                + usage.cache_read_tokens
+                + usage.cache_write_tokens
+                + usage.completion_tokens;
+        }
+        if let (Some(cost), Some(prices)) = (turn.cost_usd.as_mut(), prices) {
+            *cost += (usage.prompt_tokens as f64 * prices.input
+                + usage.completion_tokens as f64 * prices.output
+                + usage.cache_read_tokens as f64 * prices.cache_read
+                + usage.cache_write_tokens as f64 * prices.cache_write)
+                / 1e6;
+        }
+    }
+
     /// Keeps what the client already saw of an answer that did not finish, without tool calls
     /// (they have no results).
     fn keep_partial_answer(&mut self, assembler: MessageAssembler) {
-        if let Ok(mut message) = assembler.finish() {
-            message.content.retain(|b| matches!(b, Block::Text { .. }));
-            if !message.content.is_empty() {
-                self.remember(message);
-            }
+        let message = assembler.text_so_far();
+        if !message.content.is_empty() {
+            self.remember(message);
         }
     }
 
@@ -644,6 +669,7 @@ impl Session {
         match std::mem::replace(&mut turn.step, Step::WaitingForContext) {
             Step::Model(step) => {
                 self.outputs.push_back(Output::CancelHttp { id: step.http });
+                self.count_usage(&step);
                 self.keep_partial_answer(step.assembler);
             }
             Step::Tools(tools) => self.interrupt_tools(*tools),
@@ -673,7 +699,7 @@ impl Session {
             TurnEndReason::Error => "an error".to_owned(),
         });
         self.settle_unanswered(&why);
-        self.session_cost_usd += turn.cost_usd.unwrap_or(0.0);
+        self.add_session_cost(turn.cost_usd);
         self.record(Record::TurnEnded {
             turn_id: turn.id.clone(),
             cost_usd: turn.cost_usd,

@@ -101,9 +101,11 @@ fn push_user<'a>(message: &'a Message, out: &mut Vec<WireMessage<'a>>) {
     out.push(WireMessage::User { content });
 }
 
-/// `None` when nothing is left to send (only reasoning): servers reject an assistant message
-/// with neither content nor tool calls.
+/// `None` when nothing is left to send: servers reject an assistant message with neither
+/// content nor tool calls. An answer that is only reasoning is sent as its reasoning, so that
+/// the answer stays in the conversation and roles still alternate.
 fn assistant(message: &Message) -> Option<WireMessage<'_>> {
+    let mut reasoning = Vec::new();
     let mut texts = Vec::new();
     let mut tool_calls = Vec::new();
     for block in &message.content {
@@ -117,9 +119,16 @@ fn assistant(message: &Message) -> Option<WireMessage<'_>> {
                     arguments: input.to_string(),
                 },
             }),
-            // Reasoning is not replayed: Chat Completions has no field for it.
-            Block::Thinking { .. } | Block::Image { .. } | Block::ToolResult { .. } => {}
+            // Reasoning is not replayed beside an answer: Chat Completions has no field for it.
+            Block::Thinking { text, .. } => reasoning.push(text.as_str()),
+            Block::Image { .. } | Block::ToolResult { .. } => {}
         }
+    }
+    if texts.is_empty() && tool_calls.is_empty() {
+        texts = reasoning
+            .into_iter()
+            .filter(|t| !t.trim().is_empty())
+            .collect();
     }
     if texts.is_empty() && tool_calls.is_empty() {
         return None;
@@ -424,7 +433,7 @@ mod tests {
     }
 
     #[test]
-    fn several_texts_join_and_reasoning_only_messages_are_dropped() {
+    fn several_texts_join_and_reasoning_only_messages_send_their_reasoning() {
         let messages = [
             message(Role::User, vec![text("one"), text("two")]),
             message(
@@ -443,6 +452,7 @@ mod tests {
             body["messages"],
             json!([
                 {"role": "user", "content": "one\ntwo"},
+                {"role": "assistant", "content": "hm"},
                 {"role": "assistant", "content": "a\nb"},
             ])
         );
