@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use luxe_core::config::Providers;
 use luxe_core::effects::{EffectId, FileContent, Opened, Stream};
 use luxe_core::harness::{Checked, test_config};
-use luxe_core::model::wire::Endpoint;
+use luxe_core::model::wire::{Endpoint, HttpMethod};
 use luxe_core::permissions::is_env_file;
 use luxe_core::permissions::rules::Rule;
 use luxe_core::protocol::events::Event;
@@ -192,6 +192,8 @@ struct World {
     bodies: BTreeMap<EffectId, Vec<u8>>,
     /// How each turn ended, in order.
     ended: Vec<String>,
+    /// The GETs asked of the server, not answered.
+    gets: Vec<(EffectId, String)>,
 }
 
 impl World {
@@ -207,6 +209,7 @@ impl World {
         let mut world = Self {
             bodies: BTreeMap::new(),
             ended: Vec::new(),
+            gets: Vec::new(),
             denied,
             started: false,
             checked: Checked::new(config, Instant::now()),
@@ -234,6 +237,11 @@ impl World {
                 assert!(!text.contains(SECRET), "a frame carries the secret: {text}");
             }
             match output {
+                Output::HttpRequest { id, request } if request.method == HttpMethod::Get => {
+                    // A question to a local server about its model: it answers when the test
+                    // says, or never, and nothing waits for it.
+                    self.gets.push((id, request.url));
+                }
                 Output::HttpRequest { id, request } => {
                     check_request(&request.body);
                     let body = String::from_utf8_lossy(&request.body);
@@ -1034,5 +1042,68 @@ fn a_llama_cpp_overflow_teaches_the_window_and_output_is_capped_to_fit() {
         again["max_completion_tokens"].as_u64().unwrap() <= 2048 / 4 + 256,
         "{}",
         again["max_completion_tokens"]
+    );
+}
+
+#[test]
+fn the_server_says_its_window_and_that_its_template_cannot_use_tools_without_delaying_a_turn() {
+    let mut world = local_world();
+    let urls: Vec<&str> = world.gets.iter().map(|(_, url)| url.as_str()).collect();
+    assert_eq!(
+        urls,
+        ["http://llama.test/v1/models", "http://llama.test/props"]
+    );
+    // A turn goes ahead while the server has not answered.
+    submit_go(&mut world);
+    let first = answer_openai(
+        &mut world,
+        &[
+            json!({"choices":[{"index":0,"delta":{"content":"hi"}}]}),
+            json!({"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}),
+        ],
+    );
+    assert!(first["tools"].is_array());
+    let (props, _) = world.gets[1].clone();
+    let answer = br#"{"default_generation_settings":{"n_ctx":2048},"chat_template_caps":{"supports_tools":false}}"#;
+    world.input(Input::HttpResponse {
+        id: props,
+        status: 200,
+        retry_after: None,
+    });
+    world.input(Input::HttpBody {
+        id: props,
+        bytes: answer,
+    });
+    let out = world.checked.input(Input::HttpEnded { id: props });
+    let state = out
+        .iter()
+        .rev()
+        .find_map(|o| match o {
+            Output::Frame(Event::StateChanged(s)) => s.model.clone(),
+            _ => None,
+        })
+        .expect("state_changed says what was learned");
+    world.absorb(out);
+    assert_eq!(state.context_window, Some(2048));
+    assert_eq!(state.supports_tools, Some(false));
+    submit_go(&mut world);
+    let second = answer_openai(
+        &mut world,
+        &[
+            json!({"choices":[{"index":0,"delta":{"content":"hi"}}]}),
+            json!({"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}),
+        ],
+    );
+    assert!(
+        second.get("tools").is_none(),
+        "no tools for a template that drops them"
+    );
+    assert!(second["max_completion_tokens"].as_u64().unwrap() <= 2048);
+    // The other question times out and is given up.
+    let (models, _) = world.gets[0].clone();
+    let out = world.checked.advance(Duration::from_secs(6));
+    assert!(
+        out.iter()
+            .any(|o| matches!(o, Output::CancelHttp { id } if *id == models))
     );
 }

@@ -226,6 +226,7 @@ impl ModelRef {
             reasoning: entry.is_some_and(|e| e.reasoning),
             available: access.has(self.provider),
             cost: self.cost(),
+            supports_tools: None,
         }
     }
 }

@@ -269,6 +269,10 @@ pub struct ModelInfo {
     pub available: bool,
     /// Prices; `null` when unknown.
     pub cost: Option<ModelCost>,
+    /// `false` when the server said the model's chat template cannot use tools (llama.cpp's
+    /// `/props`): tools are then not offered. Absent when not known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub supports_tools: Option<bool>,
 }
 
 /// Prices in US dollars per million tokens.

@@ -10,6 +10,7 @@ mod github;
 mod pr_review;
 mod review;
 mod review_prompts;
+mod server_probe;
 mod stack;
 mod store;
 pub mod system_prompt;
@@ -93,6 +94,10 @@ pub struct Session {
     chars_per_token: f64,
     /// Context windows servers said they run models outside the catalogue with, by `provider/id`.
     learned_windows: std::collections::BTreeMap<String, u32>,
+    /// Models whose server said their chat template cannot use tools, by `provider/id`.
+    tools_unsupported: std::collections::BTreeSet<String>,
+    /// Questions to the local server about its model, in flight.
+    probes: server_probe::ServerProbes,
     queue: VecDeque<Queued>,
     turn: Option<Turn>,
     turns_started: u64,
@@ -181,6 +186,8 @@ impl Session {
             overhead_chars: 0,
             chars_per_token: compaction::default_chars_per_token(),
             learned_windows: std::collections::BTreeMap::new(),
+            tools_unsupported: std::collections::BTreeSet::new(),
+            probes: server_probe::ServerProbes::default(),
             queue: VecDeque::new(),
             turn: None,
             turns_started: 0,
@@ -222,6 +229,7 @@ impl Session {
             session.restore(restored);
         }
         session.start_probes();
+        session.probe_server(now);
         session.probe_workspace(now, true);
         Ok(session)
     }
@@ -244,10 +252,15 @@ impl Session {
     /// The earliest deadline: a running turn's, a gh command's, the next workspace poll.
     pub fn poll_timeout(&self) -> Option<Instant> {
         let turn = self.turn.as_ref().and_then(Turn::deadline);
-        [turn, self.github.deadline(), self.stacks.deadline()]
-            .into_iter()
-            .flatten()
-            .min()
+        [
+            turn,
+            self.github.deadline(),
+            self.stacks.deadline(),
+            self.probes.deadline(),
+        ]
+        .into_iter()
+        .flatten()
+        .min()
     }
 
     /// Runs what is due at `now`.
@@ -256,6 +269,7 @@ impl Session {
             self.turn_timeout(now);
             self.github_timeout(now);
             self.stack_timeout(now);
+            self.server_probe_timeout(now);
         }
     }
 
@@ -275,6 +289,7 @@ impl Session {
             || self.review_effect(now, &input)
             || self.github_effect(now, &input)
             || self.stack_effect(now, &input)
+            || self.server_probe_effect(&input)
         {
             return;
         }
@@ -359,6 +374,7 @@ impl Session {
                     self.model = Some(model);
                     self.record_settings();
                     self.emit_state();
+                    self.probe_server(now);
                 }
                 Err(reason) => self.reject(refuse("set_model", &reason)),
             },
@@ -527,6 +543,9 @@ impl Session {
     fn model_info(&self) -> Option<crate::protocol::events::ModelInfo> {
         let mut info = self.model.as_ref()?.info(self.providers.access());
         info.context_window = self.context_window();
+        if self.tools_unsupported.contains(&info.id) {
+            info.supports_tools = Some(false);
+        }
         Some(info)
     }
 

@@ -278,7 +278,12 @@ impl Session {
             .as_ref()
             .and_then(|t| t.review.as_ref())
             .map_or(&[][..], ReviewTask::tools);
-        let tools = tools_for(self.mode, extra);
+        // A chat template that cannot use tools drops them: offering none says so honestly
+        // and keeps the request's estimate true.
+        let tools = match &self.model {
+            Some(m) if self.tools_unsupported.contains(&m.spec()) => Vec::new(),
+            _ => tools_for(self.mode, extra),
+        };
         self.overhead_chars = system.len() + tools_chars(&tools);
         let call = ModelCall {
             model: &model.id,

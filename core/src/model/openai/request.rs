@@ -7,7 +7,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::model::conversation::{Block, Message, Role, ToolSpec};
-use crate::model::wire::{Endpoint, HttpRequest, ModelCall};
+use crate::model::wire::{Endpoint, HttpMethod, HttpRequest, ModelCall};
 use crate::protocol::values::Thinking;
 
 /// Builds the streamed `POST {base_url}/chat/completions` for `call`.
@@ -46,6 +46,7 @@ pub fn build_request(endpoint: &Endpoint, call: &ModelCall<'_>) -> HttpRequest {
         headers.push(("authorization".to_owned(), format!("Bearer {key}")));
     }
     HttpRequest {
+        method: HttpMethod::Post,
         url: format!(
             "{}/chat/completions",
             endpoint.base_url.trim_end_matches('/')
