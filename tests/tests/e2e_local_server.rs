@@ -26,6 +26,13 @@ fn spawn_local(ws: &Workspace, server: &ModelServer) -> LuxeProcess {
     luxe
 }
 
+/// The body of the last model request (the GETs may arrive after it).
+fn last_post(server: &ModelServer) -> Value {
+    let requests = server.requests();
+    let post = requests.iter().rev().find(|r| r.method == "POST");
+    post.expect("a model request").body.clone()
+}
+
 #[test]
 fn luxe_learns_the_window_and_the_missing_tool_support_from_llama_cpp() {
     let ws = Workspace::new();
@@ -38,7 +45,7 @@ fn luxe_learns_the_window_and_the_missing_tool_support_from_llama_cpp() {
         model = luxe.expect("state_changed")["model"].clone();
     }
     let asked: Vec<String> = server
-        .requests()
+        .wait_for_requests(2, std::time::Duration::from_secs(10))
         .iter()
         .map(|r| format!("{} {}", r.method, r.path))
         .collect();
@@ -55,7 +62,7 @@ fn luxe_learns_the_window_and_the_missing_tool_support_from_llama_cpp() {
         .expect("turn_usage");
     assert_eq!(usage["content"]["context_window"], 2048);
     assert_eq!(usage["content"]["session_cost_usd"], Value::Null);
-    let sent = server.requests().last().unwrap().body.clone();
+    let sent = last_post(&server);
     assert!(sent.get("tools").is_none(), "{sent}");
     assert!(sent["max_completion_tokens"].as_u64().unwrap() <= 2048);
 }
@@ -69,7 +76,7 @@ fn a_server_without_those_endpoints_delays_nothing() {
     luxe.send(&json!({"kind":"submit_user_message","content":{"text":"hi"}}).to_string());
     let frames = until_turn_ended(&mut luxe);
     assert_eq!(ended(&frames)["reason"], "end_turn");
-    let sent = server.requests().last().unwrap().body.clone();
+    let sent = last_post(&server);
     assert!(sent["tools"].is_array(), "tools stay offered: {sent}");
     assert!(
         sent["max_completion_tokens"].as_u64().unwrap() <= 4096,
