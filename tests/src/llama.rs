@@ -73,6 +73,9 @@ impl LlamaServer {
             "--temp",
             "0",
             "--no-webui",
+            // Repacking puts Q4_1 weights on the AMX path where the CPU has AMX tiles, and
+            // that path crashes (SIGSEGV in ggml_backend_amx_mul_mat) on this machine kind.
+            "--no-repack",
         ];
         command.extend(flags.iter().map(Into::into));
         if no_cache {
