@@ -17,7 +17,6 @@ fn spawn_luxe(ws: &Workspace, server: &LlamaServer, extra: &[&str]) -> LuxeProce
         .args(extra)
         .env("LUXE_RETRY_BASE_MS", "50")
         .env("LUXE_RETRY_MAX_MS", "200")
-        .env("LUXE_TEST_PATIENCE_MS", "120000");
     let mut luxe = LuxeProcess::spawn(cmd);
     luxe.expect("ready");
     luxe.expect("state_changed");

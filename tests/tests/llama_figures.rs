@@ -21,7 +21,6 @@ fn spawn_luxe(ws: &Workspace, base_url: &str) -> LuxeProcess {
         .env_remove("OPENAI_API_KEY")
         .env_remove("ANTHROPIC_API_KEY")
         .args(["--model", "openai/smollm2"])
-        .env("LUXE_TEST_PATIENCE_MS", "300000");
     let mut luxe = LuxeProcess::spawn(cmd);
     luxe.expect("ready");
     luxe.expect("state_changed");
