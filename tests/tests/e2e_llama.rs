@@ -16,7 +16,7 @@ fn spawn_luxe(ws: &Workspace, server: &LlamaServer, extra: &[&str]) -> LuxeProce
         .args(["--model", "openai/smollm2"])
         .args(extra)
         .env("LUXE_RETRY_BASE_MS", "50")
-        .env("LUXE_RETRY_MAX_MS", "200")
+        .env("LUXE_RETRY_MAX_MS", "200");
     let mut luxe = LuxeProcess::spawn(cmd);
     luxe.expect("ready");
     luxe.expect("state_changed");

@@ -20,7 +20,7 @@ fn spawn_luxe(ws: &Workspace, base_url: &str) -> LuxeProcess {
     cmd.env("OPENAI_BASE_URL", base_url)
         .env_remove("OPENAI_API_KEY")
         .env_remove("ANTHROPIC_API_KEY")
-        .args(["--model", "openai/smollm2"])
+        .args(["--model", "openai/smollm2"]);
     let mut luxe = LuxeProcess::spawn(cmd);
     luxe.expect("ready");
     luxe.expect("state_changed");
