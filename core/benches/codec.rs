@@ -23,6 +23,7 @@ fn state_changed() -> Event {
                 cache_read: 0.3,
                 cache_write: 3.75,
             }),
+            supports_tools: None,
         }),
         streaming: false,
         mode: Mode::Build,

@@ -118,6 +118,9 @@ pub struct Timings {
     pub git_timeout: Duration,
     /// How often the workspace is probed again while gh is usable.
     pub github_poll: Duration,
+    /// How long a question to a local server about its model (`/props`, `/v1/models`) may
+    /// take before it is given up; it never delays `ready` or a turn.
+    pub server_probe_timeout: Duration,
 }
 
 impl Default for Timings {
@@ -131,6 +134,7 @@ impl Default for Timings {
             gh_timeout: Duration::from_secs(30),
             git_timeout: Duration::from_secs(300),
             github_poll: Duration::from_secs(60),
+            server_probe_timeout: Duration::from_secs(5),
         }
     }
 }

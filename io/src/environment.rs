@@ -73,6 +73,9 @@ pub fn timings() -> Timings {
     if let Some(d) = ms("LUXE_GITHUB_POLL_MS") {
         timings.github_poll = d;
     }
+    if let Some(d) = ms("LUXE_SERVER_PROBE_TIMEOUT_MS") {
+        timings.server_probe_timeout = d;
+    }
     timings
 }
 

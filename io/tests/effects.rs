@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use luxe_core::Output;
 use luxe_core::effects::{EffectId, FileContent, SearchHit, Stream};
-use luxe_core::model::wire::HttpRequest;
+use luxe_core::model::wire::{HttpMethod, HttpRequest};
 use luxe_core::review::source::ReviewTarget;
 use luxe_io::{Completion, Effects};
 use smol::channel::Receiver;
@@ -102,6 +102,7 @@ fn post(url: &str, body: Vec<u8>) -> Output {
     Output::HttpRequest {
         id: ID,
         request: HttpRequest {
+            method: HttpMethod::Post,
             url: url.to_owned(),
             headers: vec![
                 ("content-type".into(), "application/json".into()),

@@ -264,6 +264,38 @@ impl ModelServer {
         self.shared.lock().replies.push_back(reply);
     }
 
+    /// Answers `GET path` with `body` (200, JSON) from now on, as a local server answers
+    /// `/props` or `/v1/models`; other GETs get a 404.
+    pub fn serve_info(&self, path: &str, body: &Value) {
+        self.shared
+            .lock()
+            .info
+            .insert(path.to_owned(), body.to_string());
+    }
+
+    /// llama.cpp's answers for a server started with `-c window`, whose chat template cannot
+    /// use tools when `tools` is false: `/v1/models` and `/props` as llama-server sends them.
+    pub fn serve_llama_info(&self, window: u64, tools: bool) {
+        self.serve_info(
+            "/v1/models",
+            &serde_json::json!({"models":[{"name":"SmolLM2-135M-Instruct.Q4_1.gguf","model":"SmolLM2-135M-Instruct.Q4_1.gguf"}],
+                "object":"list","data":[{"id":"SmolLM2-135M-Instruct.Q4_1.gguf","object":"model","created":1764620000,"owned_by":"llamacpp",
+                "meta":{"vocab_type":2,"n_vocab":49152,"n_ctx_train":8192,"n_ctx":window,"n_embd":576,"n_params":134515008,"size":85000000}}]}),
+        );
+        self.serve_info(
+            "/props",
+            &serde_json::json!({"default_generation_settings":{"n_ctx":window,"params":{}},"total_slots":1,
+                "model_path":"SmolLM2-135M-Instruct.Q4_1.gguf","chat_template":"{{ messages }}",
+                "chat_template_caps":{"supports_tools":tools,"supports_tool_calls":tools,"supports_system_role":true},
+                "modalities":{"vision":false,"audio":false},"build_info":"b1-local"}),
+        );
+    }
+
+    /// Drops the replies still queued (a test that queued more than a turn used).
+    pub fn clear_replies(&self) {
+        self.shared.lock().replies.clear();
+    }
+
     /// Every request received so far, in arrival order.
     pub fn requests(&self) -> Vec<RecordedRequest> {
         self.shared.lock().requests.clone()
@@ -330,6 +362,8 @@ struct Shared {
 #[derive(Default)]
 struct State {
     replies: VecDeque<Reply>,
+    /// What a GET of a path answers (a local server's `/props`, `/v1/models`).
+    info: std::collections::BTreeMap<String, String>,
     requests: Vec<RecordedRequest>,
     stopped: bool,
     /// A handle on each connection's socket, so Drop can unblock its thread, and the thread.
@@ -473,6 +507,15 @@ fn answer(stream: &TcpStream, shared: &Shared) {
         }
     };
     let provider = Provider::for_path(&request.path);
+    if request.method == "GET" {
+        let info = shared.lock().info.get(&request.path).cloned();
+        shared.record(request.clone(), false);
+        let _ = match info {
+            Some(body) => respond(stream, 200, &[], &body),
+            None => respond(stream, 404, &[], "Not Found"),
+        };
+        return;
+    }
     let (number, reply) = shared.record(request.clone(), provider.is_some());
     let Some(provider) = provider else {
         let message = format!(

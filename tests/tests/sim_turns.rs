@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use luxe_core::config::{EnvFile, Providers};
 use luxe_core::effects::{EffectId, FileContent, Opened, Stream};
 use luxe_core::harness::{Checked, test_config};
-use luxe_core::model::wire::Endpoint;
+use luxe_core::model::wire::{Endpoint, HttpMethod};
 use luxe_core::permissions::is_env_file;
 use luxe_core::permissions::rules::Rule;
 use luxe_core::protocol::events::Event;
@@ -220,6 +220,12 @@ struct World {
     review: Option<Value>,
     /// The path of each file io holds open for a tool.
     opened: BTreeMap<EffectId, String>,
+    /// The body of each model request not yet answered.
+    bodies: BTreeMap<EffectId, Vec<u8>>,
+    /// How each turn ended, in order.
+    ended: Vec<String>,
+    /// The GETs asked of the server, not answered.
+    gets: Vec<(EffectId, String)>,
 }
 
 impl World {
@@ -228,9 +234,15 @@ impl World {
     }
 
     fn with(setup: &Setup) -> Self {
-        let config = setup.config();
+        Self::with_config(setup.config(), setup.deny_rules())
+    }
+
+    fn with_config(config: Config, denied: Vec<Rule>) -> Self {
         let mut world = Self {
-            denied: setup.deny_rules(),
+            bodies: BTreeMap::new(),
+            ended: Vec::new(),
+            gets: Vec::new(),
+            denied,
             started: false,
             checked: Checked::new(config, Instant::now()),
             http: VecDeque::new(),
@@ -260,10 +272,16 @@ impl World {
                 assert!(!text.contains(SECRET), "a frame carries the secret: {text}");
             }
             match output {
+                Output::HttpRequest { id, request } if request.method == HttpMethod::Get => {
+                    // A question to a local server about its model: it answers when the test
+                    // says, or never, and nothing waits for it.
+                    self.gets.push((id, request.url));
+                }
                 Output::HttpRequest { id, request } => {
                     check_request(&request.body);
                     let body = String::from_utf8_lossy(&request.body);
                     assert!(!body.contains(SECRET), "a model request carries the secret");
+                    self.bodies.insert(id, request.body.clone());
                     self.http.push_back(id);
                 }
                 Output::CancelHttp { id } => self.http.retain(|h| *h != id),
@@ -276,6 +294,11 @@ impl World {
                     }
                     Event::GuidedReviewLoaded(loaded) => {
                         self.review = serde_json::to_value(&loaded.review).ok();
+                    }
+                    Event::TurnEnded(end) => {
+                        let reason = serde_json::to_value(end.reason).expect("a reason serializes");
+                        let error = end.error.clone().unwrap_or_default();
+                        self.ended.push(format!("{reason} {error}"));
                     }
                     Event::PermissionResolved(_) | Event::QuestionResolved(_) => {
                         self.prompt = None;
@@ -680,8 +703,8 @@ fn tool_stream(which: u8, n: u32) -> Vec<u8> {
     )
 }
 
-/// Every `tool_use` in an assistant message has its `tool_result` in the next message, and
-/// results answer only calls of the message before them.
+/// Every `tool_use` in an assistant message has its `tool_result` in the next message, results
+/// answer only calls of the message before them, and roles alternate.
 fn check_request(body: &[u8]) {
     let body: Value = serde_json::from_slice(body).expect("the request body is JSON");
     let messages = body["messages"].as_array().expect("messages");
@@ -719,7 +742,14 @@ fn check_request(body: &[u8]) {
             );
         }
     }
-    assert_eq!(messages.first().map(|m| &m["role"]), Some(&json!("user")));
+    let first = messages.iter().find(|m| m["role"] != "system");
+    assert_eq!(first.map(|m| &m["role"]), Some(&json!("user")));
+    for pair in messages.windows(2) {
+        assert_ne!(
+            pair[0]["role"], pair[1]["role"],
+            "roles alternate (chat templates reject two in a row): {body}"
+        );
+    }
 }
 
 fn runs() -> u64 {
@@ -776,4 +806,355 @@ fn retries_back_off_on_the_virtual_clock() {
     assert!(world.http.is_empty(), "waiting before the retry");
     world.step(&Op::Advance(2000));
     assert_eq!(world.http.len(), 1, "the retry went out after the backoff");
+}
+
+/// A llama.cpp-like server at its context limit: a window of `window` tokens, counting a token
+/// for every `chars_per_token` characters of the request body, answering each turn with
+/// `answers[i]` characters; the user's messages are `messages[i]` characters.
+#[derive(Clone, Debug)]
+struct ContextLimit {
+    window: u64,
+    chars_per_token: u64,
+    turns: Vec<(u16, u16)>,
+}
+
+impl Arbitrary for ContextLimit {
+    fn arbitrary(g: &mut Gen) -> Self {
+        let turns: Vec<(u16, u16)> = Vec::arbitrary(g);
+        Self {
+            // The system prompt and the tools alone take about 5,000 characters.
+            window: 4_096 + u64::from(u16::arbitrary(g) % 12_288),
+            chars_per_token: 2 + u64::from(u8::arbitrary(g) % 3),
+            turns: turns.into_iter().take(12).collect(),
+        }
+    }
+}
+
+/// An OpenAI-compatible stream of `text`, with the server's counts.
+fn openai_text_stream(text: &str, prompt: u64, completion: u64) -> Vec<u8> {
+    let events = [
+        json!({"choices":[{"index":0,"delta":{"role":"assistant","content":null}}]}),
+        json!({"choices":[{"index":0,"delta":{"content":text}}]}),
+        json!({"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}),
+        json!({"choices":[],"usage":{"prompt_tokens":prompt,"completion_tokens":completion}}),
+    ];
+    let mut out = String::new();
+    for event in events {
+        out.push_str(&format!("data: {event}\n\n"));
+    }
+    out.push_str("data: [DONE]\n\n");
+    out.into_bytes()
+}
+
+/// Turns at the server's context limit: however the conversation grows, every request that
+/// reaches the model has alternating roles, a refusal as too long recovers within the turn, and
+/// every turn ends with the model's answer.
+fn turns_at_the_context_limit_always_recover(limit: ContextLimit) -> bool {
+    let mut world = local_world();
+    let room = usize::try_from(limit.window * limit.chars_per_token / 5).unwrap_or(1_000);
+    for (i, (message, answer)) in limit.turns.iter().enumerate() {
+        let text = format!(
+            "question {i}: {}",
+            "1, 2, 3, ".repeat(usize::from(*message) % room / 9)
+        );
+        world.line(json!({"kind":"submit_user_message","content":{"text":text}}));
+        let mut refusals = 0;
+        while world.ended.len() <= i {
+            let Some(id) = world.http.pop_front() else {
+                panic!("a turn waits on nothing: {:?}", world.ended);
+            };
+            let body = world.bodies.remove(&id).expect("a request has a body");
+            let tokens = body.len() as u64 / limit.chars_per_token;
+            let max: u64 =
+                serde_json::from_slice::<Value>(&body).expect("JSON")["max_completion_tokens"]
+                    .as_u64()
+                    .expect("max_completion_tokens");
+            if tokens > limit.window {
+                refusals += 1;
+                assert!(refusals <= 8, "refused {refusals} times in one turn");
+                let error = json!({"error":{"code":400,"message":format!("request ({tokens} tokens) exceeds the available context size ({} tokens), try increasing it", limit.window),"type":"exceed_context_size_error","n_prompt_tokens":tokens,"n_ctx":limit.window}});
+                world.fail_with(id, 400, error.to_string().as_bytes());
+                continue;
+            }
+            let chars = (usize::from(*answer) % 2_000).min(usize::try_from(max).unwrap_or(0) * 2);
+            let reply = format!("answer {i} {}", "x".repeat(chars));
+            let stream =
+                openai_text_stream(&reply, tokens, reply.len() as u64 / limit.chars_per_token);
+            world.input(Input::HttpResponse {
+                id,
+                status: 200,
+                retry_after: None,
+            });
+            world.input(Input::HttpBody { id, bytes: &stream });
+            world.input(Input::HttpEnded { id });
+        }
+        assert!(
+            world.ended[i].starts_with("\"end_turn\""),
+            "turn {i} ended {:?} with {limit:?}",
+            world.ended[i]
+        );
+    }
+    true
+}
+
+#[test]
+fn property_turns_at_the_context_limit_always_recover() {
+    QuickCheck::new()
+        .tests(runs() / 3)
+        .quickcheck(turns_at_the_context_limit_always_recover as fn(ContextLimit) -> bool);
+}
+
+/// A session on a local OpenAI-compatible server's model, outside the catalogue.
+fn local_world() -> World {
+    let mut config = config();
+    config.model = Some("openai/smollm2".into());
+    config.providers = Providers {
+        anthropic: None,
+        openai: Some(Endpoint {
+            base_url: "http://llama.test/v1".into(),
+            api_key: None,
+        }),
+    };
+    World::with_config(config, Vec::new())
+}
+
+/// Streams `events` (OpenAI chunks) as the answer to the oldest model request; its body.
+fn answer_openai(world: &mut World, events: &[Value]) -> Value {
+    let id = world.http.pop_front().expect("a model request");
+    let body = world.bodies.remove(&id).expect("a body");
+    let mut stream = String::new();
+    for event in events {
+        stream.push_str(&format!("data: {event}\n\n"));
+    }
+    stream.push_str("data: [DONE]\n\n");
+    world.input(Input::HttpResponse {
+        id,
+        status: 200,
+        retry_after: None,
+    });
+    world.input(Input::HttpBody {
+        id,
+        bytes: stream.as_bytes(),
+    });
+    world.input(Input::HttpEnded { id });
+    serde_json::from_slice(&body).expect("JSON")
+}
+
+fn submit_go(world: &mut World) {
+    world.line(json!({"kind":"submit_user_message","content":{"text":"go"}}));
+}
+
+#[test]
+fn the_token_limit_in_the_middle_of_a_tool_call_ends_the_turn_max_tokens() {
+    let mut world = local_world();
+    submit_go(&mut world);
+    answer_openai(
+        &mut world,
+        &[
+            json!({"choices":[{"index":0,"delta":{"role":"assistant","content":null}}]}),
+            json!({"choices":[{"index":0,"delta":{"content":"Let me read it."}}]}),
+            json!({"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":"read","arguments":"{\"path\": \"src/ma"}}]}}]}),
+            json!({"choices":[{"index":0,"delta":{},"finish_reason":"length"}]}),
+        ],
+    );
+    assert_eq!(world.ended[0], "\"max_tokens\" ");
+    submit_go(&mut world);
+    let next = answer_openai(
+        &mut world,
+        &[
+            json!({"choices":[{"index":0,"delta":{"content":"ok"}}]}),
+            json!({"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}),
+        ],
+    );
+    assert!(
+        next.to_string().contains("Let me read it."),
+        "the text is kept: {next}"
+    );
+    assert_eq!(world.ended[1], "\"end_turn\" ");
+}
+
+#[test]
+fn an_answer_that_is_only_reasoning_is_kept_in_the_conversation() {
+    let mut world = local_world();
+    submit_go(&mut world);
+    answer_openai(
+        &mut world,
+        &[
+            json!({"choices":[{"index":0,"delta":{"reasoning_content":"thinking it over"}}]}),
+            json!({"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}),
+        ],
+    );
+    assert_eq!(world.ended[0], "\"end_turn\" ");
+    submit_go(&mut world);
+    let next = answer_openai(
+        &mut world,
+        &[
+            json!({"choices":[{"index":0,"delta":{"content":"ok"}}]}),
+            json!({"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}),
+        ],
+    );
+    let messages = next["messages"].as_array().expect("messages");
+    assert_eq!(
+        messages[2],
+        json!({"role":"assistant","content":"thinking it over"}),
+        "{next}"
+    );
+}
+
+#[test]
+fn an_interrupted_turn_counts_what_streamed_and_unknown_prices_make_the_session_cost_null() {
+    let mut world = local_world();
+    submit_go(&mut world);
+    let id = *world.http.front().expect("a model request");
+    world.input(Input::HttpResponse {
+        id,
+        status: 200,
+        retry_after: None,
+    });
+    let mut stream = String::new();
+    for _ in 0..120 {
+        let chunk = json!({"choices":[{"index":0,"delta":{"content":"word "}}]});
+        stream.push_str(&format!("data: {chunk}\n\n"));
+    }
+    world.input(Input::HttpBody {
+        id,
+        bytes: stream.as_bytes(),
+    });
+    let out = world.checked.line(br#"{"kind":"interrupt_turn"}"#);
+    let usage = out
+        .iter()
+        .find_map(|o| match o {
+            Output::Frame(frame) => match frame.event() {
+                Event::TurnUsage(u) => Some(serde_json::to_value(u).expect("JSON")),
+                _ => None,
+            },
+            _ => None,
+        })
+        .expect("turn_usage");
+    world.absorb(out);
+    assert!(
+        usage["completion_tokens"].as_u64().unwrap() >= 100,
+        "{usage}"
+    );
+    assert!(usage["prompt_tokens"].as_u64().unwrap() > 0, "{usage}");
+    assert_eq!(usage["cost_usd"], Value::Null);
+    assert_eq!(usage["session_cost_usd"], Value::Null, "{usage}");
+}
+
+#[test]
+fn a_llama_cpp_overflow_teaches_the_window_and_output_is_capped_to_fit() {
+    let mut world = local_world();
+    submit_go(&mut world);
+    let answer = "1, 2, 3, ".repeat(300);
+    answer_openai(
+        &mut world,
+        &[
+            json!({"choices":[{"index":0,"delta":{"content":answer}}]}),
+            json!({"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}),
+        ],
+    );
+    submit_go(&mut world);
+    let id = world.http.pop_front().expect("a model request");
+    let first: Value = serde_json::from_slice(&world.bodies.remove(&id).unwrap()).unwrap();
+    assert!(
+        first["max_completion_tokens"].as_u64().unwrap() <= 4_096,
+        "no more than a small model's whole context when the window is not known: {}",
+        first["max_completion_tokens"]
+    );
+    let body = br#"{"error":{"code":400,"message":"request (2117 tokens) exceeds the available context size (2048 tokens), try increasing it","type":"exceed_context_size_error","n_prompt_tokens":2117,"n_ctx":2048}}"#;
+    let out = {
+        world.input(Input::HttpResponse {
+            id,
+            status: 400,
+            retry_after: None,
+        });
+        world.input(Input::HttpBody { id, bytes: body });
+        world.checked.input(Input::HttpEnded { id })
+    };
+    let learned = out.iter().find_map(|o| match o {
+        Output::Frame(frame) => match frame.event() {
+            Event::StateChanged(s) => s.model.as_ref().and_then(|m| m.context_window),
+            _ => None,
+        },
+        _ => None,
+    });
+    world.absorb(out);
+    assert_eq!(
+        learned,
+        Some(2048),
+        "state_changed shows the window learned"
+    );
+    let id = *world.http.front().expect("sent again");
+    let again: Value = serde_json::from_slice(&world.bodies[&id]).unwrap();
+    assert!(
+        again["max_completion_tokens"].as_u64().unwrap() <= 2048 / 4 + 256,
+        "{}",
+        again["max_completion_tokens"]
+    );
+}
+
+#[test]
+fn the_server_says_its_window_and_that_its_template_cannot_use_tools_without_delaying_a_turn() {
+    let mut world = local_world();
+    let urls: Vec<&str> = world.gets.iter().map(|(_, url)| url.as_str()).collect();
+    assert_eq!(
+        urls,
+        ["http://llama.test/v1/models", "http://llama.test/props"]
+    );
+    // A turn goes ahead while the server has not answered.
+    submit_go(&mut world);
+    let first = answer_openai(
+        &mut world,
+        &[
+            json!({"choices":[{"index":0,"delta":{"content":"hi"}}]}),
+            json!({"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}),
+        ],
+    );
+    assert!(first["tools"].is_array());
+    let (props, _) = world.gets[1].clone();
+    let answer = br#"{"default_generation_settings":{"n_ctx":2048},"chat_template_caps":{"supports_tools":false}}"#;
+    world.input(Input::HttpResponse {
+        id: props,
+        status: 200,
+        retry_after: None,
+    });
+    world.input(Input::HttpBody {
+        id: props,
+        bytes: answer,
+    });
+    let out = world.checked.input(Input::HttpEnded { id: props });
+    let state = out
+        .iter()
+        .rev()
+        .find_map(|o| match o {
+            Output::Frame(frame) => match frame.event() {
+                Event::StateChanged(s) => s.model.clone(),
+                _ => None,
+            },
+            _ => None,
+        })
+        .expect("state_changed says what was learned");
+    world.absorb(out);
+    assert_eq!(state.context_window, Some(2048));
+    assert_eq!(state.supports_tools, Some(false));
+    submit_go(&mut world);
+    let second = answer_openai(
+        &mut world,
+        &[
+            json!({"choices":[{"index":0,"delta":{"content":"hi"}}]}),
+            json!({"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}),
+        ],
+    );
+    assert!(
+        second.get("tools").is_none(),
+        "no tools for a template that drops them"
+    );
+    assert!(second["max_completion_tokens"].as_u64().unwrap() <= 2048);
+    // The other question times out and is given up.
+    let (models, _) = world.gets[0].clone();
+    let out = world.checked.advance(Duration::from_secs(6));
+    assert!(
+        out.iter()
+            .any(|o| matches!(o, Output::CancelHttp { id } if *id == models))
+    );
 }

@@ -17,6 +17,9 @@ pub struct MessageAssembler {
     has_output: bool,
     /// The first event that did not fit the blocks seen so far; reported by `finish`.
     conflict: Option<String>,
+    /// Characters of text, reasoning and tool arguments streamed, for a count of what streamed
+    /// when the stream ends without the provider's.
+    streamed_chars: usize,
 }
 
 #[derive(Debug, Clone)]
@@ -42,6 +45,13 @@ impl MessageAssembler {
     /// Takes one event into account. `Error` events are the caller's to act on; they change
     /// nothing here.
     pub fn apply(&mut self, event: &ModelEvent) {
+        match event {
+            ModelEvent::TextDelta { text, .. } | ModelEvent::ThinkingDelta { text, .. } => {
+                self.streamed_chars += text.len();
+            }
+            ModelEvent::ToolCallInputDelta { json, .. } => self.streamed_chars += json.len(),
+            _ => {}
+        }
         match event {
             ModelEvent::TextDelta { block, text } => {
                 self.has_output = true;
@@ -104,6 +114,28 @@ impl MessageAssembler {
     /// Why the model stopped, once the stream said.
     pub fn stop_reason(&self) -> Option<&StopReason> {
         self.stop_reason.as_ref()
+    }
+
+    /// Characters streamed so far (text, reasoning, tool arguments).
+    pub fn streamed_chars(&self) -> usize {
+        self.streamed_chars
+    }
+
+    /// The text the answer had so far, without reasoning or tool calls: what is kept of an
+    /// answer that did not finish (its tool calls have no results, their arguments may be cut).
+    pub fn text_so_far(self) -> Message {
+        let content = self
+            .blocks
+            .into_values()
+            .filter_map(|partial| match partial {
+                Partial::Text(text) if !text.is_empty() => Some(Block::Text { text }),
+                _ => None,
+            })
+            .collect();
+        Message {
+            role: Role::Assistant,
+            content,
+        }
     }
 
     /// Whether the model produced anything (text, reasoning or a tool call): a request that

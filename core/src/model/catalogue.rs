@@ -163,6 +163,11 @@ impl ModelRef {
         })
     }
 
+    /// `provider/model`, as it was given.
+    pub fn spec(&self) -> String {
+        format!("{}/{}", self.provider.as_str(), self.id)
+    }
+
     /// The default for the first provider that has access, if any.
     pub fn default_for(access: ProviderAccess) -> Option<Self> {
         Provider::ALL
@@ -221,6 +226,7 @@ impl ModelRef {
             reasoning: entry.is_some_and(|e| e.reasoning),
             available: access.has(self.provider),
             cost: self.cost(),
+            supports_tools: None,
         }
     }
 }

@@ -106,10 +106,24 @@ pub fn compacted_view(summary: &str, kept: &[Message]) -> Vec<Message> {
     view
 }
 
-/// The one user message of a summary request: `older` as a plain-text transcript (tool calls
-/// and results as text, so the request needs no tools), cut from the front to `max_chars`, and
-/// what the summary must hold.
-pub fn summary_request(older: &[Message], instructions: Option<&str>, max_chars: usize) -> Message {
+/// The characters `messages` take in a request (an image counts as what its tokens would be
+/// at four characters a token), for estimates calibrated by the provider's own counts.
+pub fn message_chars(messages: &[Message]) -> usize {
+    messages
+        .iter()
+        .flat_map(|m| &m.content)
+        .map(|block| match block {
+            Block::Text { text } | Block::Thinking { text, .. } => text.len(),
+            Block::Image { .. } => IMAGE_TOKENS as usize * 4,
+            Block::ToolUse { name, input, .. } => name.len() + input.to_string().len(),
+            Block::ToolResult { content, .. } => content.len(),
+        })
+        .sum()
+}
+
+/// `older` as a plain-text transcript for a summary request: tool calls and results as text,
+/// so the request needs no tools.
+pub fn transcript(older: &[Message]) -> String {
     let mut transcript = String::new();
     for message in older {
         transcript.push_str(match message.role {
@@ -142,8 +156,14 @@ pub fn summary_request(older: &[Message], instructions: Option<&str>, max_chars:
         }
         transcript.push('\n');
     }
+    transcript
+}
+
+/// The one user message of a summary request: the `transcript` of the older part, cut from the
+/// front to `max_chars`, and what the summary must hold.
+pub fn summary_request(transcript: &str, instructions: Option<&str>, max_chars: usize) -> Message {
     let shortened = transcript.len() > max_chars;
-    let transcript = tail(&transcript, max_chars);
+    let transcript = tail(transcript, max_chars);
     let mut text = String::with_capacity(transcript.len() + SUMMARY_REQUEST.len() + 128);
     text.push_str("<conversation>\n");
     if shortened {

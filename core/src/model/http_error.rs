@@ -49,9 +49,83 @@ pub(crate) fn is_context_overflow(status: u16, body: &[u8]) -> bool {
     OVERFLOW_PHRASES.iter().any(|p| text.contains(p))
 }
 
+/// What a refusal as too long says of the numbers, where it says them.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct OverflowFacts {
+    /// The context window the server runs with.
+    pub window: Option<u32>,
+    /// The tokens the refused request had.
+    pub prompt_tokens: Option<u64>,
+}
+
+/// Reads the window and the request's size from an overflow body: llama.cpp's `n_ctx` and
+/// `n_prompt_tokens` fields, vLLM's and OpenAI's "maximum context length is N tokens … you
+/// requested M tokens", Anthropic's "M tokens > N maximum".
+pub fn overflow_facts(body: &[u8]) -> OverflowFacts {
+    let json: Option<serde_json::Value> = serde_json::from_slice(body).ok();
+    let field = |name: &str| {
+        json.as_ref()
+            .and_then(|j| j.get("error").unwrap_or(j).get(name))
+            .and_then(serde_json::Value::as_u64)
+    };
+    let text = String::from_utf8_lossy(body).to_ascii_lowercase();
+    let number_after = |marker: &str| {
+        let rest = &text[text.find(marker)? + marker.len()..];
+        let digits: String = rest
+            .trim_start()
+            .chars()
+            .take_while(|c| c.is_ascii_digit() || *c == ',')
+            .filter(char::is_ascii_digit)
+            .collect();
+        digits.parse::<u64>().ok()
+    };
+    let number_before = |marker: &str| {
+        let head = &text[..text.find(marker)?];
+        let digits: String = head
+            .trim_end()
+            .chars()
+            .rev()
+            .take_while(char::is_ascii_digit)
+            .collect();
+        digits.chars().rev().collect::<String>().parse::<u64>().ok()
+    };
+    let window = field("n_ctx")
+        .or_else(|| number_after("maximum context length is"))
+        .or_else(|| number_before(" maximum"));
+    let prompt_tokens = field("n_prompt_tokens")
+        .or_else(|| number_after("you requested"))
+        .or_else(|| number_after("prompt is too long:"));
+    OverflowFacts {
+        window: window
+            .and_then(|w| u32::try_from(w).ok())
+            .filter(|w| *w > 0),
+        prompt_tokens,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn overflow_bodies_teach_the_window_and_the_request_size() {
+        let llama = br#"{"error":{"code":400,"message":"request (4117 tokens) exceeds the available context size (4096 tokens), try increasing it","type":"exceed_context_size_error","n_prompt_tokens":4117,"n_ctx":4096}}"#;
+        let vllm = br#"{"object":"error","message":"This model's maximum context length is 2048 tokens. However, you requested 2100 tokens (1900 in the messages, 200 in the completion).","type":"BadRequestError","code":400}"#;
+        let anthropic = br#"{"type":"error","error":{"type":"invalid_request_error","message":"prompt is too long: 213456 tokens > 200000 maximum"}}"#;
+        let bare = br#"{"error":{"code":400,"message":"the request exceeds the available context size","type":"exceed_context_size_error"}}"#;
+        let facts = |window, prompt| OverflowFacts {
+            window,
+            prompt_tokens: prompt,
+        };
+        assert_eq!(overflow_facts(llama), facts(Some(4096), Some(4117)));
+        assert_eq!(overflow_facts(vllm), facts(Some(2048), Some(2100)));
+        assert_eq!(
+            overflow_facts(anthropic),
+            facts(Some(200_000), Some(213_456))
+        );
+        assert_eq!(overflow_facts(bare), facts(None, None));
+        assert_eq!(overflow_facts(b"not json"), facts(None, None));
+    }
 
     #[test]
     fn overflow_is_recognised_in_each_dialect() {

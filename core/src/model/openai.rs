@@ -2,6 +2,7 @@
 //! OpenRouter also speak: the request (`POST /chat/completions`, streamed) and its chunks.
 
 mod request;
+pub mod server_info;
 mod stream;
 
 pub use request::build_request;

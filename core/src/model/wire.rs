@@ -41,9 +41,20 @@ pub struct ModelCall<'a> {
     pub thinking: Thinking,
 }
 
-/// An HTTP POST for io to send, fully built (URL, headers, JSON body).
+/// How an [`HttpRequest`] is sent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HttpMethod {
+    /// A model request with its JSON body.
+    Post,
+    /// A question to the server about itself (`/props`, `/v1/models`); the body is empty.
+    Get,
+}
+
+/// An HTTP request for io to send, fully built (method, URL, headers, JSON body).
 #[derive(Clone, PartialEq, Eq)]
 pub struct HttpRequest {
+    /// POST for model requests, GET for what luxe asks a server about itself.
+    pub method: HttpMethod,
     /// The full URL.
     pub url: String,
     /// Headers, in order (content type, authentication, versions).
@@ -67,6 +78,7 @@ impl std::fmt::Debug for HttpRequest {
             })
             .collect();
         f.debug_struct("HttpRequest")
+            .field("method", &self.method)
             .field("url", &self.url)
             .field("headers", &headers)
             .field("body_bytes", &self.body.len())

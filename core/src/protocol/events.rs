@@ -269,6 +269,10 @@ pub struct ModelInfo {
     pub available: bool,
     /// Prices; `null` when unknown.
     pub cost: Option<ModelCost>,
+    /// `false` when the server said the model's chat template cannot use tools (llama.cpp's
+    /// `/props`): tools are then not offered. Absent when not known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub supports_tools: Option<bool>,
 }
 
 /// Prices in US dollars per million tokens.
@@ -589,8 +593,8 @@ pub struct TurnUsage {
     pub context_tokens: u64,
     /// The model's context window; `null` when unknown.
     pub context_window: Option<u32>,
-    /// The session's cost so far (turns with unknown prices count as 0).
-    pub session_cost_usd: f64,
+    /// The session's cost so far; `null` once a turn's or `compact` run's prices were unknown.
+    pub session_cost_usd: Option<f64>,
 }
 
 /// `models_listed`.

@@ -1,15 +1,18 @@
 //! Compaction in the session: the model summarizes the older conversation, and the summary
 //! replaces it in the model's view (the store keeps every message). It runs on `compact`, before
-//! a turn's request that would come near the context window, and once when the provider refuses
-//! a turn's request as too long.
+//! a turn's request that would come near the context window, and when the provider refuses a
+//! turn's request as too long. A summary that does not shrink the conversation, or a summary
+//! request that cannot fit, gives way to dropping the oldest turns (with a note to the model),
+//! so that an overflow always recovers or says why.
 
 use std::time::Instant;
 
 use crate::model::catalogue::ModelRef;
 use crate::model::compaction::{
-    SUMMARY_SYSTEM, compacted_view, cut_point, estimate_tokens, summary_request, tokens_of_chars,
+    SUMMARY_SYSTEM, compacted_view, cut_point, message_chars, summary_request, transcript,
 };
 use crate::model::conversation::Message;
+use crate::model::http_error::OverflowFacts;
 use crate::model::wire::ModelCall;
 use crate::protocol::actions::Compact;
 use crate::protocol::events::{CompactionEnded, CompactionStarted, Event};
@@ -28,8 +31,30 @@ const SUMMARY_MAX_TOKENS: u32 = 8_192;
 /// Transcript characters sent when the context window is not known (about 100k tokens).
 const TRANSCRIPT_CHARS_UNKNOWN_WINDOW: usize = 400_000;
 
-/// A transcript is not cut below this when the summary request itself is too long.
-const TRANSCRIPT_CHARS_MIN: usize = 8_000;
+/// A transcript is not cut below this when the summary request itself is too long; past it,
+/// the oldest turns are dropped instead.
+const TRANSCRIPT_CHARS_MIN: usize = 2_000;
+
+/// Tokens a summary request takes besides its transcript (system prompt, instructions).
+const SUMMARY_OVERHEAD_TOKENS: u64 = 400;
+
+/// The most output tokens asked of a model whose limits are not known: more than that is a
+/// small local model rambling until its context is full.
+const OUTPUT_TOKENS_UNKNOWN: u32 = 4_096;
+
+/// Output tokens always left room for when the window is known.
+const OUTPUT_TOKENS_MIN: u32 = 256;
+
+/// Characters per token before the provider has counted any request: what tokenizers average
+/// on prose and code. Lists, numbers and JSON take fewer (measured: 2.1–2.6).
+const CHARS_PER_TOKEN_DEFAULT: f64 = 4.0;
+
+/// How many times a turn drops older turns after a refusal as too long before it gives up.
+const DROPS_PER_TURN: u8 = 4;
+
+/// What the model reads in place of the turns dropped to fit its context window.
+const DROPPED_NOTE: &str = "Earlier turns of this conversation were dropped without a summary \
+to fit the model's context window; ask the user if something from them is needed.";
 
 /// A compaction under way.
 #[derive(Debug)]
@@ -82,12 +107,15 @@ impl Session {
             return false;
         };
         let tokens_before = self.estimated_tokens();
-        let transcript_chars = self
-            .model
-            .as_ref()
-            .and_then(ModelRef::context_window)
-            // Half the window, at about four characters a token.
-            .map_or(TRANSCRIPT_CHARS_UNKNOWN_WINDOW, |w| w as usize * 2);
+        let transcript_chars =
+            self.context_window()
+                .map_or(TRANSCRIPT_CHARS_UNKNOWN_WINDOW, |window| {
+                    let room = u64::from(window)
+                        .saturating_sub(u64::from(self.summary_max_tokens()))
+                        .saturating_sub(SUMMARY_OVERHEAD_TOKENS);
+                    // A tenth kept back: the count of characters a token is an average.
+                    (room as f64 * self.chars_per_token * 0.9) as usize
+                });
         let Some(turn) = self.turn.as_mut() else {
             return false;
         };
@@ -114,14 +142,18 @@ impl Session {
 
     /// Asks the model for a summary of the history before the cut.
     pub(super) fn send_summary_request(&mut self, now: Instant, attempt: u32, model: &ModelRef) {
-        let Some(pending) = self.turn.as_ref().and_then(|t| t.compaction.as_ref()) else {
-            return;
-        };
+        let max_tokens = self.summary_max_tokens();
         let Some(endpoint) = self.providers.endpoint(model.provider) else {
             return;
         };
+        let Some(pending) = self.turn.as_mut().and_then(|t| t.compaction.as_mut()) else {
+            return;
+        };
+        let transcript = transcript(&self.history[..pending.cut.min(self.history.len())]);
+        // What was sent, so that a retry after a refusal always sends less.
+        pending.transcript_chars = pending.transcript_chars.min(transcript.len());
         let message = summary_request(
-            &self.history[..pending.cut],
+            &transcript,
             pending.instructions.as_deref(),
             pending.transcript_chars,
         );
@@ -130,41 +162,98 @@ impl Session {
             system: SUMMARY_SYSTEM,
             messages: std::slice::from_ref(&message),
             tools: &[],
-            max_tokens: model.max_output_tokens().min(SUMMARY_MAX_TOKENS),
+            max_tokens,
             thinking: Thinking::Off,
         };
         let (request, decoder) = encode_call(model.provider, endpoint, &call);
         self.start_model_step(now, attempt, model.provider, request, decoder);
     }
 
-    /// The provider refused a request as too long. A summary request is sent again with less
-    /// of the transcript; a turn's request compacts once and is sent again.
-    pub(super) fn overflowed(&mut self, now: Instant, attempt: u32, reason: String) {
+    /// The provider refused a request as too long; what it said of the window and the
+    /// request's size is learned first. A summary request is sent again with less of the
+    /// transcript, down to a minimum, then the oldest turns are dropped instead. A turn's
+    /// request compacts once, then drops older turns, each time sent again; it fails only when
+    /// nothing older is left to drop.
+    pub(super) fn overflowed(
+        &mut self,
+        now: Instant,
+        attempt: u32,
+        reason: String,
+        facts: OverflowFacts,
+        history_len: usize,
+    ) {
+        if let Some(window) = facts.window {
+            self.learn_window(window);
+        }
         let Some(turn) = self.turn.as_mut() else {
             return;
         };
         if let Some(pending) = turn.compaction.as_mut() {
-            pending.transcript_chars /= 4;
-            if pending.transcript_chars >= TRANSCRIPT_CHARS_MIN {
+            if pending.transcript_chars > TRANSCRIPT_CHARS_MIN {
+                pending.transcript_chars = (pending.transcript_chars / 4).max(TRANSCRIPT_CHARS_MIN);
                 return self.send_request(now, attempt);
             }
-            return self
-                .compaction_failed(now, format!("the summary request was too long: {reason}"));
+            return self.compact_by_dropping(now);
         }
+        if let Some(prompt) = facts.prompt_tokens {
+            self.calibrate(history_len, prompt);
+        }
+        let Some(turn) = self.turn.as_mut() else {
+            return;
+        };
         if !turn.compacted && self.begin_compaction(now, CompactionTrigger::Overflow, None, None) {
             return;
         }
-        let compacted = self.turn.as_ref().is_some_and(|t| t.compacted);
-        let error = if compacted {
-            format!(
-                "the conversation is too long for the model's context window even after compaction: {reason}"
-            )
-        } else {
-            format!(
-                "the conversation is too long for the model's context window and has no older part to compact: {reason}"
-            )
+        let Some(turn) = self.turn.as_mut() else {
+            return;
         };
+        if turn.drops < DROPS_PER_TURN {
+            turn.drops += 1;
+            let budget = self.history_budget();
+            if self.drop_oldest(budget) {
+                return self.send_request(now, attempt);
+            }
+        }
+        let error = format!(
+            "the conversation is too long for the model's context window and nothing older is \
+             left to compact or drop (the last message alone is too long): {reason}"
+        );
         self.end_turn(now, TurnEndReason::Error, Some(error));
+    }
+
+    /// Summarizing cannot fit or did not shrink the conversation: the part it was to replace
+    /// is dropped, with a note to the model.
+    fn compact_by_dropping(&mut self, now: Instant) {
+        let Some(pending) = self.turn.as_mut().and_then(|t| t.compaction.take()) else {
+            return;
+        };
+        self.replace_older(pending.cut, DROPPED_NOTE, None);
+        let tokens_after = self.estimated_tokens();
+        self.compaction_ended(now, pending, tokens_after, None);
+    }
+
+    /// Drops the oldest turns so that the rest fits `budget` tokens (or, when nothing fits,
+    /// all but the latest place a view may start); `false` when there is nothing to drop.
+    fn drop_oldest(&mut self, budget: u64) -> bool {
+        // `cut_point` counts four characters a token; the budget is in calibrated tokens.
+        let budget_at_four = (budget as f64 * self.chars_per_token / 4.0) as u64;
+        let Some(cut) = cut_point(&self.history, budget_at_four) else {
+            return false;
+        };
+        self.replace_older(cut, DROPPED_NOTE, None);
+        true
+    }
+
+    /// Replaces the history before `cut` with `summary` in the model's view, and records it.
+    fn replace_older(&mut self, cut: usize, summary: &str, cost_usd: Option<f64>) {
+        let kept = self.history.split_off(cut.min(self.history.len()));
+        self.history = compacted_view(summary, &kept);
+        self.known_tokens = None;
+        self.record(Record::Compacted {
+            summary: summary.to_owned(),
+            kept: kept.len(),
+            cost_usd,
+        });
     }
 
     /// The summary arrived: it replaces the history before the cut.
@@ -174,25 +263,28 @@ impl Session {
         if summary.is_empty() {
             return self.compaction_failed(now, "the model's summary was empty".into());
         }
-        let Some(turn) = self.turn.as_mut() else {
+        let Some(turn) = self.turn.as_ref() else {
             return;
         };
-        let Some(pending) = turn.compaction.take() else {
+        let Some(pending) = turn.compaction.as_ref() else {
             return;
         };
+        let cut = pending.cut.min(self.history.len());
+        let replaced = self.estimate(&self.history[..cut]);
+        let summary_tokens = self.estimate(&compacted_view(summary, &[])[..]);
+        if summary_tokens >= replaced {
+            // A summary no shorter than what it replaces would grow the request it should shrink.
+            return self.compact_by_dropping(now);
+        }
         // A `compact` run's cost is its own; automatic compaction's is its turn's.
         let cost_usd = match pending.trigger {
             CompactionTrigger::Request => turn.cost_usd,
             _ => None,
         };
-        let kept = self.history.split_off(pending.cut.min(self.history.len()));
-        self.history = compacted_view(summary, &kept);
-        self.known_tokens = None;
-        self.record(Record::Compacted {
-            summary: summary.to_owned(),
-            kept: kept.len(),
-            cost_usd,
-        });
+        let Some(pending) = self.turn.as_mut().and_then(|t| t.compaction.take()) else {
+            return;
+        };
+        self.replace_older(pending.cut, summary, cost_usd);
         let tokens_after = self.estimated_tokens();
         self.compaction_ended(now, pending, tokens_after, None);
     }
@@ -254,7 +346,7 @@ impl Session {
         let Some(run) = self.turn.take() else {
             return;
         };
-        self.session_cost_usd += run.cost_usd.unwrap_or(0.0);
+        self.add_session_cost(run.cost_usd);
         self.sync_store();
         self.after_run(now);
     }
@@ -262,12 +354,89 @@ impl Session {
     /// Whether the next request of a turn should compact first: it would come near the
     /// context window, leaving too little room for the answer.
     pub(super) fn compaction_due(&self, model: &ModelRef) -> bool {
-        let (Some(window), Some(turn)) = (model.context_window(), self.turn.as_ref()) else {
+        let (Some(window), Some(turn)) = (self.context_window(), self.turn.as_ref()) else {
             return false;
         };
         let window = u64::from(window);
-        let reserve = u64::from(model.max_output_tokens()).min(window / 8);
+        let reserve = u64::from(self.max_output(model)).min(window / 8);
         !turn.compacted && self.estimated_tokens() + reserve > window * 9 / 10
+    }
+
+    /// The context window: the catalogue's, else what the server said.
+    pub(super) fn context_window(&self) -> Option<u32> {
+        let model = self.model.as_ref()?;
+        model
+            .context_window()
+            .or_else(|| self.learned_windows.get(&model.spec()).copied())
+    }
+
+    /// Remembers the window the server runs the current model with.
+    pub(super) fn learn_window(&mut self, window: u32) {
+        let Some(model) = &self.model else {
+            return;
+        };
+        if model.context_window().is_some() {
+            return;
+        }
+        if self.learned_windows.insert(model.spec(), window) != Some(window) {
+            self.emit_state();
+        }
+    }
+
+    /// The provider counted `prompt` tokens for the request that carried the first `len`
+    /// messages: later estimates start from that count, at the characters per token it shows.
+    pub(super) fn calibrate(&mut self, len: usize, prompt: u64) {
+        if prompt == 0 || len > self.history.len() {
+            return;
+        }
+        let chars = message_chars(&self.history[..len]) + self.overhead_chars;
+        self.chars_per_token = (chars as f64 / prompt as f64).clamp(1.0, 8.0);
+        self.known_tokens = Some((len, prompt));
+    }
+
+    /// The most output tokens to ask of `model` for the next request: its limit (or a size
+    /// for a model whose limits are not known), and no more than the window leaves.
+    pub(super) fn max_output(&self, model: &ModelRef) -> u32 {
+        let limit = if model.context_window().is_some() {
+            model.max_output_tokens()
+        } else {
+            model.max_output_tokens().min(OUTPUT_TOKENS_UNKNOWN)
+        };
+        match self.context_window() {
+            Some(window) => {
+                let left = u64::from(window).saturating_sub(self.estimated_tokens());
+                let left = u32::try_from(left).unwrap_or(u32::MAX);
+                limit.min(left.max(OUTPUT_TOKENS_MIN))
+            }
+            None => limit,
+        }
+    }
+
+    /// The most tokens a summary may take: within the model's output and a quarter of the window.
+    fn summary_max_tokens(&self) -> u32 {
+        let Some(model) = &self.model else {
+            return SUMMARY_MAX_TOKENS;
+        };
+        let limit = model
+            .max_output_tokens()
+            .min(OUTPUT_TOKENS_UNKNOWN)
+            .min(SUMMARY_MAX_TOKENS);
+        self.context_window().map_or(limit, |w| limit.min(w / 4))
+    }
+
+    /// The tokens the history may take in a turn's request after a refusal: the window less
+    /// the system prompt, tools and room for the answer, and at most half the current size (the
+    /// window may be unknown, or the estimate off).
+    fn history_budget(&self) -> u64 {
+        let history = self.estimate(&self.history);
+        let Some(window) = self.context_window() else {
+            return history / 2;
+        };
+        let window = u64::from(window);
+        (window * 9 / 10)
+            .saturating_sub(self.tokens_for_chars(self.overhead_chars))
+            .saturating_sub(u64::from(OUTPUT_TOKENS_MIN).min(window / 8))
+            .min(history / 2)
     }
 
     /// The tokens the model's view takes: the provider's count for what it last saw, plus an
@@ -275,17 +444,35 @@ impl Session {
     pub(super) fn estimated_tokens(&self) -> u64 {
         match self.known_tokens {
             Some((len, tokens)) if len <= self.history.len() => {
-                tokens + estimate_tokens(&self.history[len..])
+                tokens + self.estimate(&self.history[len..])
             }
-            _ => estimate_tokens(&self.history) + tokens_of_chars(self.overhead_chars),
+            _ => self.estimate(&self.history) + self.tokens_for_chars(self.overhead_chars),
         }
     }
 
-    /// How much of the recent conversation compaction keeps word for word.
-    fn keep_tokens(&self) -> u64 {
-        self.model
-            .as_ref()
-            .and_then(ModelRef::context_window)
-            .map_or(KEEP_TOKENS_MAX, |w| (u64::from(w) / 4).min(KEEP_TOKENS_MAX))
+    /// An estimate of the tokens `messages` take, at the calibrated characters per token.
+    fn estimate(&self, messages: &[crate::model::conversation::Message]) -> u64 {
+        self.tokens_for_chars(message_chars(messages))
     }
+
+    pub(super) fn tokens_for_chars(&self, chars: usize) -> u64 {
+        (chars as f64 / self.chars_per_token).ceil() as u64
+    }
+
+    /// How much of the recent conversation compaction keeps word for word: a quarter of the
+    /// window, or of the conversation when the window is not known (so that most of it is
+    /// summarized), at most 20,000 tokens. In `cut_point`'s units of four characters a token.
+    fn keep_tokens(&self) -> u64 {
+        let keep = self
+            .context_window()
+            .map_or_else(|| self.estimated_tokens(), u64::from)
+            / 4;
+        let keep = keep.min(KEEP_TOKENS_MAX);
+        (keep as f64 * self.chars_per_token / 4.0) as u64
+    }
+}
+
+/// The characters per token assumed before the provider counts.
+pub(super) fn default_chars_per_token() -> f64 {
+    CHARS_PER_TOKEN_DEFAULT
 }

@@ -10,12 +10,14 @@ mod github;
 mod pr_review;
 mod review;
 mod review_prompts;
+mod server_probe;
 mod stack;
 mod store;
 pub mod system_prompt;
 mod tool_run;
 pub mod tools;
 mod turn;
+mod unanswered;
 
 use std::collections::VecDeque;
 use std::time::Instant;
@@ -94,10 +96,19 @@ pub struct Session {
     known_tokens: Option<(usize, u64)>,
     /// The characters the system prompt and tools add to a request, for estimates.
     overhead_chars: usize,
+    /// Characters per token in this conversation, from the provider's last count.
+    chars_per_token: f64,
+    /// Context windows servers said they run models outside the catalogue with, by `provider/id`.
+    learned_windows: std::collections::BTreeMap<String, u32>,
+    /// Models whose server said their chat template cannot use tools, by `provider/id`.
+    tools_unsupported: std::collections::BTreeSet<String>,
+    /// Questions to the local server about its model, in flight.
+    probes: server_probe::ServerProbes,
     queue: VecDeque<Queued>,
     turn: Option<Turn>,
     turns_started: u64,
-    session_cost_usd: f64,
+    /// The session's cost so far; `None` once a run's prices were unknown.
+    session_cost_usd: Option<f64>,
     next_effect: u64,
     next_call: u64,
     next_prompt: u64,
@@ -190,10 +201,14 @@ impl Session {
             history: Vec::new(),
             known_tokens: None,
             overhead_chars: 0,
+            chars_per_token: compaction::default_chars_per_token(),
+            learned_windows: std::collections::BTreeMap::new(),
+            tools_unsupported: std::collections::BTreeSet::new(),
+            probes: server_probe::ServerProbes::default(),
             queue: VecDeque::new(),
             turn: None,
             turns_started: 0,
-            session_cost_usd: 0.0,
+            session_cost_usd: Some(0.0),
             next_effect: 0,
             next_call: 0,
             next_prompt: 0,
@@ -231,6 +246,7 @@ impl Session {
             session.restore(restored);
         }
         session.start_probes();
+        session.probe_server(now);
         session.probe_workspace(now, true);
         Ok(session)
     }
@@ -254,10 +270,15 @@ impl Session {
     /// The earliest deadline: a running turn's, a gh command's, the next workspace poll.
     pub fn poll_timeout(&self) -> Option<Instant> {
         let turn = self.turn.as_ref().and_then(Turn::deadline);
-        [turn, self.github.deadline(), self.stacks.deadline()]
-            .into_iter()
-            .flatten()
-            .min()
+        [
+            turn,
+            self.github.deadline(),
+            self.stacks.deadline(),
+            self.probes.deadline(),
+        ]
+        .into_iter()
+        .flatten()
+        .min()
     }
 
     /// Runs what is due at `now`.
@@ -266,6 +287,7 @@ impl Session {
             self.turn_timeout(now);
             self.github_timeout(now);
             self.stack_timeout(now);
+            self.server_probe_timeout(now);
         }
     }
 
@@ -285,6 +307,7 @@ impl Session {
             || self.review_effect(now, &input)
             || self.github_effect(now, &input)
             || self.stack_effect(now, &input)
+            || self.server_probe_effect(&input)
         {
             return;
         }
@@ -368,6 +391,7 @@ impl Session {
                     self.model = Some(model);
                     self.record_settings();
                     self.emit_state();
+                    self.probe_server(now);
                 }
                 Err(reason) => self.reject(refuse("set_model", &reason)),
             },
@@ -532,9 +556,24 @@ impl Session {
         }));
     }
 
+    /// The current model as `state_changed` shows it, with what the server said of it.
+    fn model_info(&self) -> Option<crate::protocol::events::ModelInfo> {
+        let mut info = self.model.as_ref()?.info(self.providers.access());
+        info.context_window = self.context_window();
+        if self.tools_unsupported.contains(&info.id) {
+            info.supports_tools = Some(false);
+        }
+        Some(info)
+    }
+
+    /// Adds a turn's or `compact` run's cost; an unknown cost makes the total unknown.
+    fn add_session_cost(&mut self, cost_usd: Option<f64>) {
+        self.session_cost_usd = self.session_cost_usd.zip(cost_usd).map(|(a, b)| a + b);
+    }
+
     fn emit_state(&mut self) {
         let state = StateChanged {
-            model: self.model.as_ref().map(|m| m.info(self.providers.access())),
+            model: self.model_info(),
             streaming: self.turn.is_some(),
             mode: self.mode,
             thinking: self.thinking,

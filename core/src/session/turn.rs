@@ -9,7 +9,7 @@ use crate::model::assembler::MessageAssembler;
 use crate::model::catalogue::{ModelRef, Provider};
 use crate::model::conversation::ToolSpec;
 use crate::model::conversation::{Block, Message, Role};
-use crate::model::http_error::is_context_overflow;
+use crate::model::http_error::{OverflowFacts, is_context_overflow, overflow_facts};
 use crate::model::openai::{self, OpenAiStream};
 use crate::model::wire::{
     Endpoint, HttpRequest, ModelCall, ModelEvent, StopReason, StreamDecoder, Usage,
@@ -51,6 +51,8 @@ pub(super) struct Turn {
     pub(super) compaction: Option<PendingCompaction>,
     /// Whether this turn compacted (or tried to) already: once per turn is enough.
     pub(super) compacted: bool,
+    /// How often this turn dropped older turns after a refusal as too long.
+    pub(super) drops: u8,
     /// What a review turn does on the review.
     pub(super) review: Option<ReviewTask>,
     /// Whether a fix turn called `report`.
@@ -100,6 +102,8 @@ pub(super) struct ModelStep {
     history_len: usize,
     /// The block whose deltas are being shown, with what is held back of it.
     shown: Option<Shown>,
+    /// The request's tokens as estimated when it was sent.
+    estimated_prompt: u64,
 }
 
 /// The text or thinking block being streamed to the client, through the redaction gate's
@@ -152,6 +156,7 @@ impl Turn {
             steering: Vec::new(),
             compaction: None,
             compacted: false,
+            drops: 0,
             review: None,
             reported: false,
             changed_files: false,
@@ -180,7 +185,7 @@ enum Outcome {
     },
     Fail(String),
     /// The provider refused the request as too long for the context window.
-    Overflow(String),
+    Overflow(String, OverflowFacts),
 }
 
 impl Session {
@@ -210,6 +215,8 @@ impl Session {
             media_type: i.media_type,
             data: i.data,
         }));
+        // A session file from before this rule may end in an unanswered message.
+        self.settle_unanswered("the session ended first");
         self.remember(Message {
             role: Role::User,
             content,
@@ -312,14 +319,19 @@ impl Session {
             .as_ref()
             .and_then(|t| t.review.as_ref())
             .map_or(&[][..], ReviewTask::tools);
-        let tools = tools_for(self.mode, extra);
+        // A chat template that cannot use tools drops them: offering none says so honestly
+        // and keeps the request's estimate true.
+        let tools = match &self.model {
+            Some(m) if self.tools_unsupported.contains(&m.spec()) => Vec::new(),
+            _ => tools_for(self.mode, extra),
+        };
         self.overhead_chars = system.len() + tools_chars(&tools);
         let call = ModelCall {
             model: &model.id,
             system: &system,
             messages: &self.history,
             tools: &tools,
-            max_tokens: model.max_output_tokens(),
+            max_tokens: self.max_output(&model),
             thinking: self.thinking,
         };
         let (request, decoder) = encode_call(model.provider, endpoint, &call);
@@ -337,6 +349,7 @@ impl Session {
     ) {
         let http = self.effect_id();
         let history_len = self.history.len();
+        let estimated_prompt = self.estimated_tokens();
         if let Some(turn) = self.turn.as_mut() {
             turn.step = Step::Model(Box::new(ModelStep {
                 http,
@@ -350,6 +363,7 @@ impl Session {
                 idle_deadline: now + self.timings.model_idle_timeout,
                 history_len,
                 shown: None,
+                estimated_prompt,
             }));
         }
         self.outputs
@@ -413,7 +427,7 @@ impl Session {
                 };
                 let reason = format!("HTTP {status}: {message}");
                 let outcome = if is_context_overflow(status, &step.error_body) {
-                    Outcome::Overflow(reason)
+                    Outcome::Overflow(reason, overflow_facts(&step.error_body))
                 } else if RETRY_STATUSES.contains(&status) {
                     Outcome::Retry {
                         reason,
@@ -529,25 +543,13 @@ impl Session {
         let Some(turn) = self.turn.as_mut() else {
             return;
         };
-        let usage = step.assembler.usage();
-        add_usage(&mut turn.usage, &usage);
         let summary = turn.compaction.is_some();
-        let prompt = usage.prompt_tokens + usage.cache_read_tokens + usage.cache_write_tokens;
-        if !summary {
-            turn.context_tokens = prompt + usage.completion_tokens;
-        }
-        if let (Some(cost), Some(prices)) = (
-            turn.cost_usd.as_mut(),
-            self.model.as_ref().and_then(|m| m.cost()),
-        ) {
-            *cost += (usage.prompt_tokens as f64 * prices.input
-                + usage.completion_tokens as f64 * prices.output
-                + usage.cache_read_tokens as f64 * prices.cache_read
-                + usage.cache_write_tokens as f64 * prices.cache_write)
-                / 1e6;
-        }
+        let reported = step.assembler.usage();
+        self.count_usage(&step);
+        let prompt =
+            reported.prompt_tokens + reported.cache_read_tokens + reported.cache_write_tokens;
         if !summary && prompt > 0 {
-            self.known_tokens = Some((step.history_len, prompt));
+            self.calibrate(step.history_len, prompt);
         }
         match outcome {
             Outcome::Retry {
@@ -559,11 +561,20 @@ impl Session {
                 self.keep_partial_answer(step.assembler);
                 self.end_turn(now, TurnEndReason::Error, Some(error));
             }
-            Outcome::Overflow(reason) => self.overflowed(now, step.attempt, reason),
+            Outcome::Overflow(reason, facts) => {
+                self.overflowed(now, step.attempt, reason, facts, step.history_len);
+            }
             Outcome::Finished(_) if summary => match step.assembler.finish() {
                 Ok(message) => self.compaction_done(now, &message),
                 Err(error) => self.compaction_failed(now, format!("unusable summary: {error}")),
             },
+            Outcome::Finished(StopReason::MaxTokens)
+                if step.assembler.clone().finish().is_err() =>
+            {
+                // Cut by the token limit in the middle of a tool call: the call cannot run.
+                self.keep_partial_answer(step.assembler);
+                self.end_turn(now, TurnEndReason::MaxTokens, None);
+            }
             Outcome::Finished(stop) => match step.assembler.finish() {
                 Err(error) => self.end_turn(
                     now,
@@ -609,14 +620,40 @@ impl Session {
         }
     }
 
+    /// Adds a model step's tokens and cost to the turn: the provider's counts, or, when the
+    /// stream ended without them (interrupted, broken), estimates of what was sent and streamed.
+    fn count_usage(&mut self, step: &ModelStep) {
+        let mut usage = step.assembler.usage();
+        if usage == Usage::default() && step.assembler.has_output() {
+            usage.prompt_tokens = step.estimated_prompt;
+            usage.completion_tokens = self.tokens_for_chars(step.assembler.streamed_chars());
+        }
+        let prices = self.model.as_ref().and_then(|m| m.cost());
+        let Some(turn) = self.turn.as_mut() else {
+            return;
+        };
+        add_usage(&mut turn.usage, &usage);
+        if turn.compaction.is_none() {
+            turn.context_tokens = usage.prompt_tokens
+                + usage.cache_read_tokens
+                + usage.cache_write_tokens
+                + usage.completion_tokens;
+        }
+        if let (Some(cost), Some(prices)) = (turn.cost_usd.as_mut(), prices) {
+            *cost += (usage.prompt_tokens as f64 * prices.input
+                + usage.completion_tokens as f64 * prices.output
+                + usage.cache_read_tokens as f64 * prices.cache_read
+                + usage.cache_write_tokens as f64 * prices.cache_write)
+                / 1e6;
+        }
+    }
+
     /// Keeps what the client already saw of an answer that did not finish, without tool calls
     /// (they have no results).
     fn keep_partial_answer(&mut self, assembler: MessageAssembler) {
-        if let Ok(mut message) = assembler.finish() {
-            message.content.retain(|b| matches!(b, Block::Text { .. }));
-            if !message.content.is_empty() {
-                self.remember(message);
-            }
+        let message = assembler.text_so_far();
+        if !message.content.is_empty() {
+            self.remember(message);
         }
     }
 
@@ -703,6 +740,7 @@ impl Session {
             Step::Model(mut step) => {
                 self.outputs.push_back(Output::CancelHttp { id: step.http });
                 self.show_rest(&mut step);
+                self.count_usage(&step);
                 self.keep_partial_answer(step.assembler);
             }
             Step::Tools(tools) => self.interrupt_tools(*tools),
@@ -724,7 +762,15 @@ impl Session {
         let Some(turn) = self.turn.take() else {
             return;
         };
-        self.session_cost_usd += turn.cost_usd.unwrap_or(0.0);
+        let why = error.clone().unwrap_or_else(|| match reason {
+            TurnEndReason::EndTurn => "it finished without one".to_owned(),
+            TurnEndReason::Interrupted => "interrupted".to_owned(),
+            TurnEndReason::MaxTokens => "the answer hit the token limit".to_owned(),
+            TurnEndReason::Refusal => "the model refused".to_owned(),
+            TurnEndReason::Error => "an error".to_owned(),
+        });
+        self.settle_unanswered(&why);
+        self.add_session_cost(turn.cost_usd);
         self.record(Record::TurnEnded {
             turn_id: turn.id.clone(),
             cost_usd: turn.cost_usd,
@@ -738,16 +784,9 @@ impl Session {
             reasoning_tokens: turn.usage.reasoning_tokens,
             cost_usd: turn.cost_usd,
             context_tokens: turn.context_tokens,
-            context_window: self.model.as_ref().and_then(|m| m.context_window()),
+            context_window: self.context_window(),
             session_cost_usd: self.session_cost_usd,
         }));
-        let why = error.clone().unwrap_or_else(|| match reason {
-            TurnEndReason::EndTurn => "it finished without one".to_owned(),
-            TurnEndReason::Interrupted => "interrupted".to_owned(),
-            TurnEndReason::MaxTokens => "the answer hit the token limit".to_owned(),
-            TurnEndReason::Refusal => "the model refused".to_owned(),
-            TurnEndReason::Error => "an error".to_owned(),
-        });
         self.emit(Event::TurnEnded(TurnEnded {
             turn_id: turn.id,
             reason,

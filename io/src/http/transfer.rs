@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::{mem, thread};
 
 use curl::easy::{Easy2, Handler, InfoType, List, ReadError, SeekResult, SslOpt, WriteError};
-use luxe_core::model::wire::HttpRequest;
+use luxe_core::model::wire::{HttpMethod, HttpRequest};
 
 use super::Shared;
 
@@ -55,10 +55,15 @@ impl Drop for End {
 
 fn run(request: HttpRequest, mut end: End) {
     let mut easy = idle_handle();
-    let HttpRequest { url, headers, body } = request;
+    let HttpRequest {
+        method,
+        url,
+        headers,
+        body,
+    } = request;
     let length = body.len() as u64;
     *easy.get_mut() = Exchange::new(Arc::clone(&end.shared), body);
-    let result = configure(&mut easy, &url, &headers, length).and_then(|()| easy.perform());
+    let result = configure(&mut easy, method, &url, &headers, length).and_then(|()| easy.perform());
     let exchange = easy.get_mut();
     end.result = Some(match result {
         Ok(()) => {
@@ -93,13 +98,19 @@ fn idle_handle() -> Easy2<Exchange> {
 
 fn configure(
     easy: &mut Easy2<Exchange>,
+    method: HttpMethod,
     url: &str,
     headers: &[(String, String)],
     length: u64,
 ) -> Result<(), curl::Error> {
     easy.url(url)?;
-    easy.post(true)?;
-    easy.post_field_size(length)?;
+    match method {
+        HttpMethod::Post => {
+            easy.post(true)?;
+            easy.post_field_size(length)?;
+        }
+        HttpMethod::Get => easy.get(true)?,
+    }
     let mut list = List::new();
     for (name, value) in headers {
         // `name:` alone would remove the header; `name;` sends it empty.

@@ -5,7 +5,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::model::conversation::{Block, Message, Role, ToolSpec};
-use crate::model::wire::{Endpoint, HttpRequest, ModelCall};
+use crate::model::wire::{Endpoint, HttpMethod, HttpRequest, ModelCall};
 use crate::protocol::values::Thinking;
 
 /// The API version luxe's request and event shapes follow.
@@ -31,6 +31,7 @@ pub fn build_request(endpoint: &Endpoint, call: &ModelCall<'_>) -> HttpRequest {
     }
     headers.push(("anthropic-version".to_owned(), API_VERSION.to_owned()));
     HttpRequest {
+        method: HttpMethod::Post,
         url: format!("{}/v1/messages", endpoint.base_url.trim_end_matches('/')),
         headers,
         // Only structs, strings, numbers and JSON values: serializing cannot fail.

@@ -72,14 +72,15 @@ fn the_transcript_cuts_long_results_and_keeps_the_latest_part() {
         text(Role::Assistant, "last answer"),
     ];
     let Block::Text { text: whole } =
-        &summary_request(&older, Some("focus on tests"), 100_000).content[0]
+        &summary_request(&transcript(&older), Some("focus on tests"), 100_000).content[0]
     else {
         panic!("a text block");
     };
     assert!(whole.contains("first question") && whole.contains("[tool call: read_file"));
     assert!(whole.contains("[… cut]") && !whole.contains(&"y".repeat(2_001)));
     assert!(whole.ends_with("The user adds: focus on tests"));
-    let Block::Text { text: short } = &summary_request(&older, None, 50).content[0] else {
+    let Block::Text { text: short } = &summary_request(&transcript(&older), None, 50).content[0]
+    else {
         panic!("a text block");
     };
     assert!(short.contains("left out") && short.contains("last answer"));

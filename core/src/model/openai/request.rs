@@ -7,7 +7,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::model::conversation::{Block, Message, Role, ToolSpec};
-use crate::model::wire::{Endpoint, HttpRequest, ModelCall};
+use crate::model::wire::{Endpoint, HttpMethod, HttpRequest, ModelCall};
 use crate::protocol::values::Thinking;
 
 /// Builds the streamed `POST {base_url}/chat/completions` for `call`.
@@ -46,6 +46,7 @@ pub fn build_request(endpoint: &Endpoint, call: &ModelCall<'_>) -> HttpRequest {
         headers.push(("authorization".to_owned(), format!("Bearer {key}")));
     }
     HttpRequest {
+        method: HttpMethod::Post,
         url: format!(
             "{}/chat/completions",
             endpoint.base_url.trim_end_matches('/')
@@ -101,9 +102,11 @@ fn push_user<'a>(message: &'a Message, out: &mut Vec<WireMessage<'a>>) {
     out.push(WireMessage::User { content });
 }
 
-/// `None` when nothing is left to send (only reasoning): servers reject an assistant message
-/// with neither content nor tool calls.
+/// `None` when nothing is left to send: servers reject an assistant message with neither
+/// content nor tool calls. An answer that is only reasoning is sent as its reasoning, so that
+/// the answer stays in the conversation and roles still alternate.
 fn assistant(message: &Message) -> Option<WireMessage<'_>> {
+    let mut reasoning = Vec::new();
     let mut texts = Vec::new();
     let mut tool_calls = Vec::new();
     for block in &message.content {
@@ -117,9 +120,16 @@ fn assistant(message: &Message) -> Option<WireMessage<'_>> {
                     arguments: input.to_string(),
                 },
             }),
-            // Reasoning is not replayed: Chat Completions has no field for it.
-            Block::Thinking { .. } | Block::Image { .. } | Block::ToolResult { .. } => {}
+            // Reasoning is not replayed beside an answer: Chat Completions has no field for it.
+            Block::Thinking { text, .. } => reasoning.push(text.as_str()),
+            Block::Image { .. } | Block::ToolResult { .. } => {}
         }
+    }
+    if texts.is_empty() && tool_calls.is_empty() {
+        texts = reasoning
+            .into_iter()
+            .filter(|t| !t.trim().is_empty())
+            .collect();
     }
     if texts.is_empty() && tool_calls.is_empty() {
         return None;
@@ -424,7 +434,7 @@ mod tests {
     }
 
     #[test]
-    fn several_texts_join_and_reasoning_only_messages_are_dropped() {
+    fn several_texts_join_and_reasoning_only_messages_send_their_reasoning() {
         let messages = [
             message(Role::User, vec![text("one"), text("two")]),
             message(
@@ -443,6 +453,7 @@ mod tests {
             body["messages"],
             json!([
                 {"role": "user", "content": "one\ntwo"},
+                {"role": "assistant", "content": "hm"},
                 {"role": "assistant", "content": "a\nb"},
             ])
         );
