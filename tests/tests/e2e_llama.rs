@@ -114,7 +114,7 @@ fn a_tool_call_through_the_tool_capable_template() {
 }
 
 #[test]
-#[ignore = "not yet passing: turns 1-3 compact and succeed, turn 4's compaction ran past the 120 s patience on one thread"]
+#[ignore = "passes in about 300 s on one thread with LUXE_TEST_PATIENCE_MS=180000 (a summary request takes longer than the default 20 s wait for a frame): too slow for every run"]
 fn a_long_session_at_2048_overflows_again_and_again_and_keeps_working() {
     let Some(server) = LlamaServer::start(2048, false) else {
         return;
