@@ -281,3 +281,11 @@ fn an_unknown_part_asks_even_in_bypass_and_under_allow_everything() {
     assert_eq!(kind(&p.decide("bash", &cmd("gi${X}t push"))), "ask");
     assert_eq!(kind(&p.decide("bash", &cmd("git status"))), "allow");
 }
+
+#[test]
+fn the_fuzzers_newline_before_an_escaped_command_is_denied() {
+    // tree-sitter-bash read `ls⏎\rm v` as `ls` with the arguments `\rm v`; bash runs `rm v`.
+    crate::harness::shell(include_bytes!(
+        "../../../fuzz/seeds/shell/newline-before-escaped-command.bin"
+    ));
+}

@@ -132,7 +132,15 @@ impl<'s> Walk<'s, '_> {
                     self.script.nested.push(unescape_backticks(self.text(node)));
                     continue;
                 }
-                "command" | "declaration_command" | "unset_command" => self.command(node, at),
+                "command" | "declaration_command" | "unset_command" => {
+                    // Bash ends a command at a newline; one between a command's own parts
+                    // (`ls⏎\rm v` read as `ls` with arguments) is the grammar reading the text
+                    // differently than bash would.
+                    if splits_a_line(node, self.src) {
+                        self.script.broken = true;
+                    }
+                    self.command(node, at);
+                }
                 "variable_assignment" => {
                     if let Some(name) = node.child_by_field_name("name") {
                         self.script.assigned.push(self.text(name).to_owned());
@@ -272,6 +280,21 @@ impl<'s> Walk<'s, '_> {
         }
         (stdin, writes)
     }
+}
+
+/// Whether a newline that no backslash escapes lies between two of `node`'s children.
+fn splits_a_line(node: Node<'_>, src: &str) -> bool {
+    let mut cursor = node.walk();
+    let mut end = None;
+    for child in node.children(&mut cursor) {
+        if let Some(end) = end
+            && bare_newline(src.get(end..child.start_byte()).unwrap_or_default())
+        {
+            return true;
+        }
+        end = Some(child.end_byte());
+    }
+    false
 }
 
 /// Whether `text` holds a newline that no backslash escapes.
