@@ -160,7 +160,8 @@ pub(crate) fn encode_in_parts<E>(
     Ok(())
 }
 
-fn json_type(value: &Value) -> &'static str {
+/// What kind of JSON `value` is, with its article ("a string", "an array"), for messages.
+pub(crate) fn json_type(value: &Value) -> &'static str {
     match value {
         Value::Null => "null",
         Value::Bool(_) => "a boolean",

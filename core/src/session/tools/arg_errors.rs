@@ -5,6 +5,7 @@
 use serde_json::Value;
 
 use super::definitions::schema_of;
+use crate::protocol::codec::json_type;
 
 /// Why `input` is not a valid call of `tool`, in a sentence for the model.
 pub fn explain(tool: &str, input: &Value) -> String {
@@ -104,20 +105,9 @@ fn describe(schema: &Value) -> String {
         },
         "number" => "a number".into(),
         "boolean" => "true or false".into(),
-        "array" => "a list".into(),
+        "array" => "an array".into(),
         "object" => "an object of named arguments".into(),
         _ => "a value".into(),
-    }
-}
-
-fn json_type(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "a list",
-        Value::Object(_) => "an object",
     }
 }
 
@@ -137,7 +127,7 @@ mod tests {
             (
                 "read",
                 json!([]),
-                "the arguments must be an object of named arguments, not a list",
+                "the arguments must be an object of named arguments, not an array",
             ),
             (
                 "read",
