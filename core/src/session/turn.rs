@@ -514,7 +514,12 @@ impl Session {
                 block,
                 stream: self.redactor.text_stream(),
             });
-            let frame = shown.push(&text);
+            // Without secrets the text goes out as it came, uncopied: this runs once a token.
+            let frame = if self.redactor.is_empty() {
+                shown.frame(text)
+            } else {
+                shown.push(&text)
+            };
             for frame in [ended, frame].into_iter().flatten() {
                 self.emit(frame);
             }

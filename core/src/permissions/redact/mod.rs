@@ -30,9 +30,8 @@ pub use dotenv::secret_values;
 pub use forms::is_weak;
 pub use stream::{StreamRedactor, TextStream};
 
-use stream::Starts;
-
 use forms::{json_escaped, search_strings};
+use stream::Starts;
 
 /// The most pattern bytes searched with a DFA; more get the contiguous NFA.
 const DFA_MAX_BYTES: usize = 4 * 1024;
@@ -57,9 +56,9 @@ pub const MARKER: &str = "[redacted]";
 ///
 /// A value or line longer than 1,024 bytes is searched for in pieces of that size (and each
 /// piece in these forms): printed whole it is redacted piece by piece; a part of it that holds
-/// no whole piece is not. Derived forms that would be weak values are skipped. The output is not searched again, so a
-/// secret that shares text with the marker (contains a bracket, or is part of the word
-/// `redacted`) can be formed by a marker and the text next to it.
+/// no whole piece is not. Derived forms that would be weak values are skipped. The output is
+/// not searched again, so a secret that shares text with the marker (contains a bracket, or is
+/// part of the word `redacted`) can be formed by a marker and the text next to it.
 #[derive(Debug, Clone, Default)]
 pub struct Redactor {
     /// `None` when there is nothing to redact; shared, so streams and frames are cheap to start.
