@@ -60,6 +60,20 @@ pub struct Opened {
     pub path: String,
     /// The file's identity; `None` when it does not exist yet (a write of a new file).
     pub identity: Option<FileIdentity>,
+    /// What kind of file it is; `None` when it does not exist yet.
+    pub kind: Option<FileKind>,
+}
+
+/// The kinds of file a tool may be pointed at; only a regular file is read or written (core
+/// decides): a FIFO or a device would block a read for ever.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileKind {
+    /// A plain file.
+    Regular,
+    /// A directory.
+    Directory,
+    /// A FIFO, socket, device or anything else.
+    Other,
 }
 
 /// One line that matched a search.

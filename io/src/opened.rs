@@ -17,7 +17,7 @@ use std::path::{Component, Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
-use luxe_core::effects::{EffectId, FileContent, FileIdentity, OpenFor, Opened};
+use luxe_core::effects::{EffectId, FileContent, FileIdentity, FileKind, OpenFor, Opened};
 use rustix::fs::{AtFlags, Mode, OFlags};
 
 /// What is held for one handle.
@@ -140,13 +140,12 @@ impl OpenFiles {
     }
 }
 
-/// Only regular files are read or written for a tool: a FIFO or a device would block a read
-/// for ever, and a pipe or socket (a link to `/dev/stdin`, `/proc/self/fd/1`) is Luxe's own.
-fn regular(mode: rustix::fs::RawMode) -> io::Result<()> {
+/// The kind of file `mode` says, for core to decide on.
+fn kind_of(mode: rustix::fs::RawMode) -> FileKind {
     match rustix::fs::FileType::from_raw_mode(mode) {
-        rustix::fs::FileType::RegularFile => Ok(()),
-        rustix::fs::FileType::Directory => Err(io::Error::other("is a directory")),
-        _ => Err(io::Error::other("is not a regular file")),
+        rustix::fs::FileType::RegularFile => FileKind::Regular,
+        rustix::fs::FileType::Directory => FileKind::Directory,
+        _ => FileKind::Other,
     }
 }
 
@@ -177,13 +176,14 @@ fn path_of(fd: &impl AsRawFd, fallback: &Path) -> io::Result<PathBuf> {
 
 fn open_read(path: &str) -> io::Result<(Held, Opened)> {
     let fd = rustix::fs::open(path, read_flags(), Mode::empty())?;
-    regular(rustix::fs::fstat(&fd)?.st_mode)?;
+    let kind = kind_of(rustix::fs::fstat(&fd)?.st_mode);
     let file = File::from(fd);
     let identity = identity_of(&file)?;
     let resolved = path_of(&file, Path::new(path))?;
     let opened = Opened {
         path: resolved.to_string_lossy().into_owned(),
         identity: Some(identity),
+        kind: Some(kind),
     };
     Ok((Held::File(file), opened))
 }
@@ -226,20 +226,20 @@ fn open_place(path: &str) -> io::Result<(Held, Opened)> {
             "has a `..` in a directory that does not exist",
         ));
     }
-    let identity = if missing.is_empty() {
+    let (identity, kind) = if missing.is_empty() {
         match rustix::fs::statat(&dir, &name, AtFlags::SYMLINK_NOFOLLOW) {
             Ok(stat) => {
-                regular(stat.st_mode)?;
-                Some(FileIdentity {
+                let identity = FileIdentity {
                     dev: stat.st_dev,
                     ino: stat.st_ino,
-                })
+                };
+                (Some(identity), Some(kind_of(stat.st_mode)))
             }
-            Err(rustix::io::Errno::NOENT) => None,
+            Err(rustix::io::Errno::NOENT) => (None, None),
             Err(err) => return Err(err.into()),
         }
     } else {
-        None
+        (None, None)
     };
     let dir_path = path_of(&dir, &existing)?;
     let mut shown = dir_path.clone();
@@ -250,6 +250,7 @@ fn open_place(path: &str) -> io::Result<(Held, Opened)> {
     let opened = Opened {
         path: shown.to_string_lossy().into_owned(),
         identity,
+        kind,
     };
     let held = Held::Place {
         dir,
@@ -296,7 +297,7 @@ fn read_place(place: &Held, max_bytes: u64) -> io::Result<FileContent> {
             rustix::io::Errno::LOOP | rustix::io::Errno::NOENT => changed(),
             other => other.into(),
         })?;
-    regular(rustix::fs::fstat(&fd)?.st_mode)?;
+    // The same inode as the one decided on, so the same (regular) file.
     let file = File::from(fd);
     if Some(identity_of(&file)?) != *identity {
         return Err(changed());

@@ -7,7 +7,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use luxe_core::Output;
-use luxe_core::effects::{EffectId, FileContent, FileIdentity, OpenFor, Opened};
+use luxe_core::effects::{EffectId, FileContent, FileIdentity, FileKind, OpenFor, Opened};
 use luxe_io::{Completion, Effects};
 use smol::channel::Receiver;
 use smol::future::FutureExt as _;
@@ -240,7 +240,7 @@ fn a_closed_or_unknown_handle_is_refused() {
 }
 
 #[test]
-fn a_fifo_a_device_or_a_link_to_luxes_own_streams_is_refused_without_blocking() {
+fn a_fifo_a_device_or_a_directory_is_reported_as_what_it_is_without_blocking() {
     let dir = project();
     let fifo = dir.path().join("x");
     let made = std::process::Command::new("mkfifo")
@@ -248,23 +248,34 @@ fn a_fifo_a_device_or_a_link_to_luxes_own_streams_is_refused_without_blocking() 
         .status()
         .unwrap();
     assert!(made.success());
-    symlink("/dev/stdin", dir.path().join("notes.md")).unwrap();
     let mut io = Io::new();
-    for (path, purpose) in [
-        (fifo.clone(), OpenFor::Read),
-        (fifo.clone(), OpenFor::Write),
-        (dir.path().join("notes.md"), OpenFor::Read),
-        (Path::new("/dev/null").to_owned(), OpenFor::Read),
+    for (path, purpose, kind) in [
+        (fifo.clone(), OpenFor::Read, FileKind::Other),
+        (fifo.clone(), OpenFor::Write, FileKind::Other),
+        (
+            Path::new("/dev/null").to_owned(),
+            OpenFor::Read,
+            FileKind::Other,
+        ),
+        (dir.path().to_owned(), OpenFor::Read, FileKind::Directory),
+        (
+            dir.path().join("notes.txt"),
+            OpenFor::Read,
+            FileKind::Regular,
+        ),
     ] {
-        let error = io.open(&path, purpose).unwrap_err();
-        assert!(
-            error.contains("not a regular file") || error.contains("not a file in the file tree"),
-            "{}: {error}",
-            path.display()
-        );
+        let opened = io.open(&path, purpose).unwrap();
+        assert_eq!(opened.kind, Some(kind), "{}", path.display());
     }
-    let error = io.open(dir.path(), OpenFor::Read).unwrap_err();
-    assert!(error.contains("is a directory"), "{error}");
+}
+
+#[test]
+fn a_file_with_no_path_in_the_file_tree_is_refused() {
+    // A pipe (what a link to /dev/stdin reaches when luxe's stdin is one) has no path.
+    let (reader, _writer) = std::io::pipe().unwrap();
+    let link = format!("/proc/self/fd/{}", std::os::fd::AsRawFd::as_raw_fd(&reader));
+    let error = Io::new().open(Path::new(&link), OpenFor::Read).unwrap_err();
+    assert!(error.contains("not a file in the file tree"), "{error}");
 }
 
 #[test]

@@ -152,3 +152,34 @@ fn a_link_swapped_in_while_a_read_waits_for_its_prompt_reads_what_was_opened() {
     );
     assert!(!leaked(&frames, &server), "the secret leaked");
 }
+
+#[test]
+fn a_fifo_is_refused_by_luxe_not_read_for_ever() {
+    let ws = project();
+    let made = std::process::Command::new("mkfifo")
+        .arg(ws.path().join("pipe"))
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let server = ModelServer::start();
+    let mut luxe = start(&ws, &server, &["--yolo"]);
+    server.push(Reply::tool_call("r", "read", json!({"path": "pipe"})));
+    server.push(Reply::tool_call(
+        "w",
+        "edit",
+        json!({"path": "pipe", "old_text": "a", "new_text": "b"}),
+    ));
+    server.push(Reply::text("done"));
+    let results = finished(&turn(&mut luxe, || {}));
+    assert_eq!(results.len(), 2, "{results:?}");
+    for result in &results {
+        assert_eq!(result["status"], "error", "{result}");
+        assert!(
+            result["output"]
+                .as_str()
+                .unwrap()
+                .contains("is not a regular file"),
+            "{result}"
+        );
+    }
+}

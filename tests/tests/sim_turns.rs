@@ -9,7 +9,7 @@ use std::collections::{BTreeMap, VecDeque};
 use std::time::{Duration, Instant};
 
 use luxe_core::config::{EnvFile, Providers};
-use luxe_core::effects::{EffectId, FileContent, Opened, Stream};
+use luxe_core::effects::{EffectId, FileContent, FileKind, Opened, Stream};
 use luxe_core::harness::{Checked, test_config};
 use luxe_core::model::wire::{Endpoint, HttpMethod};
 use luxe_core::permissions::is_env_file;
@@ -512,6 +512,7 @@ impl World {
                     Ok(Opened {
                         path,
                         identity: None,
+                        kind: Some(FileKind::Regular),
                     })
                 } else {
                     Err("no such file".into())

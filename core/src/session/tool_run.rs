@@ -5,7 +5,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::effects::{EffectId, FileContent, FileIdentity, Input, OpenFor, Output, Stream};
+use crate::effects::{
+    EffectId, FileContent, FileIdentity, FileKind, Input, OpenFor, Output, Stream,
+};
 use crate::model::conversation::{Block, Message, Role};
 use crate::permissions::redact::{Redactor, TextStream};
 use crate::permissions::rules::Rule;
@@ -735,7 +737,13 @@ impl Session {
                 if result.is_ok() {
                     running.opened = Some(*id);
                 }
-                let result = result.clone().map(|opened| opened.path);
+                // Only a regular file is read or written: a FIFO or device would block the
+                // read for ever, a directory is nothing to read or replace.
+                let result = result.clone().and_then(|opened| match opened.kind {
+                    None | Some(FileKind::Regular) => Ok(opened.path),
+                    Some(FileKind::Directory) => Err(format!("{}: is a directory", opened.path)),
+                    Some(FileKind::Other) => Err(format!("{}: is not a regular file", opened.path)),
+                });
                 return self.path_resolved(now, result, identity);
             }
             _ => {}
