@@ -2,6 +2,7 @@
 //! repository, the branch's pull request and its checks), and the reads and writes clients
 //! ask for, each a short chain of gh commands run with gh's quiet environment and a timeout.
 
+use super::owners::Owner;
 use std::collections::BTreeMap;
 use std::time::Instant;
 
@@ -218,7 +219,7 @@ impl Session {
             pull_request: None,
         });
         let args = STATUS_ARGS.iter().map(|a| (*a).to_owned()).collect();
-        let id = self.spawn("git", args, self.cwd.clone(), Vec::new());
+        let id = self.spawn(Owner::Github, "git", args, self.cwd.clone(), Vec::new());
         let timeout = self.timings.gh_timeout;
         self.github
             .commands
@@ -227,7 +228,7 @@ impl Session {
 
     /// Runs `gh args` for `job`.
     fn run_gh(&mut self, now: Instant, args: Vec<String>, job: Job) {
-        let id = self.spawn("gh", args, self.cwd.clone(), gh::env());
+        let id = self.spawn(Owner::Github, "gh", args, self.cwd.clone(), gh::env());
         let timeout = self.timings.gh_timeout;
         self.github.commands.start(id, job, now, Some(timeout));
     }
@@ -239,7 +240,13 @@ impl Session {
 
     /// Runs `git args` (a log, or a push) as `step` of request `request_id`.
     fn git_request(&mut self, now: Instant, args: Vec<String>, request_id: String, step: Step) {
-        let id = self.spawn("git", args, self.cwd.clone(), super::stack::git_env());
+        let id = self.spawn(
+            Owner::Github,
+            "git",
+            args,
+            self.cwd.clone(),
+            super::stack::git_env(),
+        );
         let timeout = self.timings.git_timeout;
         let job = Job::Request { request_id, step };
         self.github.commands.start(id, job, now, Some(timeout));
@@ -285,21 +292,17 @@ impl Session {
         Ok(())
     }
 
-    /// Routes a gh or git result; `false` when the input is not GitHub work's.
-    pub(super) fn github_effect(
-        &mut self,
-        now: Instant,
-        input: &crate::effects::Input<'_>,
-    ) -> bool {
+    /// Takes a gh or git result of GitHub work.
+    pub(super) fn github_effect(&mut self, now: Instant, input: &crate::effects::Input<'_>) {
         if let crate::effects::Input::FileWritten { id, result } = input
             && self.github.writing.as_ref().is_some_and(|(w, ..)| w == id)
         {
             if let Some((_, request_id, path)) = self.github.writing.take() {
                 self.review_body_written(now, request_id, path, result.clone());
             }
-            return true;
+            return;
         }
-        let (taken, finished) = self.github.commands.handle(input);
+        let (_, finished) = self.github.commands.handle(input);
         if let Some(done) = finished {
             let result = Outcome {
                 failure: done.gh_failure(),
@@ -312,7 +315,6 @@ impl Session {
                 }
             }
         }
-        taken
     }
 
     /// Kills gh commands past their deadline and starts a due poll.
@@ -958,7 +960,7 @@ impl Session {
             &prepared.body,
             &prepared.preview.comments,
         );
-        let id = self.effect_id();
+        let id = self.effect_id(Owner::Github);
         let path = format!("{}/post-{}.json", dir.trim_end_matches('/'), id.0);
         self.github.writing = Some((id, request_id, path.clone()));
         self.outputs

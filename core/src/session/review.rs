@@ -6,6 +6,7 @@
 //! atomically, and only then kept and acknowledged. So 50 edits in flight are 50 answers in
 //! order, each checked against everything saved before it, and a failed write changes nothing.
 
+use super::owners::Owner;
 use std::collections::VecDeque;
 use std::sync::Arc;
 use std::time::Instant;
@@ -197,7 +198,7 @@ impl Session {
     }
 
     fn read_diff(&mut self, reading: Reading, target: ReviewTarget) {
-        let id = self.effect_id();
+        let id = self.effect_id(Owner::Review);
         self.review.reading.push((id, reading, target.clone()));
         self.outputs.push_back(Output::ReadDiff {
             id,
@@ -236,18 +237,15 @@ impl Session {
         }
     }
 
-    /// Routes a review file read or write; `false` when the input is not one.
-    pub(super) fn review_effect(&mut self, now: Instant, input: &Input<'_>) -> bool {
-        if self.commit_effect(now, input) {
-            return true;
-        }
+    /// Takes a review file read or write.
+    pub(super) fn review_effect(&mut self, now: Instant, input: &Input<'_>) {
         match input {
             Input::FileRead { id, result } => {
                 if !matches!(&self.review.opening, Some(o) if o.effect == *id) {
-                    return false;
+                    return;
                 }
                 let Some(opening) = self.review.opening.take() else {
-                    return true;
+                    return;
                 };
                 let review_id = review_id(opening.source.root(), &opening.target);
                 let stored = match result {
@@ -276,16 +274,13 @@ impl Session {
                         reason,
                     })),
                 }
-                true
             }
             Input::FileWritten { id, result } => {
-                if !matches!(&self.review.writing, Some((w, ..)) if w == id) {
-                    return false;
+                if matches!(&self.review.writing, Some((w, ..)) if w == id) {
+                    self.written(now, result.clone());
                 }
-                self.written(now, result.clone());
-                true
             }
-            _ => false,
+            _ => {}
         }
     }
 
@@ -303,7 +298,7 @@ impl Session {
         };
         let stem = file_stem(&review_id(source.root(), &target));
         let path = format!("{}/{stem}.json", dir.trim_end_matches('/'));
-        let effect = self.effect_id();
+        let effect = self.effect_id(Owner::Review);
         self.outputs.push_back(Output::ReadFile {
             id: effect,
             path: path.clone(),
@@ -540,7 +535,7 @@ impl Session {
             let task = task.map(|work| ReviewTask { review_id, work });
             match open.path.clone() {
                 Some(path) => {
-                    let id = self.effect_id();
+                    let id = self.effect_id(Owner::Review);
                     self.outputs.push_back(Output::WriteFile {
                         id,
                         path,

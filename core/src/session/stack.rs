@@ -8,6 +8,7 @@ use std::time::Instant;
 
 use super::Session;
 use super::commands::{Commands, Finished};
+use super::owners::Owner;
 use crate::effects::Input;
 use crate::github::gh;
 use crate::protocol::events::{Event, RequestFailed};
@@ -216,9 +217,9 @@ impl Session {
         Ok(())
     }
 
-    /// Routes a command's end to its flow; `false` when the input is not stack work's.
-    pub(super) fn stack_effect(&mut self, now: Instant, input: &Input<'_>) -> bool {
-        let (taken, finished) = self.stacks.commands.handle(input);
+    /// Routes a command's end to its flow.
+    pub(super) fn stack_effect(&mut self, now: Instant, input: &Input<'_>) {
+        let (_, finished) = self.stacks.commands.handle(input);
         if let Some(done) = finished {
             let (id, program) = done.purpose;
             let ran = ran(&done, program);
@@ -232,7 +233,6 @@ impl Session {
                 self.advance(now, id, running, next);
             }
         }
-        taken
     }
 
     /// Kills stack commands past their deadline (their exit comes back as a failure).
@@ -269,7 +269,13 @@ impl Session {
             Program::Gh => ("gh", gh::env()),
             Program::Git => ("git", git_env()),
         };
-        let effect = self.spawn(program, cmd.args.clone(), self.cwd.clone(), env);
+        let effect = self.spawn(
+            Owner::Stacks,
+            program,
+            cmd.args.clone(),
+            self.cwd.clone(),
+            env,
+        );
         let timeout = match cmd.program {
             Program::Gh => self.timings.gh_timeout,
             Program::Git => self.timings.git_timeout,

@@ -1,6 +1,7 @@
 //! Running the tool calls of one answer, in order: permission, the effects that do the work,
 //! and the result the model gets back.
 
+use super::owners::Owner;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
@@ -218,7 +219,7 @@ impl Session {
                         self.finish_tool(ToolStatus::Denied, reason, None);
                         continue;
                     }
-                    let effect = self.effect_id();
+                    let effect = self.effect_id(Owner::Tool);
                     // A file a call reads or writes is opened first and decided on as opened,
                     // so what is decided is what is then read or replaced.
                     let output = match &args {
@@ -579,7 +580,7 @@ impl Session {
 
     /// Starts the work of an allowed call.
     fn execute(&mut self, now: Instant, args: ToolArgs) {
-        let id = self.effect_id();
+        let id = self.effect_id(Owner::Tool);
         let cwd = self.cwd.clone();
         let (output, work) = match args {
             ToolArgs::Read {
@@ -930,7 +931,7 @@ impl Session {
                 self.run_next_tool(now);
             }
             Ok((content, count, diff)) => {
-                let id = self.effect_id();
+                let id = self.effect_id(Owner::Tool);
                 let done = format!("Edited {}: {count} replacement(s)", target.shown);
                 if let Some(running) = self.tool_step().and_then(|s| s.running.as_mut()) {
                     running.wait = Wait::Effect {

@@ -1,6 +1,7 @@
 //! A turn: model requests with retries, streamed events, then tool calls, until the model ends
 //! its answer, fails, or the client interrupts.
 
+use super::owners::Owner;
 use std::time::{Duration, Instant};
 
 use crate::effects::{EffectId, Output};
@@ -347,7 +348,7 @@ impl Session {
         request: HttpRequest,
         decoder: Box<dyn StreamDecoder>,
     ) {
-        let http = self.effect_id();
+        let http = self.effect_id(Owner::Model);
         let history_len = self.history.len();
         let estimated_prompt = self.estimated_tokens();
         if let Some(turn) = self.turn.as_mut() {
