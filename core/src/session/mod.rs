@@ -13,6 +13,7 @@ mod review;
 mod review_prompts;
 mod server_probe;
 mod stack;
+mod step_runner;
 mod store;
 pub mod system_prompt;
 mod tool_run;

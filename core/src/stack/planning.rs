@@ -4,13 +4,13 @@
 
 use std::collections::BTreeMap;
 
-use super::flow::{Cmd, Flow, Next, Ran};
 use super::git;
 use super::graph::Graph;
 use super::plan::{Facts, PullRef, parse_pulls, parse_reflogs, plan};
 use super::refs::{git_version, has_replay, parse_refs, parse_worktrees};
 use crate::github::gh;
 use crate::protocol::stack::RestackMove;
+use crate::steps::{Cmd, Flow, Next, Ran};
 
 /// A plan with what confirming it needs.
 #[derive(Debug, Clone, PartialEq, Eq)]
