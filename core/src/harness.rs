@@ -602,7 +602,7 @@ impl Ledger {
 pub fn stack_flows(data: &[u8]) {
     use crate::protocol::stack::{OldHead, RestackMove, StackDraft};
     use crate::stack::open::OpenFlow;
-    use crate::stack::planning::{PlanFlow, Planned};
+    use crate::stack::plan_flow::{PlanFlow, Planned};
     use crate::stack::preview::PreviewFlow;
     use crate::stack::restack::RestackFlow;
     use crate::steps::{Flow, Next, Ran};

@@ -5,7 +5,6 @@
 
 pub mod build;
 pub mod chapters;
-mod compact;
 mod discard;
 mod file_kinds;
 pub mod findings;
@@ -18,4 +17,5 @@ pub mod patch;
 pub mod path_line;
 #[cfg(test)]
 mod properties;
+mod slide;
 pub mod source;

@@ -20,7 +20,7 @@ use std::sync::Arc;
 
 use std::time::Instant;
 
-use super::commands::Commands;
+use super::own_commands::Commands;
 use crate::effects::{EffectId, Input, Output};
 use crate::protocol::actions::CommitReviewChapters;
 use crate::protocol::events::{ChapterCommit, Event, RequestFailed, ReviewChaptersCommitted};

@@ -2,11 +2,11 @@
 //! every decoded action. Turn logic lives in `turn.rs`, tool calls in `tool_run.rs`, the
 //! start-up probes in `context.rs`.
 
-mod commands;
 mod commit_chapters;
 mod compaction;
 mod context;
 mod github;
+mod own_commands;
 mod owners;
 mod pr_review;
 mod review;

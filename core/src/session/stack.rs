@@ -17,7 +17,7 @@ use crate::protocol::stack::{
     Restacked, StackOpenFailed, StackOpened, StackPreview,
 };
 use crate::stack::open::{OpenFlow, Opened};
-use crate::stack::planning::{PlanFlow, Planned};
+use crate::stack::plan_flow::{PlanFlow, Planned};
 use crate::stack::preview::{CommittedBranch, PreviewFlow};
 use crate::stack::restack::{RestackFlow, Restacking};
 use crate::steps::{Flow, Next, Ran};

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::time::Instant;
 
 use super::Session;
-use super::commands::{Commands, Finished};
+use super::own_commands::{Commands, Finished};
 use super::owners::Owner;
 use crate::effects::{EffectId, Input};
 use crate::github::gh;

@@ -9,11 +9,11 @@ pub mod git;
 pub mod graph;
 pub mod names;
 pub mod open;
-pub mod plan;
-pub mod planning;
+pub mod plan_flow;
 pub mod preview;
 pub mod refs;
 pub mod restack;
+pub mod restack_planner;
 
 #[cfg(test)]
 mod fuzz_tests {

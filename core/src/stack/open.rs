@@ -7,8 +7,8 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::describe::{Entry, own_part, with_stack};
 use super::git;
-use super::plan::parse_pulls;
 use super::refs::parse_refs;
+use super::restack_planner::parse_pulls;
 use crate::github::{gh, parse};
 use crate::protocol::stack::{StackDraft, StackPending, StackPullRequest};
 use crate::steps::{Cmd, Flow, Next, Ran};

@@ -10,7 +10,7 @@
 use std::collections::BTreeMap;
 
 use super::git;
-use super::planning::Planned;
+use super::plan_flow::Planned;
 use super::refs::{parse_ls_remote, parse_refs, parse_worktrees, replayed_head};
 use crate::github::gh;
 use crate::protocol::stack::{RestackMove, RestackedBranch, RetargetFailed, RetargetPlace};
