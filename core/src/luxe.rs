@@ -25,6 +25,14 @@ use crate::session::Session;
 ///
 /// A driver flushes stdout once per drain. Calling `handle_timeout` early or twice is harmless.
 /// Nothing here panics on any input: bad lines become `action_rejected`.
+///
+/// Inside, client bytes are split into lines and decoded into actions, which the session's
+/// gate answers or hands to the feature they name (turns, tools, review, GitHub, stacks,
+/// the store). Every effect a feature asks for gets an id recorded with that feature, and
+/// its results go straight back to it; a result nobody waits for is dropped. The invariants
+/// the tests check after every step: each request is answered exactly once, every frame and
+/// model request passes the redaction gate, a session append comes before the frames that
+/// report what it records, and a denied tool call never reaches io.
 #[derive(Debug)]
 pub struct Luxe {
     lines: LineSplitter,

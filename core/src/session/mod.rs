@@ -1,6 +1,23 @@
-//! The conversation-level state machine: settings, the conversation, turns, and the answer to
-//! every decoded action. Turn logic lives in `turn.rs`, tool calls in `tool_run.rs`, the
-//! start-up probes in `context.rs`.
+//! One Luxe session as a state machine: its settings, conversation and features, and the
+//! answer to every decoded action.
+//!
+//! The rooms, by what they own:
+//! - `mod.rs`: the [`Session`] itself — the action gate (`handle_incoming`), start-up, and
+//!   routing: an effect's result goes to the feature its id was issued for (`owners.rs`).
+//! - the conversation and its turns: `turn.rs` (model requests, retries, streamed events),
+//!   `tool_run.rs` and `tools/` (tool calls: permission, arguments, the work, its output),
+//!   `compaction.rs` (summaries when the window fills), `unanswered.rs` (calls a failure left
+//!   without results), `system_prompt.rs`, `server_probe.rs` (what a local server says of its
+//!   model).
+//! - `store.rs`: the append-only session file and `list_sessions`.
+//! - `context.rs`: the start-up probes (`git status`, `AGENTS.md`).
+//! - guided review: `review.rs`, `review_prompts.rs`, `pr_review.rs`, `commit_chapters.rs`.
+//! - GitHub and stacks: `github.rs` (and `github/waiting.rs`), `stack.rs`, each running pure
+//!   chains of git/gh commands from `crate::github` and `crate::stack` on `step_runner.rs`;
+//!   `own_commands.rs` collects the output of the child processes luxe runs for itself.
+//!
+//! Everything a session owns — its ids, effect namespace, random numbers, store — is inside
+//! the value, so one process can drive several.
 
 mod commit_chapters;
 mod compaction;

@@ -135,4 +135,37 @@ mod tests {
         assert_eq!(owners.route(&Input::HttpBody { id, bytes: b"late" }), None);
         assert_eq!(owners.route(&Input::ClientEof), None);
     }
+
+    quickcheck::quickcheck! {
+        /// Against a reference model: ids are never reused, a result reaches the owner its id
+        /// was issued with until that effect's last result, and nothing else reaches anyone.
+        fn results_reach_their_owner_until_the_last(ops: Vec<(u8, u8, bool)>) -> bool {
+            let all = [Owner::Store, Owner::Review, Owner::Github, Owner::Model, Owner::Tool];
+            let mut owners = Owners::default();
+            let mut model = BTreeMap::new();
+            let mut issued = Vec::new();
+            ops.into_iter().all(|(op, pick, last)| {
+                if op % 3 == 0 || issued.is_empty() {
+                    let owner = all[usize::from(pick) % all.len()];
+                    let id = owners.issue(owner);
+                    let fresh = !issued.contains(&id);
+                    issued.push(id);
+                    model.insert(id, owner);
+                    return fresh;
+                }
+                // Sometimes an id nobody issued.
+                let id = match issued.get(usize::from(pick) % (issued.len() + 1)) {
+                    Some(id) => *id,
+                    None => EffectId(u64::MAX),
+                };
+                let input = if last {
+                    Input::HttpEnded { id }
+                } else {
+                    Input::HttpBody { id, bytes: b"" }
+                };
+                let expected = if last { model.remove(&id) } else { model.get(&id).copied() };
+                owners.route(&input) == expected && owners.waiting() == model.len()
+            })
+        }
+    }
 }
