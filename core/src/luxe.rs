@@ -30,9 +30,10 @@ use crate::session::Session;
 /// gate answers or hands to the feature they name (turns, tools, review, GitHub, stacks,
 /// the store). Every effect a feature asks for gets an id recorded with that feature, and
 /// its results go straight back to it; a result nobody waits for is dropped. The invariants
-/// the tests check after every step: each request is answered exactly once, every frame and
-/// model request passes the redaction gate, a session append comes before the frames that
-/// report what it records, and a denied tool call never reaches io.
+/// `crate::harness` checks after every step of every simulation and fuzz run: `ready` comes
+/// first; each action is answered once; a frame is one line; nothing follows `exit`; no
+/// `.env` value is in any frame or model request body; turns never overlap; and a turn ends
+/// with no permission prompt, tool call or opened file left open.
 #[derive(Debug)]
 pub struct Luxe {
     lines: LineSplitter,
