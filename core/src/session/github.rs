@@ -10,7 +10,7 @@ use crate::effects::EffectId;
 use crate::github::diff_lines::DiffLines;
 use crate::github::{gh, parse};
 use crate::protocol::events::{Event, RequestFailed};
-use crate::review::source::ReviewTarget;
+use crate::protocol::review::ReviewTarget;
 
 use super::pr_review::{comments_for, review_body};
 use super::review::Loaded;

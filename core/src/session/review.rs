@@ -20,16 +20,15 @@ use crate::protocol::events::{
     Event, GuidedReviewLoaded, GuidedReviewUpdated, RequestFailed, ReviewSessionEvent,
     ReviewSessionSaved,
 };
+use crate::protocol::findings::{Anchor, Author, EntryKind, ReportStatus, Severity, ThreadEntry};
+use crate::protocol::review::{Review, ReviewTarget};
 use crate::protocol::values::TurnSource;
 use crate::review::build::build;
-use crate::review::findings::{
-    AgentTask, Anchor, Author, Edit, EntryKind, ReportStatus, Severity, Stored, ThreadEntry,
-};
+use crate::review::findings::{AgentTask, Edit, Stored};
 use crate::review::ids::review_id;
-use crate::review::model::Review;
 use crate::review::patch::build_from_patch;
 use crate::review::path_line::{NotShown, Place, anchor_at, review_path};
-use crate::review::source::{DiffSource, ReviewTarget};
+use crate::review::source::DiffSource;
 
 use super::review_prompts::{agent_review_prompt, finding_prompt};
 use super::tools::review_args::{AddFinding, Report};
@@ -481,7 +480,7 @@ impl Session {
     }
 
     /// The open review's session as saved.
-    pub(super) fn review_session(&self) -> Option<&crate::review::findings::ReviewSession> {
+    pub(super) fn review_session(&self) -> Option<&crate::protocol::findings::ReviewSession> {
         self.review.open.as_ref().map(|o| &o.stored.session)
     }
 
