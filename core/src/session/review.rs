@@ -650,7 +650,7 @@ impl Session {
         let task = self
             .turn
             .as_ref()
-            .and_then(|t| t.review.clone())
+            .and_then(|t| t.review().cloned())
             .ok_or_else(|| format!("{name} is only available in a review turn."))?;
         if self.check_open(&task.review_id).is_err() {
             return Err(
@@ -684,7 +684,7 @@ impl Session {
             ));
         }
         if let Some(turn) = self.turn.as_mut() {
-            turn.reported = true;
+            turn.note_report();
         }
         let body = report.summary.trim().to_owned();
         let entry = ThreadEntry {

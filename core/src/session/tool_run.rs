@@ -26,7 +26,7 @@ use super::tools::args::ToolArgs;
 use super::tools::definitions::{PLAN_TOOLS, REVIEW_TOOLS};
 use super::tools::paths::{GUARDED_DIRS, Resolved, resolve};
 use super::tools::shaping::{CappedOutput, apply_edit, cap_text, is_binary, numbered_lines};
-use super::turn::Step;
+use super::turn::Turn;
 
 /// What the model gets of one tool's output.
 const MODEL_OUTPUT_MAX: usize = 30_000;
@@ -151,10 +151,7 @@ impl ToolStep {
 
 impl Session {
     fn tool_step(&mut self) -> Option<&mut ToolStep> {
-        match self.turn.as_mut().map(|t| &mut t.step) {
-            Some(Step::Tools(step)) => Some(step),
-            _ => None,
-        }
+        self.turn.as_mut().and_then(Turn::tools_mut)
     }
 
     /// Starts the next call, or sends the results back to the model when all are done.
@@ -839,7 +836,7 @@ impl Session {
                 match result {
                     Ok(()) => {
                         if let Some(turn) = self.turn.as_mut() {
-                            turn.changed_files = true;
+                            turn.note_changed_files();
                         }
                         self.emit(Event::FilesChanged(FilesChanged { paths: vec![shown] }));
                         self.finish_tool(ToolStatus::Ok, done, diff);
