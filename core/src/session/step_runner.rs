@@ -149,3 +149,90 @@ fn ran(done: &Finished<(u64, Program)>, program: Program) -> Ran {
         gh_state,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+    use crate::effects::Stream;
+    use crate::github::requests::{Answer, Failed, Request};
+
+    fn spawned(runner: &mut StepRunner<Request>, advance: Advance<Request>, effect: u64) -> Cmd {
+        let Advance::Spawn(id, cmd) = advance else {
+            panic!("a request starts with a command");
+        };
+        let now = Instant::now();
+        runner.started(
+            id,
+            cmd.program,
+            EffectId(effect),
+            now,
+            Duration::from_secs(5),
+        );
+        cmd
+    }
+
+    #[test]
+    fn a_flow_gets_its_commands_output_whole_and_its_answer_comes_back_with_it() {
+        let mut runner = StepRunner::default();
+        let advance = runner.start(Request::comment("c".into(), vec!["pr".into()]));
+        let cmd = spawned(&mut runner, advance, 7);
+        assert_eq!(cmd.program, Program::Gh);
+        let out = |bytes: &'static [u8]| Input::ProcessOutput {
+            id: EffectId(7),
+            stream: Stream::Stdout,
+            bytes,
+        };
+        assert!(runner.handle(&out(b"https://github.com/o/r/")).is_none());
+        assert!(runner.handle(&out(b"pull/1#c\n")).is_none());
+        assert!(
+            runner
+                .handle(&Input::ProcessExited {
+                    id: EffectId(8),
+                    status: Ok(Some(0)),
+                })
+                .is_none(),
+            "another effect's exit is not this flow's"
+        );
+        let done = runner.handle(&Input::ProcessExited {
+            id: EffectId(7),
+            status: Ok(Some(0)),
+        });
+        let Some(Advance::Done(request, answer)) = done else {
+            panic!("{done:?}");
+        };
+        assert_eq!(request.request_id, "c");
+        assert_eq!(
+            answer,
+            Ok(Answer::Commented(Some(
+                "https://github.com/o/r/pull/1#c".into()
+            )))
+        );
+        assert_eq!(runner.flows().count(), 0);
+    }
+
+    #[test]
+    fn a_command_past_its_deadline_is_killed_once_and_its_flow_fails_with_the_timeout() {
+        let mut runner = StepRunner::default();
+        let advance = runner.start(Request::list("l".into(), vec!["pr".into()]));
+        spawned(&mut runner, advance, 3);
+        let deadline = runner.deadline().unwrap();
+        assert!(
+            runner
+                .overdue(deadline - Duration::from_millis(1))
+                .is_empty()
+        );
+        assert_eq!(runner.overdue(deadline), [EffectId(3)]);
+        assert!(runner.overdue(deadline).is_empty(), "killed once");
+        assert_eq!(runner.deadline(), None);
+        let done = runner.handle(&Input::ProcessExited {
+            id: EffectId(3),
+            status: Ok(None),
+        });
+        let Some(Advance::Done(_, Err(Failed { reason, .. }))) = done else {
+            panic!("{done:?}");
+        };
+        assert_eq!(reason, "gh did not answer in time");
+    }
+}
