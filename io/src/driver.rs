@@ -12,8 +12,9 @@ use smol::future::FutureExt as _;
 use smol::io::AsyncReadExt;
 use smol::stream::StreamExt as _;
 
-use crate::effects::{Completion, Effects};
+use crate::effects::Effects;
 use crate::frame_writer::FrameWriter;
+use luxe_core::effects::Completion;
 
 /// The exit status when the client stops reading stdout: quiet, but not success.
 const BROKEN_PIPE_STATUS: i32 = 1;
@@ -124,7 +125,7 @@ async fn drive(mut luxe: Luxe, mut effects: Effects, completions: Receiver<Compl
                 luxe.handle_input(now, Input::Terminate);
             }
             Wake::Completed(completion) => {
-                completion.feed(&mut luxe, now);
+                feed(&mut luxe, now, completion);
                 // Results that are already waiting go in before the next write, so a fast
                 // stream costs one write per batch rather than one per chunk.
                 for _ in 0..COMPLETION_BATCH {
@@ -132,7 +133,7 @@ async fn drive(mut luxe: Luxe, mut effects: Effects, completions: Receiver<Compl
                         break;
                     };
                     match perform(&mut luxe, &mut effects, &mut writer) {
-                        Ok(None) => next.feed(&mut luxe, now),
+                        Ok(None) => feed(&mut luxe, now, next),
                         Ok(Some(code)) => {
                             let code = if writer.flush().is_ok() {
                                 code
@@ -183,7 +184,7 @@ fn perform(
             // A session record is on disk before any frame after it reaches the client, and
             // the core hears how the append went before it can write another record.
             Output::AppendFile { id, path, bytes } => {
-                Effects::append(id, &path, &bytes).feed(luxe, Instant::now());
+                feed(luxe, Instant::now(), Effects::append(id, &path, &bytes));
             }
             effect => starting.push(effect),
         }
@@ -203,4 +204,10 @@ fn perform(
         effects.shutdown();
     }
     Ok(exit)
+}
+
+/// Hands an effect's result to the core, its bytes lent rather than copied: a diff read holds
+/// both sides of every changed file, which the core keeps until the review is built.
+fn feed(luxe: &mut Luxe, now: Instant, completion: Completion) {
+    completion.lend(|input| luxe.handle_input(now, input));
 }
