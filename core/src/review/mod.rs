@@ -1,4 +1,4 @@
-//! Guided review: a diff read from git ([`source`]) built into files, hunks and chapters
+//! Guided review: a diff read from git ([`source`], settled by the rules of [`diff_rules`]) built into files, hunks and chapters
 //! ([`model`]) by [`build`], with content-hash ids ([`ids`]) so that findings can stay anchored
 //! while the diff moves, a reading order ([`chapters`]), and the findings a reviewer and the
 //! agent leave on it ([`findings`]).
@@ -6,6 +6,7 @@
 pub mod build;
 pub mod chapters;
 mod compact;
+pub mod diff_rules;
 mod discard;
 mod file_kinds;
 pub mod findings;
