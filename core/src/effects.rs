@@ -332,6 +332,11 @@ impl Frame {
 pub enum Output {
     /// Write this frame as one line on stdout, with [`Frame::encode_in_parts`].
     Frame(Frame),
+    /// Write out every frame so far before performing the outputs after it. It comes before a
+    /// drain's effects, which follow every frame of the drain (see [`Luxe::poll_output`]).
+    ///
+    /// [`Luxe::poll_output`]: crate::Luxe::poll_output
+    Flush,
     /// Flush what was written, end child processes and exit with this status.
     Exit {
         /// The process exit status.
@@ -391,7 +396,9 @@ pub enum Output {
         id: EffectId,
     },
     /// Append bytes to a file, creating it and its directories; flushed before it answers →
-    /// `FileAppended`.
+    /// `FileAppended`. Performed on the spot, in order with frames, and its result fed before
+    /// the next poll: a session record is on disk before any frame after it is written, and the
+    /// core knows how the file ends before it writes another.
     AppendFile {
         /// Echoed by the result.
         id: EffectId,

@@ -4,6 +4,7 @@ use std::time::Instant;
 
 use crate::config::{Config, StartError};
 use crate::effects::{Input, Output};
+use crate::output_order::OutputOrder;
 use crate::protocol::codec::{Rejection, decode};
 use crate::protocol::lines::{Line, LineSplitter};
 use crate::session::Session;
@@ -23,12 +24,14 @@ use crate::session::Session;
 ///    and wait for it or for the next input, whichever comes first.
 /// 4. **Getters**: [`Luxe::is_closed`], [`Luxe::warnings`] and [`Luxe::max_frame_bytes`].
 ///
-/// A driver flushes stdout once per drain. Calling `handle_timeout` early or twice is harmless.
+/// A driver performs the outputs in the order they come and flushes stdout at each
+/// [`Output::Flush`] and before it waits again. Calling `handle_timeout` early or twice is harmless.
 /// Nothing here panics on any input: bad lines become `action_rejected`.
 #[derive(Debug)]
 pub struct Luxe {
     lines: LineSplitter,
     session: Session,
+    order: OutputOrder,
     max_frame_bytes: usize,
 }
 
@@ -39,6 +42,7 @@ impl Luxe {
         Ok(Self {
             lines: LineSplitter::new(config.max_frame_bytes),
             session: Session::start(&config, _now)?,
+            order: OutputOrder::default(),
             max_frame_bytes: config.max_frame_bytes,
         })
     }
@@ -64,9 +68,11 @@ impl Luxe {
         }
     }
 
-    /// The next instruction for io, or `None` when drained.
+    /// The next instruction for io, or `None` when drained, in the order io performs them; an
+    /// [`Output::Flush`] comes before an effect that a frame not yet flushed precedes.
     pub fn poll_output(&mut self) -> Option<Output> {
-        self.session.poll_output()
+        let session = &mut self.session;
+        self.order.next(|| session.poll_output())
     }
 
     /// The earliest deadline at which [`Luxe::handle_timeout`] wants to run, if any.

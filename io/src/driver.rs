@@ -161,17 +161,17 @@ async fn drive(mut luxe: Luxe, mut effects: Effects, completions: Receiver<Compl
     }
 }
 
-/// Performs every queued output (frames are buffered for the next flush, unless effects start:
-/// then they are written first); returns the exit status once the core asks to exit.
+/// Performs every queued output in the order core gives them (frames buffered until a
+/// `Flush` or the next wait, appends on the spot, effects started); returns the exit status
+/// once the core asks to exit.
 fn perform(
     luxe: &mut Luxe,
     effects: &mut Effects,
     writer: &mut FrameWriter,
 ) -> io::Result<Option<i32>> {
     let mut exit = None;
-    let mut starting = Vec::new();
     // A large frame is written while it is encoded; once stdout is closed, the rest of the
-    // frames are dropped, but session records are still appended.
+    // frames are dropped and no effect starts, but session records are still appended.
     let mut closed = None;
     while let Some(output) = luxe.poll_output() {
         match output {
@@ -180,25 +180,24 @@ fn perform(
                     closed = writer.push(&frame).err();
                 }
             }
-            Output::Exit { code } => exit = Some(code),
-            // A session record is on disk before any frame after it reaches the client, and
-            // the core hears how the append went before it can write another record.
+            Output::Flush => {
+                if closed.is_none() {
+                    closed = writer.flush().err();
+                }
+            }
             Output::AppendFile { id, path, bytes } => {
                 feed(luxe, Instant::now(), Effects::append(id, &path, &bytes));
             }
-            effect => starting.push(effect),
+            Output::Exit { code } => exit = Some(code),
+            effect => {
+                if closed.is_none() {
+                    effects.start(effect);
+                }
+            }
         }
     }
     if let Some(err) = closed {
         return Err(err);
-    }
-    if !starting.is_empty() {
-        // The client hears of a call before it starts, and `ready` does not wait for the
-        // start-up probes to be spawned.
-        writer.flush()?;
-        for effect in starting {
-            effects.start(effect);
-        }
     }
     if exit.is_some() {
         effects.shutdown();

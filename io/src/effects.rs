@@ -167,7 +167,7 @@ impl Effects {
     }
 
     /// Starts one effect output; its results arrive on the channel later, never during this call.
-    /// `Frame` and `Exit` are the driver's, not effects: they are logged and ignored.
+    /// `Frame`, `Flush` and `Exit` are the driver's, not effects: they are logged and ignored.
     pub fn start(&mut self, output: Output) {
         // Forget finished work so the maps stay as small as what is running.
         self.requests.retain(|_, task| !task.is_finished());
@@ -286,7 +286,7 @@ impl Effects {
                 result: search::list_files(&root, &pattern, max_results),
             }),
             Output::ReadDiff { id, cwd, target } => self.read_diff((id, cwd, target)),
-            Output::Frame(_) | Output::Exit { .. } => {
+            Output::Frame(_) | Output::Flush | Output::Exit { .. } => {
                 tracing::warn!("not an effect output; ignored");
             }
         }
