@@ -233,7 +233,7 @@ impl Effects {
             Output::ReadSessions { id, dir } => {
                 self.run_blocking(move || Completion::SessionsRead {
                     id,
-                    result: files::read_sessions(&dir),
+                    result: files::read_sessions(&dir, files::SessionBytes::Whole),
                 })
             }
             Output::SyncFile { path } => self.write(move || {
