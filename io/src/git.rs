@@ -30,7 +30,8 @@ use luxe_core::review::source::{ChangedFile, DiffSource, ReviewTarget};
 /// The most the pack cache holds while a diff is read.
 const PACK_CACHE_BYTES: usize = 32 * 1024 * 1024;
 
-/// What changed between the two sides `target` names, in the repository that holds `cwd`.
+/// What changed between the two sides `target` names, in the repository that holds `cwd`: what
+/// git holds read here, what it means decided by core's [`diff_rules`].
 ///
 /// Submodules (gitlinks) and untracked nested repositories are left out: their content is
 /// another repository's, and a review of this one has no bytes to show for them.
