@@ -25,8 +25,8 @@ use crate::session::Session;
 /// 4. **Getters**: [`Luxe::is_closed`], [`Luxe::warnings`] and [`Luxe::max_frame_bytes`].
 ///
 /// A driver performs the outputs in the order they come and flushes stdout at each
-/// [`Output::Flush`] and before it waits again. Calling `handle_timeout` early or twice is harmless.
-/// Nothing here panics on any input: bad lines become `action_rejected`.
+/// [`Output::Flush`] and before it waits again. Calling `handle_timeout` early or twice is
+/// harmless. Nothing here panics on any input: bad lines become `action_rejected`.
 #[derive(Debug)]
 pub struct Luxe {
     lines: LineSplitter,
