@@ -28,6 +28,7 @@ pub mod github;
 pub mod harness;
 mod luxe;
 pub mod model;
+mod output_order;
 pub mod permissions;
 pub mod protocol;
 pub mod review;
