@@ -1,8 +1,11 @@
 //! The git probe: `git status --porcelain=v2 --branch` parsed into branch, head, upstream,
 //! ahead/behind and dirtiness. The system prompt uses it now; `workspace_updated` will too.
 
-/// The arguments that produce what [`parse`] reads.
+/// The arguments that produce what [`parse`] reads. `--no-optional-locks`: luxe's status
+/// never refreshes the user's index, so it never holds `index.lock` while the user's own
+/// `git add` needs it.
 pub const STATUS_ARGS: &[&str] = &[
+    "--no-optional-locks",
     "status",
     "--porcelain=v2",
     "--branch",
