@@ -100,6 +100,7 @@ impl Flags {
         config.requested = requested;
         config.providers = Providers::from_vars(&environment::provider_vars());
         config.env_names = environment::variable_names();
+        config.mcp_env = environment::variables();
         config.luxe_home = home
             .as_ref()
             .map(|h| std::path::absolute(h).unwrap_or_else(|_| h.clone()))

@@ -332,6 +332,29 @@ pub enum Output {
         /// Variables of luxe's own environment it does not get.
         unset: Vec<String>,
     },
+    /// Start a long-lived process (an MCP server) in its own process group with stdin piped
+    /// for `WriteStdin`, and with `env` as its whole environment → `ProcessOutput`*, then
+    /// `ProcessExited`.
+    SpawnPiped {
+        /// Echoed by the results; the handle for `WriteStdin` and `Kill`.
+        id: EffectId,
+        /// The program (looked up on the PATH of `env`, else luxe's).
+        program: String,
+        /// Its arguments.
+        args: Vec<String>,
+        /// The working directory.
+        cwd: String,
+        /// Its whole environment: it inherits nothing else of luxe's.
+        env: Vec<(String, String)>,
+    },
+    /// Write bytes to the stdin of a `SpawnPiped` process, after what was written before; no
+    /// answer (a process that is gone drops them, its `ProcessExited` tells).
+    WriteStdin {
+        /// The process.
+        id: EffectId,
+        /// What to write.
+        bytes: Vec<u8>,
+    },
     /// Kill a process and its whole process group; `ProcessExited` follows.
     Kill {
         /// The process.

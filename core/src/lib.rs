@@ -27,6 +27,7 @@ pub mod git;
 pub mod github;
 pub mod harness;
 mod luxe;
+pub mod mcp;
 pub mod model;
 pub mod permissions;
 pub mod protocol;

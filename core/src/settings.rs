@@ -2,7 +2,11 @@
 //! project), parsed strictly: a file that does not parse, or names an unknown tool or mode,
 //! stops start-up with `file:line:column: what is wrong`.
 
+use std::collections::BTreeMap;
+
 use serde::Deserialize;
+
+use crate::mcp::config::{ServerConfig, ServerEntry};
 
 use crate::permissions::RuleSet;
 use crate::permissions::rules::Rule;
@@ -41,6 +45,9 @@ pub struct Settings {
     /// The environment of the commands the model runs.
     #[serde(default)]
     pub tool_environment: ToolEnvironment,
+    /// MCP servers by name (a project's only with `--trust-project`: it runs code).
+    #[serde(default, rename = "mcpServers")]
+    pub mcp_servers: BTreeMap<String, ServerEntry>,
 }
 
 /// The `tool_environment` object: which secret-looking variables the model's commands may
@@ -82,6 +89,8 @@ pub struct Loaded {
     pub mode: Option<PermissionMode>,
     /// The secret-looking variables the model's commands may have (see [`load`]).
     pub tool_env_pass: Vec<String>,
+    /// The MCP servers to start, disabled ones left out (see [`load`]).
+    pub mcp_servers: Vec<ServerConfig>,
 }
 
 /// Parses one file; the error is `path:line:column: message`.
@@ -97,7 +106,7 @@ pub fn parse(source: &SettingsSource) -> Result<Settings, String> {
 }
 
 /// Reads every file, user first. Deny and ask rules always count; a project's allow rules,
-/// `tool_environment.pass` and mode count only when `trust_project` (a repository must not loosen what the user set) — but a
+/// `tool_environment.pass`, `mcpServers` and mode count only when `trust_project` (a repository must not loosen what the user set) — but a
 /// project's `read-only` mode always counts, since it only tightens.
 pub fn load(sources: &[SettingsSource], trust_project: bool) -> Result<Loaded, String> {
     let mut loaded = Loaded::default();
@@ -114,6 +123,12 @@ pub fn load(sources: &[SettingsSource], trust_project: bool) -> Result<Loaded, S
             loaded.rules.allow.extend(p.allow);
             // Passing a secret to the model's commands loosens, like an allow rule.
             loaded.tool_env_pass.extend(settings.tool_environment.pass);
+            // A project's server is code that runs on the user's machine; one named like
+            // the user's replaces it.
+            for (name, entry) in &settings.mcp_servers {
+                loaded.mcp_servers.retain(|s| &s.name != name);
+                loaded.mcp_servers.extend(entry.to_config(name));
+            }
         }
         match p.mode {
             Some(PermissionMode::ReadOnly) => loaded.mode = Some(PermissionMode::ReadOnly),

@@ -16,7 +16,7 @@ use smol::{LocalExecutor, Task};
 
 use crate::opened::OpenFiles;
 use crate::process::Process;
-use crate::{files, git, http, search};
+use crate::{files, git, http, piped, search};
 
 /// What an effect produced: an owned mirror of the effect variants of [`Input`], so it can cross
 /// a channel. [`Completion::feed`] hands it to the core in the core's vocabulary.
@@ -364,6 +364,20 @@ impl Effects {
                 let process = Process::spawn(id, &program, &args, &cwd, &env, &unset, sender);
                 self.processes.insert(id, process);
             }
+            Output::SpawnPiped {
+                id,
+                program,
+                args,
+                cwd,
+                env,
+            } => {
+                let process = piped::spawn(id, &program, &args, &cwd, &env, sender);
+                self.processes.insert(id, process);
+            }
+            Output::WriteStdin { id, bytes } => match self.processes.get(&id) {
+                Some(process) => process.write_stdin(bytes),
+                None => tracing::debug!("write to {id:?}: not running"),
+            },
             Output::Kill { id } => match self.processes.get(&id) {
                 Some(process) => process.kill(),
                 None => tracing::debug!("kill of {id:?}: not running"),

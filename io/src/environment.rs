@@ -44,6 +44,16 @@ pub fn variable_names() -> Vec<String> {
         .collect()
 }
 
+/// Luxe's environment, names and values (non-UTF-8 ones left out), for the MCP servers'
+/// `${VAR}` and what stdio servers inherit (core picks).
+pub fn variables() -> luxe_core::mcp::config::HostEnv {
+    luxe_core::mcp::config::HostEnv(
+        std::env::vars_os()
+            .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
+            .collect(),
+    )
+}
+
 /// Waits, each overridable in milliseconds by a `LUXE_*_MS` variable (tests run them short).
 pub fn timings() -> Timings {
     let mut timings = Timings::default();
@@ -75,6 +85,12 @@ pub fn timings() -> Timings {
     }
     if let Some(d) = ms("LUXE_SERVER_PROBE_TIMEOUT_MS") {
         timings.server_probe_timeout = d;
+    }
+    if let Some(d) = ms("LUXE_MCP_TIMEOUT_MS") {
+        timings.mcp_timeout = d;
+    }
+    if let Some(d) = ms("LUXE_MCP_RESTART_MS") {
+        timings.mcp_restart = d;
     }
     timings
 }
