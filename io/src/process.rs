@@ -70,16 +70,19 @@ impl Process {
         }
     }
 
-    /// A child that started, reported on to `sender`; `stdin` feeds its stdin, if piped.
+    /// A child that started, reported on to `sender`; `stdin` feeds its stdin, if piped
+    /// (a server's: what it started dies with it, see [`report`]).
     pub(crate) fn started(
         id: EffectId,
         child: Child,
         stdin: Option<Sender<Vec<u8>>>,
         sender: Sender<Completion>,
     ) -> Self {
+        let group = i32::try_from(child.id()).ok().and_then(Pid::from_raw);
+        let end_group = group.filter(|_| stdin.is_some());
         Self {
-            group: i32::try_from(child.id()).ok().and_then(Pid::from_raw),
-            task: smol::spawn(report(id, child, sender)),
+            group,
+            task: smol::spawn(report(id, child, end_group, sender)),
             stdin,
         }
     }
@@ -135,11 +138,23 @@ impl Drop for Process {
     }
 }
 
-/// Streams both outputs until EOF, then reports the exit status.
-async fn report(id: EffectId, mut child: Child, sender: Sender<Completion>) {
+/// Streams both outputs until EOF, then reports the exit status. With `end_group`, the
+/// process group is killed once the outputs end, before the child is reaped (while its group
+/// id cannot have been reused): what a server started does not outlive it.
+async fn report(
+    id: EffectId,
+    mut child: Child,
+    end_group: Option<Pid>,
+    sender: Sender<Completion>,
+) {
     let stdout = pump(id, Stream::Stdout, child.stdout.take(), &sender);
     let stderr = pump(id, Stream::Stderr, child.stderr.take(), &sender);
     smol::future::zip(stdout, stderr).await;
+    if let Some(group) = end_group
+        && let Err(err) = kill_process_group(group, Signal::KILL)
+    {
+        tracing::debug!("kill of process group {group}: {err}");
+    }
     let status = match child.status().await {
         Ok(status) => Ok(status.code()),
         Err(err) => Err(format!("cannot wait for the process: {err}")),

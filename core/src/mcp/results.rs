@@ -31,16 +31,21 @@ pub fn outcome(result: &Value) -> CallOutcome {
         parts.push(block_text(block));
     }
     if let Some(structured) = result.get("structuredContent").filter(|v| !v.is_null()) {
-        // Servers should repeat it as JSON text; said once only.
-        let repeated = content.into_iter().flatten().any(|block| {
-            block.get("type").and_then(Value::as_str) == Some("text")
-                && block
-                    .get("text")
-                    .and_then(Value::as_str)
-                    .and_then(|t| serde_json::from_str::<Value>(t).ok())
-                    .is_some_and(|v| &v == structured)
+        // Servers should repeat it as text (its JSON, or the one string it holds): said once.
+        let texts: Vec<&str> = content
+            .into_iter()
+            .flatten()
+            .filter(|block| block.get("type").and_then(Value::as_str) == Some("text"))
+            .filter_map(|block| block.get("text").and_then(Value::as_str))
+            .collect();
+        let as_json = texts
+            .iter()
+            .any(|t| serde_json::from_str::<Value>(t).is_ok_and(|v| &v == structured));
+        let one_string = structured.as_object().is_some_and(|object| {
+            object.len() == 1
+                && object.values().next().and_then(Value::as_str) == Some(&texts.join("\n"))
         });
-        if !repeated {
+        if !as_json && !one_string {
             parts.push(structured.to_string());
         }
     }
@@ -118,6 +123,11 @@ mod tests {
         let out = outcome(&repeated);
         assert!(out.is_error);
         assert_eq!(out.text, "{\"t\": 1}");
+        let wrapped = json!({
+            "content": [{"type": "text", "text": "file body"}],
+            "structuredContent": {"content": "file body"},
+        });
+        assert_eq!(outcome(&wrapped).text, "file body");
         assert_eq!(outcome(&json!({})).text, "(the tool returned no content)");
     }
 }
