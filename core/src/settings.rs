@@ -221,6 +221,44 @@ mod tests {
     }
 
     #[test]
+    fn mcp_servers_need_trust_in_a_project_and_errors_have_positions() {
+        let user_file =
+            user(r#"{"mcpServers":{"a":{"command":"x"},"off":{"command":"y","disabled":true}}}"#);
+        let project = src(
+            r#"{"mcpServers":{"a":{"type":"http","url":"http://127.0.0.1:9/mcp"},"b":{"command":"z"}}}"#,
+            Scope::Project,
+        );
+        let files = [user_file, project];
+        let names = |loaded: &Loaded| -> Vec<(String, &'static str)> {
+            loaded
+                .mcp_servers
+                .iter()
+                .map(|s| (s.name.clone(), s.transport.kind()))
+                .collect()
+        };
+        assert_eq!(
+            names(&load(&files, false).unwrap()),
+            [("a".to_owned(), "stdio")]
+        );
+        assert_eq!(
+            names(&load(&files, true).unwrap()),
+            [("a".to_owned(), "http"), ("b".to_owned(), "stdio")]
+        );
+        let err = parse(&user(
+            "{\n \"mcpServers\": {\n  \"s\": {\"type\": \"sse\", \"url\": \"http://x\"}\n }\n}",
+        ))
+        .unwrap_err();
+        // A refused entry is placed just after it, where serde has read it whole.
+        assert!(err.starts_with("/home/u/.luxe/settings.json:4:"), "{err}");
+        assert!(err.contains("not supported"), "{err}");
+        let err = parse(&user(
+            r#"{"mcpServers": {"s": {"command": "x", "arg": []}}}"#,
+        ))
+        .unwrap_err();
+        assert!(err.contains("unknown field `arg`"), "{err}");
+    }
+
+    #[test]
     fn read_only_from_any_file_wins() {
         let files = [
             user(r#"{"permissions":{"mode":"read-only"}}"#),
