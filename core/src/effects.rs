@@ -107,6 +107,13 @@ pub enum Input<'a> {
         /// The `retry-after` header, as sent.
         retry_after: Option<String>,
     },
+    /// The headers of an `HttpExchange`'s response, just before its `HttpResponse`.
+    HttpHeaders {
+        /// The request.
+        id: EffectId,
+        /// Every header of the final response, names lowercased, values trimmed.
+        headers: Vec<(String, String)>,
+    },
     /// More of an HTTP response body, as it arrived.
     HttpBody {
         /// The request.
@@ -287,6 +294,15 @@ pub enum Output {
     /// Send an HTTP POST and stream its response back as `HttpResponse`, `HttpBody`*, then
     /// `HttpEnded` or `HttpFailed`.
     HttpRequest {
+        /// Echoed by the results.
+        id: EffectId,
+        /// What to send.
+        request: HttpRequest,
+    },
+    /// [`Output::HttpRequest`] whose results begin with `HttpHeaders` (every response header),
+    /// for a peer whose headers say what the body is and which session it belongs to (MCP's
+    /// streamable HTTP: `Content-Type`, `Mcp-Session-Id`).
+    HttpExchange {
         /// Echoed by the results.
         id: EffectId,
         /// What to send.

@@ -31,6 +31,13 @@ pub enum Completion {
         /// The `retry-after` header, as sent.
         retry_after: Option<String>,
     },
+    /// See [`Input::HttpHeaders`].
+    HttpHeaders {
+        /// The request.
+        id: EffectId,
+        /// The response's headers.
+        headers: Vec<(String, String)>,
+    },
     /// See [`Input::HttpBody`].
     HttpBody {
         /// The request.
@@ -157,6 +164,7 @@ impl Completion {
                 };
                 return luxe.handle_input(now, output);
             }
+            Self::HttpHeaders { id, headers } => Input::HttpHeaders { id, headers },
             Self::HttpEnded { id } => Input::HttpEnded { id },
             Self::HttpFailed { id, error } => Input::HttpFailed { id, error },
             Self::FileRead { id, result } => Input::FileRead { id, result },
@@ -333,7 +341,11 @@ impl Effects {
         let sender = self.sender.clone();
         match output {
             Output::HttpRequest { id, request } => {
-                let task = self.local.spawn(http::post(id, request, sender));
+                let task = self.local.spawn(http::post(id, request, false, sender));
+                self.requests.insert(id, task);
+            }
+            Output::HttpExchange { id, request } => {
+                let task = self.local.spawn(http::post(id, request, true, sender));
                 self.requests.insert(id, task);
             }
             Output::CancelHttp { id } => {

@@ -89,3 +89,49 @@ pub fn processes_with(marker: &str) -> Vec<u32> {
         })
         .collect()
 }
+
+/// `server-everything` serving streamable HTTP on a free loopback port, ended when dropped.
+pub struct HttpEverything {
+    child: std::process::Child,
+    /// Its endpoint, `http://127.0.0.1:<port>/mcp`.
+    pub url: String,
+}
+
+impl HttpEverything {
+    /// Starts it and waits until it listens.
+    pub fn start() -> Self {
+        use std::io::BufRead as _;
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .expect("a free port")
+            .port();
+        let mut child = everything_http_command(port)
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("node runs");
+        let stderr = child.stderr.take().expect("piped stderr");
+        let mut lines = std::io::BufReader::new(stderr).lines();
+        loop {
+            match lines.next() {
+                Some(Ok(line)) if line.contains("listening on port") => break,
+                Some(Ok(_)) => {}
+                _ => panic!("server-everything did not start on port {port}"),
+            }
+        }
+        // Its later words go nowhere; the pipe is drained so it never blocks on them.
+        std::thread::spawn(move || for _ in lines {});
+        Self {
+            child,
+            url: format!("http://127.0.0.1:{port}/mcp"),
+        }
+    }
+}
+
+impl Drop for HttpEverything {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}

@@ -4,7 +4,7 @@
 
 use std::time::{Duration, Instant};
 
-use luxe_tests::mcp_servers::{bad, everything, filesystem, processes_with};
+use luxe_tests::mcp_servers::{HttpEverything, bad, everything, filesystem, processes_with};
 use luxe_tests::model_server::{ModelServer, Reply};
 use luxe_tests::process::{LuxeProcess, Workspace};
 use luxe_tests::rig::{Provider, of_kind, spawn, turn_answering as turn};
@@ -42,6 +42,15 @@ fn settled(luxe: &mut LuxeProcess) -> Value {
             return Value::Object(by_name.collect());
         }
     }
+}
+
+/// Waits for the servers to settle: `name`, a server-everything, is ready over `transport`.
+fn everything_is_ready(luxe: &mut LuxeProcess, name: &str, transport: &str) {
+    let servers = settled(luxe);
+    let server = &servers[name];
+    assert_eq!(server["status"], "ready", "{servers}");
+    assert_eq!(server["transport"], transport);
+    assert!(server["tools"].as_u64().unwrap() >= 10, "{servers}");
 }
 
 /// One turn in which the model calls `name` with `input` (prompts answered with `reply`), then
@@ -90,6 +99,29 @@ fn listed(luxe: &mut LuxeProcess) -> Value {
     )
 }
 
+/// A turn in which the model calls `name`'s long-running operation, interrupted once its
+/// first progress was shown; returns the frames after the interrupt.
+fn interrupted_after_progress(
+    server: &ModelServer,
+    luxe: &mut LuxeProcess,
+    name: &str,
+) -> Vec<Value> {
+    let long = json!({"duration": 30, "steps": 30});
+    let tool = format!("mcp__{name}__trigger-long-running-operation");
+    server.push(Reply::tool_call("t1", &tool, long));
+    luxe.send_frame("submit_user_message", json!({"text": "wait"}));
+    let progress = loop {
+        let frame = luxe.recv();
+        if frame["kind"] == "tool_output_delta" {
+            break frame["content"].clone();
+        }
+    };
+    let chunk = progress["chunk"].as_str().unwrap();
+    assert!(chunk.starts_with("progress 1/30"), "{progress}");
+    luxe.send_frame("interrupt_turn", json!({}));
+    luxe.until("turn_ended")
+}
+
 fn closes_cleanly(mut luxe: LuxeProcess) {
     luxe.send_frame("close", json!({}));
     let (status, stderr) = luxe.wait();
@@ -103,11 +135,7 @@ fn a_server_tool_through_a_prompt_gets_its_result_and_rules_and_always_skip_the_
     let allow = json!({"allow": ["mcp__everything__get-sum"]});
     settings(&ws, json!({"everything": everything()}), allow);
     let mut luxe = start(&ws, &server, &[], &[]);
-    let servers = settled(&mut luxe);
-    let everything = &servers["everything"];
-    assert_eq!(everything["status"], "ready", "{servers}");
-    assert_eq!(everything["transport"], "stdio");
-    assert!(everything["tools"].as_u64().unwrap() >= 10, "{servers}");
+    everything_is_ready(&mut luxe, "everything", "stdio");
 
     let echo = json!({"message": "hi there"});
     let frames = one_call(
@@ -244,28 +272,7 @@ fn an_interrupt_cancels_a_long_call_whose_progress_was_shown_and_the_server_goes
     settings(&ws, json!({"everything": everything()}), json!({}));
     let mut luxe = start(&ws, &server, &["--yolo"], &[]);
     assert_eq!(settled(&mut luxe)["everything"]["status"], "ready");
-    let long = json!({"duration": 30, "steps": 30});
-    server.push(Reply::tool_call(
-        "t1",
-        "mcp__everything__trigger-long-running-operation",
-        long,
-    ));
-    luxe.send_frame("submit_user_message", json!({"text": "wait"}));
-    let progress = loop {
-        let frame = luxe.recv();
-        if frame["kind"] == "tool_output_delta" {
-            break frame["content"].clone();
-        }
-    };
-    assert!(
-        progress["chunk"]
-            .as_str()
-            .unwrap()
-            .starts_with("progress 1/30"),
-        "{progress}"
-    );
-    luxe.send_frame("interrupt_turn", json!({}));
-    let frames = luxe.until("turn_ended");
+    let frames = interrupted_after_progress(&server, &mut luxe, "everything");
     assert_eq!(finished(&frames)["status"], "interrupted");
     assert_eq!(frames.last().unwrap()["content"]["reason"], "interrupted");
 
@@ -415,4 +422,35 @@ fn broken_servers_fail_clearly_the_rest_go_on_and_nothing_outlives_close() {
         Vec::<u32>::new(),
         "a server's process outlived close"
     );
+}
+
+#[test]
+fn the_http_transport_calls_streams_progress_and_cancels() {
+    let http = HttpEverything::start();
+    let ws = Workspace::new();
+    let server = ModelServer::start();
+    let entry =
+        json!({"type": "http", "url": http.url, "headers": {"X-Luxe-Test": "${LUXE_TEST_GIVEN}"}});
+    settings(
+        &ws,
+        json!({"remote": entry}),
+        json!({"allow": ["mcp__remote__*"]}),
+    );
+    let mut luxe = start(&ws, &server, &[], &[("LUXE_TEST_GIVEN", "yes")]);
+    everything_is_ready(&mut luxe, "remote", "http");
+
+    let echo = json!({"message": "over http"});
+    let frames = one_call(&server, &mut luxe, "mcp__remote__echo", echo, "once");
+    assert_eq!(finished(&frames)["output"], "Echo: over http");
+
+    let frames = interrupted_after_progress(&server, &mut luxe, "remote");
+    assert_eq!(finished(&frames)["status"], "interrupted");
+
+    let sum = json!({"a": 40, "b": 2});
+    let frames = one_call(&server, &mut luxe, "mcp__remote__get-sum", sum, "once");
+    assert!(
+        finished(&frames)["output"].as_str().unwrap().contains("42"),
+        "{frames:#?}"
+    );
+    closes_cleanly(luxe);
 }

@@ -4,6 +4,7 @@
 //! with effects for io and [`McpEvent`]s for the session; it never touches the session.
 
 pub mod config;
+pub mod http;
 pub mod jsonrpc;
 pub mod names;
 pub mod results;
@@ -83,6 +84,22 @@ pub struct McpSettings {
 }
 
 impl McpSettings {
+    /// Each value of `pairs` (a server's `env` or `headers`, named `what` in the error)
+    /// expanded.
+    pub fn expand_all(
+        &self,
+        pairs: &[(String, String)],
+        what: &str,
+    ) -> Result<Vec<(String, String)>, String> {
+        pairs
+            .iter()
+            .map(|(name, value)| match self.expand(value) {
+                Ok(value) => Ok((name.clone(), value)),
+                Err(why) => Err(format!("its {what} {name}: {why}")),
+            })
+            .collect()
+    }
+
     /// `text` with `${VAR}` expanded; a provider's key is never handed to a server.
     pub fn expand(&self, text: &str) -> Result<String, String> {
         config::expand(text, &|name| {
@@ -202,6 +219,15 @@ impl Mcp {
         let (id, exited) = match input {
             Input::ProcessOutput { id, .. } => (*id, false),
             Input::ProcessExited { id, .. } => (*id, true),
+            Input::HttpHeaders { id, .. }
+            | Input::HttpResponse { id, .. }
+            | Input::HttpBody { id, .. }
+            | Input::HttpEnded { id }
+            | Input::HttpFailed { id, .. } => {
+                let at = self.servers.iter().position(|s| s.owns_post(*id))?;
+                let events = self.servers[at].http_input(now, input, &self.settings, io);
+                return Some(self.settle(events));
+            }
             _ => return None,
         };
         let at = self

@@ -10,10 +10,11 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 use super::config::{ServerConfig, Transport};
+use super::http::HttpLink;
 use super::jsonrpc::{self, Lines, Message, RpcError};
 use super::results::{CallOutcome, outcome};
 use super::{CallId, Io, McpEvent, McpSettings};
-use crate::effects::{EffectId, Output, Stream};
+use crate::effects::{EffectId, Input, Output, Stream};
 
 /// The MCP version luxe asks for: the newest the official servers speak.
 pub const PROTOCOL_VERSION: &str = "2025-11-25";
@@ -78,6 +79,8 @@ pub struct Server {
     process: Option<EffectId>,
     /// Processes luxe killed whose exit has not come yet: their late output is dropped.
     retired: Vec<EffectId>,
+    /// The HTTP side, for an http server that was started.
+    http: Option<HttpLink>,
     lines: Lines,
     stderr: String,
     next_request: u64,
@@ -108,6 +111,7 @@ impl Server {
             status: Status::Starting,
             process: None,
             retired: Vec::new(),
+            http: None,
             lines: Lines::default(),
             stderr: String::new(),
             next_request: 0,
@@ -148,6 +152,48 @@ impl Server {
             io.push(Output::Kill { id });
             self.retired.push(id);
         }
+        if let Some(mut http) = self.http.take() {
+            http.close(io);
+        }
+    }
+
+    /// Whether `id` is one of this server's HTTP requests.
+    pub fn owns_post(&self, id: EffectId) -> bool {
+        self.http.as_ref().is_some_and(|http| http.owns(id))
+    }
+
+    /// One of this server's HTTP requests got an answer (or failed).
+    pub fn http_input(
+        &mut self,
+        now: Instant,
+        input: &Input<'_>,
+        settings: &McpSettings,
+        io: &mut Io<'_>,
+    ) -> Vec<McpEvent> {
+        let Some(http) = self.http.as_mut() else {
+            return Vec::new();
+        };
+        let messages = match input {
+            Input::HttpHeaders { id, headers } => {
+                http.headers(*id, headers);
+                Ok(Vec::new())
+            }
+            Input::HttpResponse { id, status, .. } => {
+                http.status(*id, *status);
+                Ok(Vec::new())
+            }
+            Input::HttpBody { id, bytes } => http.body(*id, bytes),
+            Input::HttpEnded { id } => http.ended(*id),
+            Input::HttpFailed { id, error } => match http.failed(*id, error) {
+                Some(why) => Err(why),
+                None => Ok(Vec::new()),
+            },
+            _ => Ok(Vec::new()),
+        };
+        match messages {
+            Ok(messages) => self.messages(now, messages, settings, io),
+            Err(why) => self.fail(now, why, settings, io),
+        }
     }
 
     fn timeout(&self, settings: &McpSettings) -> Duration {
@@ -165,29 +211,26 @@ impl Server {
         self.launched = true;
         self.lines = Lines::default();
         self.stderr.clear();
-        let Transport::Stdio {
-            command,
-            args,
-            env,
-            cwd,
-        } = &self.config.transport
-        else {
-            return self.fail(
-                now,
-                "the http transport is not supported yet".to_owned(),
-                settings,
-                io,
-            );
+        let (command, args, env, cwd) = match &self.config.transport {
+            Transport::Stdio {
+                command,
+                args,
+                env,
+                cwd,
+            } => (command, args, env, cwd),
+            Transport::Http { url, headers } => {
+                match settings.expand_all(headers, "header") {
+                    Ok(headers) => self.http = Some(HttpLink::new(url.clone(), headers)),
+                    Err(why) => return self.fail(now, why, settings, io),
+                }
+                self.initialize(now, settings, io);
+                return Vec::new();
+            }
         };
         let mut environment = settings.env.inherited();
-        for (name, value) in env {
-            match settings.expand(value) {
-                Ok(value) => environment.push((name.clone(), value)),
-                Err(why) => {
-                    let why = format!("its env {name}: {why}");
-                    return self.fail(now, why, settings, io);
-                }
-            }
+        match settings.expand_all(env, "env") {
+            Ok(env) => environment.extend(env),
+            Err(why) => return self.fail(now, why, settings, io),
         }
         let id = io.id();
         self.process = Some(id);
@@ -198,13 +241,17 @@ impl Server {
             cwd: cwd.clone().unwrap_or_else(|| settings.cwd.clone()),
             env: environment,
         });
+        self.initialize(now, settings, io);
+        Vec::new()
+    }
+
+    fn initialize(&mut self, now: Instant, settings: &McpSettings, io: &mut Io<'_>) {
         let params = json!({
             "protocolVersion": PROTOCOL_VERSION,
             "capabilities": {},
             "clientInfo": {"name": "luxe", "version": settings.client_version},
         });
         self.request(now, Purpose::Initialize, "initialize", params, settings, io);
-        Vec::new()
     }
 
     /// Sends a request and remembers what it is for.
@@ -221,13 +268,16 @@ impl Server {
         let id = self.next_request;
         let deadline = now + self.timeout(settings);
         self.pending.insert(id, Pending { purpose, deadline });
-        self.send(jsonrpc::request(id, method, params), io);
+        self.send(jsonrpc::request(id, method, params), Some(id), io);
     }
 
-    fn send(&self, mut bytes: Vec<u8>, io: &mut Io<'_>) {
+    /// Sends one message (`request`: its id when it is a request).
+    fn send(&mut self, mut bytes: Vec<u8>, request: Option<u64>, io: &mut Io<'_>) {
         if let Some(id) = self.process {
             bytes.push(b'\n');
             io.push(Output::WriteStdin { id, bytes });
+        } else if let Some(http) = &mut self.http {
+            http.post(bytes, request, io);
         }
     }
 
@@ -251,10 +301,20 @@ impl Server {
             }
             return Vec::new();
         }
-        let lines = match self.lines.push(bytes) {
-            Ok(lines) => lines,
-            Err(why) => return self.fail(now, why, settings, io),
-        };
+        match self.lines.push(bytes) {
+            Ok(lines) => self.messages(now, lines, settings, io),
+            Err(why) => self.fail(now, why, settings, io),
+        }
+    }
+
+    /// Messages the server wrote, in order; the first broken one fails it.
+    fn messages(
+        &mut self,
+        now: Instant,
+        lines: Vec<Vec<u8>>,
+        settings: &McpSettings,
+        io: &mut Io<'_>,
+    ) -> Vec<McpEvent> {
         let mut events = Vec::new();
         for line in lines {
             let message = match jsonrpc::parse(&line) {
@@ -265,7 +325,7 @@ impl Server {
                 }
             };
             events.extend(self.message(now, message, settings, io));
-            if self.process.is_none() {
+            if matches!(self.status, Status::Failed(_)) {
                 break;
             }
         }
@@ -292,7 +352,7 @@ impl Server {
                         message: format!("luxe does not offer {method}"),
                     }),
                 };
-                self.send(jsonrpc::response(&id, answer), io);
+                self.send(jsonrpc::response(&id, answer), None, io);
                 Vec::new()
             }
             Message::Notification { method, params } => match method.as_str() {
@@ -371,7 +431,14 @@ impl Server {
                         return self.fail(now, why, settings, io);
                     }
                 }
-                self.send(jsonrpc::notification("notifications/initialized", None), io);
+                if let (Some(http), Some(version)) = (&mut self.http, version) {
+                    http.negotiated(version);
+                }
+                self.send(
+                    jsonrpc::notification("notifications/initialized", None),
+                    None,
+                    io,
+                );
                 if result.pointer("/capabilities/tools").is_some() {
                     self.list(now, None, settings, io);
                     Vec::new()
@@ -544,10 +611,12 @@ impl Server {
         if let Some(id) = found {
             self.pending.remove(&id);
             let params = json!({"requestId": id, "reason": "the user interrupted the call"});
-            self.send(
-                jsonrpc::notification("notifications/cancelled", Some(params)),
-                io,
-            );
+            let note = jsonrpc::notification("notifications/cancelled", Some(params));
+            self.send(note, None, io);
+            // Over HTTP the call's answer streams on its own POST: that stream is given up too.
+            if let Some(http) = &mut self.http {
+                http.abandon(id, io);
+            }
         }
     }
 

@@ -545,3 +545,121 @@ quickcheck! {
         once && rig.mcp.deadline().is_none_or(|at| at > rig.now)
     }
 }
+
+#[test]
+fn over_http_the_session_and_version_ride_on_every_post_and_sse_answers_calls() {
+    let config = ServerConfig {
+        name: "web".into(),
+        transport: Transport::Http {
+            url: "http://127.0.0.1:9/mcp".into(),
+            headers: vec![("Authorization".into(), "Bearer ${TOKEN}".into())],
+        },
+        timeout: None,
+    };
+    let mut rig = Rig::new(vec![config]);
+    // The oldest POST not looked at yet.
+    let post = |rig: &mut Rig| -> (EffectId, Vec<(String, String)>, Value) {
+        let at = rig
+            .outputs
+            .iter()
+            .position(|o| matches!(o, Output::HttpExchange { .. }))
+            .expect("a POST");
+        match rig.outputs.remove(at) {
+            Some(Output::HttpExchange { id, request }) => (
+                id,
+                request.headers,
+                serde_json::from_slice(&request.body).unwrap(),
+            ),
+            _ => unreachable!(),
+        }
+    };
+    let (id, headers, init) = post(&mut rig);
+    assert_eq!(init["method"], "initialize");
+    assert!(headers.contains(&("Authorization".into(), "Bearer t".into())));
+    assert!(!headers.iter().any(|(k, _)| k == "Mcp-Session-Id"));
+    let answer = json!({"jsonrpc": "2.0", "id": init["id"], "result": {"protocolVersion": "2025-03-26", "capabilities": {"tools": {}}}});
+    let session = vec![
+        ("mcp-session-id".to_owned(), "s-1".to_owned()),
+        ("content-type".to_owned(), "application/json".to_owned()),
+    ];
+    rig.input(Input::HttpHeaders {
+        id,
+        headers: session,
+    });
+    rig.input(Input::HttpResponse {
+        id,
+        status: 200,
+        retry_after: None,
+    });
+    rig.input(Input::HttpBody {
+        id,
+        bytes: answer.to_string().as_bytes(),
+    });
+    rig.input(Input::HttpEnded { id });
+    let (note, headers, initialized) = post(&mut rig);
+    assert_eq!(initialized["method"], "notifications/initialized");
+    assert!(headers.contains(&("Mcp-Session-Id".into(), "s-1".into())));
+    assert!(headers.contains(&("MCP-Protocol-Version".into(), "2025-03-26".into())));
+    rig.input(Input::HttpResponse {
+        id: note,
+        status: 202,
+        retry_after: None,
+    });
+    rig.input(Input::HttpEnded { id: note });
+    let (list, _, request) = post(&mut rig);
+    let tools =
+        json!({"jsonrpc": "2.0", "id": request["id"], "result": {"tools": [tool("t", true)]}});
+    let sse = vec![("content-type".to_owned(), "text/event-stream".to_owned())];
+    rig.input(Input::HttpHeaders {
+        id: list,
+        headers: sse.clone(),
+    });
+    rig.input(Input::HttpResponse {
+        id: list,
+        status: 200,
+        retry_after: None,
+    });
+    let event = format!("event: message\ndata: {tools}\n\n");
+    let (a, b) = event.as_bytes().split_at(20);
+    rig.input(Input::HttpBody { id: list, bytes: a });
+    rig.input(Input::HttpBody { id: list, bytes: b });
+    rig.input(Input::HttpEnded { id: list });
+    assert_eq!(rig.status().0, "ready");
+
+    rig.call(9, "mcp__web__t");
+    let (call, _, request) = post(&mut rig);
+    rig.input(Input::HttpHeaders {
+        id: call,
+        headers: sse,
+    });
+    rig.input(Input::HttpResponse {
+        id: call,
+        status: 200,
+        retry_after: None,
+    });
+    let result = json!({"jsonrpc": "2.0", "id": request["id"], "result": {"content": [{"type": "text", "text": "hi"}]}});
+    let event = format!("data: {result}\n\n");
+    rig.input(Input::HttpBody {
+        id: call,
+        bytes: event.as_bytes(),
+    });
+    assert_eq!(rig.finished[&CallId(9)][0].text, "hi");
+
+    // A server error fails it, and its requests are abandoned.
+    rig.call(10, "mcp__web__t");
+    let (call, _, _) = post(&mut rig);
+    rig.input(Input::HttpResponse {
+        id: call,
+        status: 500,
+        retry_after: None,
+    });
+    rig.input(Input::HttpBody {
+        id: call,
+        bytes: b"internal trouble",
+    });
+    rig.input(Input::HttpEnded { id: call });
+    let (status, error) = rig.status();
+    assert_eq!(status, "failed");
+    assert!(error.unwrap().contains("HTTP 500: internal trouble"));
+    assert!(rig.finished[&CallId(10)][0].is_error);
+}
