@@ -4,6 +4,7 @@
 //! with effects for io and [`McpEvent`]s for the session; it never touches the session.
 
 pub mod config;
+pub mod fuzzing;
 pub mod http;
 pub mod jsonrpc;
 pub mod names;

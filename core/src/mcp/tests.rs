@@ -663,3 +663,34 @@ fn over_http_the_session_and_version_ride_on_every_post_and_sse_answers_calls() 
     assert!(error.unwrap().contains("HTTP 500: internal trouble"));
     assert!(rig.finished[&CallId(10)][0].is_error);
 }
+
+#[test]
+fn servers_added_later_start_at_once_and_replace_one_of_their_name() {
+    let mut rig = Rig::new(vec![stdio("a", &[]), stdio("b", &[])]);
+    // The last started: b's.
+    let first = rig.spawned();
+    rig.handshake(first, json!([tool("t", false)]));
+    rig.call(1, "mcp__b__t");
+    let mut io = Io {
+        next_effect: &mut rig.next,
+        outputs: &mut rig.outputs,
+    };
+    let events = rig
+        .mcp
+        .add_servers(rig.now, vec![stdio("b", &[]), stdio("c", &[])], &mut io);
+    rig.take(events);
+    // The replaced server's call ended; its process is gone; both new ones started.
+    let ended = &rig.finished[&CallId(1)][0].text;
+    assert!(ended.contains("replaced"), "{ended}");
+    let (spawned, _, killed) = rig.drain();
+    assert_eq!(killed, [first]);
+    assert_eq!(spawned.len(), 2);
+    let names: Vec<_> = rig
+        .mcp
+        .statuses()
+        .into_iter()
+        .map(|s| (s.name, s.status))
+        .collect();
+    let want = [("a", "starting"), ("b", "starting"), ("c", "starting")];
+    assert_eq!(names, want.map(|(n, s)| (n.to_owned(), s.to_owned())));
+}
