@@ -5,7 +5,8 @@ use crate::model::wire::HttpRequest;
 use crate::permissions::redact::Redactor;
 use crate::protocol::codec;
 use crate::protocol::events::Event;
-use crate::review::source::{DiffSource, ReviewTarget};
+use crate::protocol::review::ReviewTarget;
+use crate::review::source::DiffSource;
 
 /// Names one effect (a request, a process, a file operation) so its results find their way back.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]

@@ -601,11 +601,11 @@ impl Ledger {
 /// the outputs run out or it answers.
 pub fn stack_flows(data: &[u8]) {
     use crate::protocol::stack::{OldHead, RestackMove, StackDraft};
-    use crate::stack::flow::{Flow, Next, Ran};
     use crate::stack::open::OpenFlow;
-    use crate::stack::planning::{PlanFlow, Planned};
+    use crate::stack::plan_flow::{PlanFlow, Planned};
     use crate::stack::preview::PreviewFlow;
     use crate::stack::restack::RestackFlow;
+    use crate::steps::{Flow, Next, Ran};
 
     fn drive<F: Flow>(flow: &mut F, answers: &mut impl Iterator<Item = Ran>) -> Option<F::Output> {
         let mut next = flow.start();

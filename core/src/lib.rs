@@ -36,6 +36,7 @@ pub mod rng;
 pub mod session;
 pub mod settings;
 pub mod stack;
+pub mod steps;
 pub mod store;
 
 pub use config::{Config, StartError};

@@ -25,6 +25,15 @@ use crate::session::Session;
 ///
 /// A driver flushes stdout once per drain. Calling `handle_timeout` early or twice is harmless.
 /// Nothing here panics on any input: bad lines become `action_rejected`.
+///
+/// Inside, client bytes are split into lines and decoded into actions, which the session's
+/// gate answers or hands to the feature they name (turns, tools, review, GitHub, stacks,
+/// the store). Every effect a feature asks for gets an id recorded with that feature, and
+/// its results go straight back to it; a result nobody waits for is dropped. The invariants
+/// `crate::harness` checks after every step of every simulation and fuzz run: `ready` comes
+/// first; each action is answered once; a frame is one line; nothing follows `exit`; no
+/// `.env` value is in any frame or model request body; turns never overlap; and a turn ends
+/// with no permission prompt, tool call or opened file left open.
 #[derive(Debug)]
 pub struct Luxe {
     lines: LineSplitter,

@@ -6,9 +6,8 @@
 #[path = "fixtures/review/source.rs"]
 mod fixture;
 
+use luxe_core::protocol::review::{Review, ReviewTarget};
 use luxe_core::review::build::build;
-use luxe_core::review::model::Review;
-use luxe_core::review::source::ReviewTarget;
 
 fn review() -> Review {
     build(&ReviewTarget::WorkingTree, &fixture::source())

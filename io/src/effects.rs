@@ -9,7 +9,8 @@ use std::time::Instant;
 
 use luxe_core::Luxe;
 use luxe_core::effects::{EffectId, FileContent, Input, Opened, Output, SearchHit, Stream};
-use luxe_core::review::source::{DiffSource, ReviewTarget};
+use luxe_core::protocol::review::ReviewTarget;
+use luxe_core::review::source::DiffSource;
 use smol::channel::Sender;
 use smol::future::FutureExt as _;
 use smol::{LocalExecutor, Task};

@@ -20,7 +20,8 @@ use gix::odb::pack::Find as _;
 use gix::status::index_worktree::Item as WorktreeItem;
 use gix::status::plumbing::index_as_worktree::{Change as WorktreeChange, EntryStatus};
 use gix::status::tree_index::TrackRenames;
-use luxe_core::review::source::{ChangedFile, DEFAULT_BASES, DiffSource, FileStatus, ReviewTarget};
+use luxe_core::protocol::review::{FileStatus, ReviewTarget};
+use luxe_core::review::source::{ChangedFile, DEFAULT_BASES, DiffSource};
 
 /// A symlink's git mode.
 const LINK: u32 = 0o120000;

@@ -14,7 +14,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use luxe_core::review::source::ReviewTarget;
+use luxe_core::protocol::review::ReviewTarget;
 use luxe_io::git::read_diff;
 use luxe_tests::bench::{median, ms, proc_status_kib};
 use luxe_tests::git_repo::git_command;

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use serde_json::json;
 
 use super::config::{HostEnv, ServerConfig, Transport};
-use super::{CallId, Io, Mcp, McpEvent, McpSettings};
+use super::{CallId, Counter, Io, Mcp, McpEvent, McpSettings};
 use crate::effects::{EffectId, Input, Output, Stream};
 
 /// Runs one server whose stdout is `data` (its first byte sets the chunk size), calling its
@@ -36,7 +36,7 @@ pub fn server_output(now: Instant, data: &[u8]) {
         timeout: None,
     };
     let mut mcp = Mcp::new(vec![config], settings);
-    let (mut next, mut outputs) = (0, VecDeque::new());
+    let (mut ids, mut outputs) = (Counter::default(), VecDeque::new());
     let mut ends: BTreeMap<CallId, usize> = BTreeMap::new();
     let count = |events: Vec<McpEvent>, ends: &mut BTreeMap<CallId, usize>| {
         for event in events {
@@ -46,7 +46,7 @@ pub fn server_output(now: Instant, data: &[u8]) {
         }
     };
     let mut io = Io {
-        next_effect: &mut next,
+        ids: &mut ids,
         outputs: &mut outputs,
     };
     let events = mcp.start(now, &mut io);
@@ -59,7 +59,7 @@ pub fn server_output(now: Instant, data: &[u8]) {
     let mut calls = 0;
     for bytes in output.chunks(usize::from(chunk).max(1)) {
         let mut io = Io {
-            next_effect: &mut next,
+            ids: &mut ids,
             outputs: &mut outputs,
         };
         let input = Input::ProcessOutput {
@@ -80,7 +80,7 @@ pub fn server_output(now: Instant, data: &[u8]) {
         outputs.clear();
     }
     let mut io = Io {
-        next_effect: &mut next,
+        ids: &mut ids,
         outputs: &mut outputs,
     };
     let events = mcp.handle_timeout(now + Duration::from_secs(2), &mut io);

@@ -98,14 +98,14 @@ impl HttpLink {
         let found = self.posts.iter().find(|(_, p)| p.request == Some(request));
         if let Some((&id, _)) = found {
             self.posts.remove(&id);
-            io.push(Output::CancelHttp { id });
+            io.cancel_http(id);
         }
     }
 
     /// Abandons every POST and forgets the session (the server failed or stopped).
     pub fn close(&mut self, io: &mut Io<'_>) {
         for id in std::mem::take(&mut self.posts).into_keys() {
-            io.push(Output::CancelHttp { id });
+            io.cancel_http(id);
         }
         self.session = None;
         self.version = None;

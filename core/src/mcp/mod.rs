@@ -47,22 +47,49 @@ pub enum McpEvent {
     ServersChanged,
 }
 
+/// Hands out the ids of the machine's effects (the session's, so that their results find
+/// their way back here).
+pub trait EffectIds {
+    /// A new id.
+    fn issue(&mut self) -> EffectId;
+    /// Forgets an id whose results are no longer wanted (a cancelled request).
+    fn forget(&mut self, id: EffectId);
+}
+
+/// Ids counted from 1, for tests and the fuzz harness.
+#[derive(Debug, Default)]
+pub struct Counter(u64);
+
+impl EffectIds for Counter {
+    fn issue(&mut self) -> EffectId {
+        self.0 += 1;
+        EffectId(self.0)
+    }
+
+    fn forget(&mut self, _: EffectId) {}
+}
+
 /// Where the machine's effects go: the session's effect ids and its output queue.
 pub struct Io<'a> {
-    /// The session's last effect number.
-    pub next_effect: &'a mut u64,
+    /// Issues effect ids.
+    pub ids: &'a mut dyn EffectIds,
     /// The session's outputs.
     pub outputs: &'a mut VecDeque<Output>,
 }
 
 impl Io<'_> {
     fn id(&mut self) -> EffectId {
-        *self.next_effect += 1;
-        EffectId(*self.next_effect)
+        self.ids.issue()
     }
 
     fn push(&mut self, output: Output) {
         self.outputs.push_back(output);
+    }
+
+    /// Abandons an HTTP request: io drops its later results, so its id is forgotten.
+    fn cancel_http(&mut self, id: EffectId) {
+        self.ids.forget(id);
+        self.push(Output::CancelHttp { id });
     }
 }
 

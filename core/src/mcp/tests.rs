@@ -63,7 +63,7 @@ type Breakage = (&'static str, Box<dyn Fn(&mut Rig, EffectId)>);
 
 struct Rig {
     mcp: Mcp,
-    next: u64,
+    ids: Counter,
     outputs: VecDeque<Output>,
     now: Instant,
     finished: BTreeMap<CallId, Vec<CallOutcome>>,
@@ -74,14 +74,14 @@ impl Rig {
     fn new(servers: Vec<ServerConfig>) -> Self {
         let mut rig = Self {
             mcp: Mcp::new(servers, settings()),
-            next: 0,
+            ids: Counter::default(),
             outputs: VecDeque::new(),
             now: origin(),
             finished: BTreeMap::new(),
             changes: 0,
         };
         let mut io = Io {
-            next_effect: &mut rig.next,
+            ids: &mut rig.ids,
             outputs: &mut rig.outputs,
         };
         let events = rig.mcp.start(rig.now, &mut io);
@@ -120,7 +120,7 @@ impl Rig {
 
     fn input(&mut self, input: Input<'_>) {
         let mut io = Io {
-            next_effect: &mut self.next,
+            ids: &mut self.ids,
             outputs: &mut self.outputs,
         };
         let events = self
@@ -146,7 +146,7 @@ impl Rig {
 
     fn call(&mut self, call: u64, name: &str) {
         let mut io = Io {
-            next_effect: &mut self.next,
+            ids: &mut self.ids,
             outputs: &mut self.outputs,
         };
         let events = self
@@ -158,7 +158,7 @@ impl Rig {
     fn advance(&mut self, by: Duration) {
         self.now += by;
         let mut io = Io {
-            next_effect: &mut self.next,
+            ids: &mut self.ids,
             outputs: &mut self.outputs,
         };
         let events = self.mcp.handle_timeout(self.now, &mut io);
@@ -424,7 +424,7 @@ fn a_provider_key_is_never_expanded_and_cancel_tells_the_server() {
     let (_, written, _) = rig.drain();
     let request_id = written[0].1["id"].clone();
     let mut io = Io {
-        next_effect: &mut rig.next,
+        ids: &mut rig.ids,
         outputs: &mut rig.outputs,
     };
     rig.mcp.cancel(CallId(4), &mut io);
@@ -529,7 +529,7 @@ quickcheck! {
                 (Act::Garbage, Some(id)) => rig.says(id, "garbage"),
                 (Act::ListChanged, Some(id)) => rig.says(id, r#"{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}"#),
                 (Act::Cancel, _) if calls > 0 && !rig.finished.contains_key(&CallId(calls)) => {
-                    let mut io = Io { next_effect: &mut rig.next, outputs: &mut rig.outputs };
+                    let mut io = Io { ids: &mut rig.ids, outputs: &mut rig.outputs };
                     rig.mcp.cancel(CallId(calls), &mut io);
                     cancelled.push(CallId(calls));
                 }
@@ -672,7 +672,7 @@ fn servers_added_later_start_at_once_and_replace_one_of_their_name() {
     rig.handshake(first, json!([tool("t", false)]));
     rig.call(1, "mcp__b__t");
     let mut io = Io {
-        next_effect: &mut rig.next,
+        ids: &mut rig.ids,
         outputs: &mut rig.outputs,
     };
     let events = rig

@@ -12,7 +12,7 @@ use super::github::{
 };
 use super::stack::{OpenStack, PlanRestack, PreviewStack, Restack};
 use super::values::{Mode, PermissionReply, QuestionReply, Thinking};
-use crate::review::source::ReviewTarget;
+use crate::protocol::review::ReviewTarget;
 
 frame_enum! {
     /// A decoded client frame.

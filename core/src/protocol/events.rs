@@ -17,8 +17,8 @@ use super::values::{
     CompactionTrigger, Mode, PermissionMode, PermissionReply, QuestionReply, Thinking,
     TurnEndReason, TurnSource,
 };
-use crate::review::findings::ReviewSession;
-use crate::review::model::Review;
+use crate::protocol::findings::ReviewSession;
+use crate::protocol::review::Review;
 
 frame_enum! {
     /// A frame luxe writes to stdout.

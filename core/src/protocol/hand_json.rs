@@ -8,8 +8,7 @@
 //! until it is written.
 
 use super::events::TokenDelta;
-use crate::review::model::{Chapter, Hunk, HunkLine, LineKind, Review, ReviewFile};
-use crate::review::source::FileStatus;
+use crate::protocol::review::{Chapter, FileStatus, Hunk, HunkLine, LineKind, Review, ReviewFile};
 
 /// `{"kind":<kind>,"content":{"block":…,"delta":…}}` (no LF).
 pub(super) fn delta(out: &mut Vec<u8>, kind: &str, delta: &TokenDelta) {
@@ -290,8 +289,9 @@ mod tests {
 
     use crate::protocol::codec::{encode, encode_in_parts};
     use crate::protocol::events::{Event, GuidedReviewLoaded, GuidedReviewUpdated};
-    use crate::review::model::{Chapter, Hunk, HunkLine, HunkLines, LineKind, Review, ReviewFile};
-    use crate::review::source::{FileStatus, ReviewTarget};
+    use crate::protocol::review::{
+        Chapter, FileStatus, Hunk, HunkLine, HunkLines, LineKind, Review, ReviewFile, ReviewTarget,
+    };
 
     fn some<T: Arbitrary>(g: &mut Gen) -> Option<T> {
         bool::arbitrary(g).then(|| T::arbitrary(g))

@@ -1,13 +1,17 @@
-//! Protocol v2 as Rust types: the kind catalogue, actions, events, the line codec and the schema.
+//! Protocol v2 as Rust types: the kind catalogue, actions, events (with the review and review
+//! session they carry), the line codec and the schema. It imports nothing from the features,
+//! which build these values: it could be a crate of its own.
 
 pub mod actions;
 pub mod codec;
 pub mod events;
+pub mod findings;
 mod frame_enum;
 pub mod github;
 mod hand_json;
 pub mod kinds;
 pub mod lines;
+pub mod review;
 pub mod schema;
 pub mod stack;
 mod unique_keys;

@@ -15,8 +15,8 @@ use crate::permissions::is_env_file;
 use super::chapters::chapters;
 use super::hunks::{Differ, TextChange};
 use super::ids::{ContentHash, HunkIds, file_id, lines_hashes, review_id};
-use super::model::{Hunk, Review, ReviewFile};
-use super::source::{ChangedFile, DiffSource, FileStatus, ReviewTarget};
+use super::source::{ChangedFile, DiffSource};
+use crate::protocol::review::{FileStatus, Hunk, Review, ReviewFile, ReviewTarget};
 
 /// The header of a withheld file's one hunk.
 pub(super) const WITHHELD: &str = "contents withheld: .env files hold secrets";

@@ -10,11 +10,11 @@
 
 use imara_diff::{Algorithm, Diff, Token};
 
-use super::compact::{Change, Side, changes, compact};
 use super::discard::Prepared;
 use super::funcname::FuncLines;
 use super::lines::{Interner, Lines};
-use super::model::{Hunk, HunkLine, HunkLines, LineKind};
+use super::slide::{Change, Side, changes, compact};
+use crate::protocol::review::{Hunk, HunkLine, HunkLines, LineKind};
 
 /// Context lines around a change (git's default `-U3`).
 const CONTEXT: u32 = 3;

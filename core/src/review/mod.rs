@@ -1,11 +1,11 @@
 //! Guided review: a diff read from git ([`source`]) built into files, hunks and chapters
-//! ([`model`]) by [`build`], with content-hash ids ([`ids`]) so that findings can stay anchored
-//! while the diff moves, a reading order ([`chapters`]), and the findings a reviewer and the
-//! agent leave on it ([`findings`]).
+//! (`crate::protocol::review`, the types frames carry) by [`build`], with content-hash ids
+//! ([`ids`]) so that findings can stay anchored while the diff moves, a reading order
+//! ([`chapters`]), and the edits a reviewer and the agent make to the findings
+//! ([`findings`]).
 
 pub mod build;
 pub mod chapters;
-mod compact;
 mod discard;
 mod file_kinds;
 pub mod findings;
@@ -13,9 +13,9 @@ mod funcname;
 mod hunks;
 pub mod ids;
 mod lines;
-pub mod model;
 pub mod patch;
 pub mod path_line;
 #[cfg(test)]
 mod properties;
+mod slide;
 pub mod source;

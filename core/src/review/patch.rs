@@ -5,8 +5,9 @@
 use super::build::{WITHHELD, name_hunks, revision_id, withholds};
 use super::chapters::chapters;
 use super::ids::{file_id, review_id};
-use super::model::{Hunk, HunkLine, HunkLines, LineKind, Review, ReviewFile};
-use super::source::{FileStatus, ReviewTarget};
+use crate::protocol::review::{
+    FileStatus, Hunk, HunkLine, HunkLines, LineKind, Review, ReviewFile, ReviewTarget,
+};
 
 /// The review of `patch` (a pull request's diff), identified by `root` and `target`.
 pub fn build_from_patch(target: &ReviewTarget, root: &str, patch: &str) -> Review {

@@ -5,8 +5,8 @@
 use quickcheck::{Arbitrary, Gen, quickcheck};
 
 use super::build::build;
-use super::model::{Hunk, HunkLine, LineKind, Review};
-use super::source::{ChangedFile, DiffSource, FileStatus, ReviewTarget};
+use super::source::{ChangedFile, DiffSource};
+use crate::protocol::review::{FileStatus, Hunk, HunkLine, LineKind, Review, ReviewTarget};
 
 /// A file's two sides, drawn from a few lines so that lines repeat and changes can slide.
 #[derive(Debug, Clone)]

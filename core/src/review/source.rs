@@ -1,8 +1,7 @@
 //! What io reads from git for a review: which files changed between two sides, and the bytes of
-//! each side. Turning that into hunks is core's work (see [`super::model`]).
+//! each side. Turning that into hunks is core's work (the hunks are `crate::protocol::review`'s).
 
-use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
+use crate::protocol::review::FileStatus;
 
 /// Where a `branch` review without a `base` starts, in order: the first that exists. A
 /// symbolic ref counts as the branch it points to (`origin/HEAD` is the remote's default
@@ -12,55 +11,6 @@ pub const DEFAULT_BASES: &[&str] = &[
     "refs/heads/main",
     "refs/heads/master",
 ];
-
-/// The two sides a review compares, as the client names them (`target` of `load_guided_review`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
-pub enum ReviewTarget {
-    /// HEAD → the working tree, untracked (not ignored) files included.
-    WorkingTree,
-    /// HEAD → the index.
-    Staged,
-    /// The merge-base of HEAD and `base` → HEAD.
-    Branch {
-        /// The base branch; by default the remote's default branch.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        base: Option<String>,
-    },
-    /// `git diff from to`: the changes after `from` up to and including `to`.
-    Commits {
-        /// The older side (any revision git understands).
-        from: String,
-        /// The newer side.
-        to: String,
-    },
-    /// A pull request, read through gh.
-    PullRequest {
-        /// Its number.
-        number: u64,
-        /// `owner/name`, when not this repository's.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        repository: Option<String>,
-    },
-}
-
-/// How a file changed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum FileStatus {
-    /// Only on the new side.
-    Added,
-    /// On both sides, at the same path.
-    Modified,
-    /// Only on the old side.
-    Deleted,
-    /// Moved from `old_path` (perhaps changed too).
-    Renamed,
-    /// Copied from `old_path` (perhaps changed too).
-    Copied,
-    /// A file became a symlink or the other way round.
-    TypeChanged,
-}
 
 /// One changed file as git sees it, with both sides' bytes.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -13,18 +13,18 @@
 //! branch of its own (`<current branch>-<n>-<title>`, never an existing name, each created only
 //! if it does not exist), and HEAD, the index and the work tree stay as they were.
 
+use super::owners::Owner;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::fmt::Write as _;
 use std::sync::Arc;
 
 use std::time::Instant;
 
-use super::commands::Commands;
+use super::own_commands::Commands;
 use crate::effects::{EffectId, Input, Output};
 use crate::protocol::actions::CommitReviewChapters;
 use crate::protocol::events::{ChapterCommit, Event, RequestFailed, ReviewChaptersCommitted};
-use crate::review::model::{Chapter, Hunk, LineKind, Review, ReviewFile};
-use crate::review::source::ReviewTarget;
+use crate::protocol::review::{Chapter, Hunk, LineKind, Review, ReviewFile, ReviewTarget};
 use crate::stack::git as stack_git;
 use crate::stack::names::branch_names;
 use crate::stack::preview::CommittedBranch;
@@ -160,14 +160,14 @@ impl Session {
         Ok(())
     }
 
-    /// Routes a result of the running step; `false` when the input is not one.
-    pub(super) fn commit_effect(&mut self, now: Instant, input: &Input<'_>) -> bool {
+    /// Takes a result of the running step.
+    pub(super) fn commit_effect(&mut self, now: Instant, input: &Input<'_>) {
         let Some(commit) = self.commit.as_mut() else {
-            return false;
+            return;
         };
         if let Input::FileWritten { id, result } = input {
             if commit.writing != Some(*id) {
-                return false;
+                return;
             }
             commit.writing = None;
             let outcome = result.clone();
@@ -177,9 +177,9 @@ impl Session {
                 outcome,
                 String::new(),
             );
-            return true;
+            return;
         }
-        let (taken, finished) = commit.commands.handle(input);
+        let (_, finished) = commit.commands.handle(input);
         if let Some(done) = finished {
             let outcome = match done.failure("git") {
                 None => Ok(()),
@@ -188,7 +188,6 @@ impl Session {
             let stdout = done.stdout_text();
             self.step_done(now, &done.purpose, outcome, stdout);
         }
-        taken
     }
 
     /// A step ended: take its output, then run the next.
@@ -419,13 +418,19 @@ impl Session {
         let root = commit.root.clone();
         match command {
             Ok(command) => {
-                let id = self.spawn(command.program, command.args, root, command.env);
+                let id = self.spawn(
+                    Owner::Commit,
+                    command.program,
+                    command.args,
+                    root,
+                    command.env,
+                );
                 if let Some(commit) = self.commit.as_mut() {
                     commit.commands.start(id, step, now, None);
                 }
             }
             Err((path, bytes)) => {
-                let id = self.effect_id();
+                let id = self.effect_id(Owner::Commit);
                 if let Some(commit) = self.commit.as_mut() {
                     commit.writing = Some(id);
                 }

@@ -56,6 +56,54 @@ const DROPS_PER_TURN: u8 = 4;
 const DROPPED_NOTE: &str = "Earlier turns of this conversation were dropped without a summary \
 to fit the model's context window; ask the user if something from them is needed.";
 
+/// Compaction's part of one turn: the compaction under way, and what the turn tried already.
+#[derive(Debug, Default)]
+pub(super) struct TurnCompaction {
+    pending: Option<PendingCompaction>,
+    /// Whether this turn compacted (or tried to) already: once per turn is enough.
+    compacted: bool,
+    /// How often this turn dropped older turns after a refusal as too long.
+    drops: u8,
+}
+
+impl TurnCompaction {
+    /// Whether a compaction is under way.
+    pub(super) fn is_running(&self) -> bool {
+        self.pending.is_some()
+    }
+
+    /// Whether the turn compacted (or tried to) already.
+    pub(super) fn compacted(&self) -> bool {
+        self.compacted
+    }
+
+    fn begin(&mut self, pending: PendingCompaction) {
+        self.compacted = true;
+        self.pending = Some(pending);
+    }
+
+    fn pending(&self) -> Option<&PendingCompaction> {
+        self.pending.as_ref()
+    }
+
+    fn pending_mut(&mut self) -> Option<&mut PendingCompaction> {
+        self.pending.as_mut()
+    }
+
+    fn take(&mut self) -> Option<PendingCompaction> {
+        self.pending.take()
+    }
+
+    /// Counts a drop of older turns, if the turn may drop again.
+    fn may_drop(&mut self) -> bool {
+        let may = self.drops < DROPS_PER_TURN;
+        if may {
+            self.drops += 1;
+        }
+        may
+    }
+}
+
 /// A compaction under way.
 #[derive(Debug)]
 pub(super) struct PendingCompaction {
@@ -74,7 +122,7 @@ impl Session {
     /// `compact`: summarize now, unless a turn runs or there is nothing older to summarize.
     pub(super) fn compact(&mut self, now: Instant, request: Compact) -> Result<(), String> {
         if let Some(turn) = &self.turn {
-            return Err(match turn.kind {
+            return Err(match turn.kind() {
                 TurnKind::Conversation => "a turn is running; compact after it ends".into(),
                 TurnKind::Compaction => "a compaction is already running".into(),
             });
@@ -119,9 +167,8 @@ impl Session {
         let Some(turn) = self.turn.as_mut() else {
             return false;
         };
-        let turn_id = (turn.kind == TurnKind::Conversation).then(|| turn.id.clone());
-        turn.compacted = true;
-        turn.compaction = Some(PendingCompaction {
+        let turn_id = (turn.kind() == TurnKind::Conversation).then(|| turn.id().to_owned());
+        turn.compaction.begin(PendingCompaction {
             request_id: request_id.clone(),
             turn_id: turn_id.clone(),
             trigger,
@@ -146,7 +193,7 @@ impl Session {
         let Some(endpoint) = self.providers.endpoint(model.provider) else {
             return;
         };
-        let Some(pending) = self.turn.as_mut().and_then(|t| t.compaction.as_mut()) else {
+        let Some(pending) = self.turn.as_mut().and_then(|t| t.compaction.pending_mut()) else {
             return;
         };
         let transcript = transcript(&self.history[..pending.cut.min(self.history.len())]);
@@ -188,7 +235,7 @@ impl Session {
         let Some(turn) = self.turn.as_mut() else {
             return;
         };
-        if let Some(pending) = turn.compaction.as_mut() {
+        if let Some(pending) = turn.compaction.pending_mut() {
             if pending.transcript_chars > TRANSCRIPT_CHARS_MIN {
                 pending.transcript_chars = (pending.transcript_chars / 4).max(TRANSCRIPT_CHARS_MIN);
                 return self.send_request(now, attempt);
@@ -201,14 +248,15 @@ impl Session {
         let Some(turn) = self.turn.as_mut() else {
             return;
         };
-        if !turn.compacted && self.begin_compaction(now, CompactionTrigger::Overflow, None, None) {
+        if !turn.compaction.compacted()
+            && self.begin_compaction(now, CompactionTrigger::Overflow, None, None)
+        {
             return;
         }
         let Some(turn) = self.turn.as_mut() else {
             return;
         };
-        if turn.drops < DROPS_PER_TURN {
-            turn.drops += 1;
+        if turn.compaction.may_drop() {
             let budget = self.history_budget();
             if self.drop_oldest(budget) {
                 return self.send_request(now, attempt);
@@ -266,7 +314,7 @@ impl Session {
         let Some(turn) = self.turn.as_ref() else {
             return;
         };
-        let Some(pending) = turn.compaction.as_ref() else {
+        let Some(pending) = turn.compaction.pending() else {
             return;
         };
         let cut = pending.cut.min(self.history.len());
@@ -278,7 +326,7 @@ impl Session {
         }
         // A `compact` run's cost is its own; automatic compaction's is its turn's.
         let cost_usd = match pending.trigger {
-            CompactionTrigger::Request => turn.cost_usd,
+            CompactionTrigger::Request => turn.cost_usd(),
             _ => None,
         };
         let Some(pending) = self.turn.as_mut().and_then(|t| t.compaction.take()) else {
@@ -346,7 +394,7 @@ impl Session {
         let Some(run) = self.turn.take() else {
             return;
         };
-        self.add_session_cost(run.cost_usd);
+        self.add_session_cost(run.cost_usd());
         self.sync_store();
         self.after_run(now);
     }
@@ -359,7 +407,7 @@ impl Session {
         };
         let window = u64::from(window);
         let reserve = u64::from(self.max_output(model)).min(window / 8);
-        !turn.compacted && self.estimated_tokens() + reserve > window * 9 / 10
+        !turn.compaction.compacted() && self.estimated_tokens() + reserve > window * 9 / 10
     }
 
     /// The context window: the catalogue's, else what the server said.

@@ -107,12 +107,10 @@ impl Context {
 
 impl super::Session {
     pub(super) fn start_probes(&mut self) {
-        let mut next = self.next_effect;
+        let owners = &mut self.owners;
         let outputs = self.context.start(&self.cwd, &self.own_env_unset, || {
-            next += 1;
-            EffectId(next)
+            owners.issue(super::owners::Owner::Context)
         });
-        self.next_effect = next;
         self.outputs.extend(outputs);
     }
 }

@@ -2,143 +2,43 @@
 //! repository, the branch's pull request and its checks), and the reads and writes clients
 //! ask for, each a short chain of gh commands run with gh's quiet environment and a timeout.
 
+use super::owners::Owner;
 use std::collections::BTreeMap;
 use std::time::Instant;
 
 use crate::effects::EffectId;
-use crate::git::status::{STATUS_ARGS, parse as parse_status};
 use crate::github::diff_lines::DiffLines;
 use crate::github::{gh, parse};
 use crate::protocol::events::{Event, RequestFailed};
-use crate::review::source::ReviewTarget;
+use crate::protocol::review::ReviewTarget;
 
 use super::pr_review::{comments_for, review_body};
 use super::review::Loaded;
 use crate::protocol::github::{
     EditPullRequest, GetPullRequest, GithubDone, GithubState, ListPullRequests, MergePullRequest,
     OpenPullRequest, PostPullRequestComment, PostPullRequestReview, PreviewCommit,
-    PreviewPullRequest, PreviewPullRequestReview, PullRequestDetail, PullRequestFetched,
-    PullRequestFilter, PullRequestOpened, PullRequestPreview, PullRequestReviewPreview,
-    PullRequestsListed, ReplyToReviewThread, ResolveReviewThread, ReviewThreadResolved, Verdict,
-    WorkspaceUpdated,
+    PreviewPullRequest, PreviewPullRequestReview, PullRequestFetched, PullRequestFilter,
+    PullRequestOpened, PullRequestPreview, PullRequestReviewPreview, PullRequestsListed,
+    ReplyToReviewThread, ResolveReviewThread, ReviewThreadResolved, Verdict, WorkspaceUpdated,
 };
 
 use super::Session;
-use super::commands::Commands;
+use super::step_runner::{Advance, StepRunner};
+use crate::github::probe::Probe;
+use crate::github::requests::{Answer, Failed, Kind, Request};
 use crate::protocol::codec::Incoming;
 
 mod waiting;
 
-/// One command of GitHub work, and what it is for.
-#[derive(Debug)]
-pub(super) enum Job {
-    /// A step of the workspace probe.
-    Probe(ProbeStep),
-    /// A step of a client's request.
-    Request { request_id: String, step: Step },
-}
-
-/// The workspace probe, in order.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum ProbeStep {
-    Git,
-    Auth,
-    Repo,
-    PullRequest,
-    Checks,
-}
-
-/// A request's steps.
-#[derive(Debug)]
-pub(super) enum Step {
-    List,
-    /// Read the pull request; `graphql_repository` is where its threads are asked for,
-    /// `repository` what the client named.
-    View {
-        repository: Option<String>,
-        graphql_repository: String,
-    },
-    Threads {
-        repository: Option<String>,
-        detail: Box<PullRequestDetail>,
-    },
-    Comment,
-    Reply,
-    Resolve {
-        thread_id: String,
-        resolved: bool,
-    },
-    /// Edit; `then` is the `gh pr ready` to run after, if the draft state changes too.
-    Edit {
-        then: Option<Vec<String>>,
-    },
-    MergeHead {
-        merge: MergePullRequest,
-    },
-    Merge {
-        number: u64,
-        repository: Option<String>,
-    },
-    /// The commits of a preview.
-    PreviewLog {
-        base: String,
-        head: String,
-    },
-    /// Push the head of a confirmed preview.
-    Push {
-        draft: bool,
-    },
-    /// Open it.
-    Create,
-    /// The pull request's diff, for a review preview.
-    ReviewDiff {
-        review_id: String,
-        number: u64,
-        repository: Option<String>,
-        head_sha: String,
-    },
-    /// The pull request's head now, before posting.
-    ReviewHead,
-    /// Post the review.
-    ReviewPost,
-    /// A `pull_request` review: its head first, remembered for posting.
-    TargetHead {
-        target: ReviewTarget,
-    },
-    /// Then its diff.
-    TargetDiff {
-        target: ReviewTarget,
-    },
-}
-
-impl Step {
-    /// The failure event of the request this step serves.
-    fn failed(&self, request_id: String, reason: String) -> Event {
-        let failed = RequestFailed { request_id, reason };
-        match self {
-            Self::List | Self::View { .. } | Self::Threads { .. } => {
-                Event::GithubReadFailed(failed)
-            }
-            Self::Comment => Event::PullRequestCommentPostFailed(failed),
-            Self::Reply => Event::ReviewThreadReplyFailed(failed),
-            Self::Resolve { .. } => Event::ReviewThreadResolveFailed(failed),
-            Self::Edit { .. } => Event::PullRequestEditFailed(failed),
-            Self::MergeHead { .. } | Self::Merge { .. } => Event::PullRequestMergeFailed(failed),
-            Self::PreviewLog { .. } => Event::GithubReadFailed(failed),
-            Self::Push { .. } | Self::Create => Event::PullRequestOpenFailed(failed),
-            Self::ReviewDiff { .. } => Event::GithubReadFailed(failed),
-            Self::TargetHead { .. } | Self::TargetDiff { .. } => Event::GuidedReviewFailed(failed),
-            Self::ReviewHead | Self::ReviewPost => Event::PullRequestReviewPostFailed(failed),
-        }
-    }
-}
-
 /// The GitHub part of the session.
 #[derive(Debug, Default)]
 pub(super) struct Github {
-    commands: Commands<Job>,
-    /// The workspace the running probe is filling in.
-    probing: Option<WorkspaceUpdated>,
+    /// The workspace probe, while one runs (at most one does).
+    probe: StepRunner<Probe>,
+    /// The clients' requests under way.
+    requests: StepRunner<Request>,
+    /// Whether a workspace probe runs.
+    probing: bool,
     /// Whether the running probe's result is sent even if nothing changed.
     announce: bool,
     /// A probe was asked for while one ran: run again after it.
@@ -187,10 +87,14 @@ impl Github {
 
     /// The earliest time GitHub work waits for.
     pub(super) fn deadline(&self) -> Option<Instant> {
-        match (self.commands.deadline(), self.next_poll) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
+        [
+            self.probe.deadline(),
+            self.requests.deadline(),
+            self.next_poll,
+        ]
+        .into_iter()
+        .flatten()
+        .min()
     }
 }
 
@@ -198,7 +102,7 @@ impl Session {
     /// Probes the checkout and its pull request; `announce` sends the result even when nothing
     /// changed (start, `refresh_workspace`, after a write; a poll sends only changes).
     pub(super) fn probe_workspace(&mut self, now: Instant, announce: bool) {
-        if self.github.probing.is_some() {
+        if self.github.probing {
             let again = self.github.again.unwrap_or(false) || announce;
             self.github.again = Some(again);
             return;
@@ -206,43 +110,38 @@ impl Session {
         self.github.next_poll = None;
         self.github.announce = announce;
         self.github.probe_failure = None;
-        self.github.probing = Some(WorkspaceUpdated {
-            branch: None,
-            head_sha: None,
-            upstream: None,
-            ahead: 0,
-            behind: 0,
-            dirty: false,
-            repository: None,
-            github: GithubState::Ready,
-            pull_request: None,
-        });
-        let args = STATUS_ARGS.iter().map(|a| (*a).to_owned()).collect();
-        let id = self.spawn("git", args, self.cwd.clone(), Vec::new());
-        let timeout = self.timings.gh_timeout;
-        self.github
-            .commands
-            .start(id, Job::Probe(ProbeStep::Git), now, Some(timeout));
+        self.github.probing = true;
+        let advance = self.github.probe.start(Probe::default());
+        self.advance_probe(now, advance);
     }
 
-    /// Runs `gh args` for `job`.
-    fn run_gh(&mut self, now: Instant, args: Vec<String>, job: Job) {
-        let id = self.spawn("gh", args, self.cwd.clone(), gh::env());
-        let timeout = self.timings.gh_timeout;
-        self.github.commands.start(id, job, now, Some(timeout));
+    /// Runs the probe's next command, or takes what it found.
+    fn advance_probe(&mut self, now: Instant, advance: Advance<Probe>) {
+        if let Some((_, found)) = self.drive(now, Owner::Github, |s| &mut s.github.probe, advance) {
+            if let Some(default_branch) = found.default_branch {
+                self.github.default_branch = default_branch;
+            }
+            if let Some(head) = found.head {
+                self.github.heads.insert((None, head.0), head.1);
+            }
+            self.github.probe_failure = found.failure;
+            self.probe_done(now, found.workspace);
+        }
     }
 
-    /// Runs `gh args` as `step` of request `request_id`.
-    fn gh_request(&mut self, now: Instant, args: Vec<String>, request_id: String, step: Step) {
-        self.run_gh(now, args, Job::Request { request_id, step });
+    /// Starts a client's request.
+    fn start_request(&mut self, now: Instant, request: Request) {
+        let advance = self.github.requests.start(request);
+        self.advance_request(now, advance);
     }
 
-    /// Runs `git args` (a log, or a push) as `step` of request `request_id`.
-    fn git_request(&mut self, now: Instant, args: Vec<String>, request_id: String, step: Step) {
-        let id = self.spawn("git", args, self.cwd.clone(), super::stack::git_env());
-        let timeout = self.timings.git_timeout;
-        let job = Job::Request { request_id, step };
-        self.github.commands.start(id, job, now, Some(timeout));
+    /// Runs a request's next command, or applies its answer.
+    fn advance_request(&mut self, now: Instant, advance: Advance<Request>) {
+        if let Some((request, answer)) =
+            self.drive(now, Owner::Github, |s| &mut s.github.requests, advance)
+        {
+            self.request_done(now, request, answer);
+        }
     }
 
     /// `preview_pull_request`: the commits of the head not on the base, and a drafted title
@@ -257,9 +156,7 @@ impl Session {
                 reason: self.github.unknown("no head or base branch known: name them, or refresh_workspace (the base defaults to the repository's default branch, the head to the current branch)"),
             }));
         };
-        let args = gh::git_log(&format!("origin/{base}"), &head);
-        let step = Step::PreviewLog { base, head };
-        self.git_request(now, args, preview.request_id, step);
+        self.start_request(now, Request::preview(preview.request_id, base, head));
     }
 
     /// `open_pull_request`: push the head, then open what the preview of this request showed.
@@ -277,47 +174,33 @@ impl Session {
         if let Some(description) = open.description {
             draft.description = description;
         }
-        let args = gh::git_push(&draft.head);
-        let step = Step::Push {
-            draft: open.draft.unwrap_or(false),
-        };
-        self.git_request(now, args, open.request_id, step);
+        let request = Request::open(open.request_id, draft, open.draft.unwrap_or(false));
+        self.start_request(now, request);
         Ok(())
     }
 
-    /// Routes a gh or git result; `false` when the input is not GitHub work's.
-    pub(super) fn github_effect(
-        &mut self,
-        now: Instant,
-        input: &crate::effects::Input<'_>,
-    ) -> bool {
+    /// Takes a gh or git result of GitHub work.
+    pub(super) fn github_effect(&mut self, now: Instant, input: &crate::effects::Input<'_>) {
         if let crate::effects::Input::FileWritten { id, result } = input
             && self.github.writing.as_ref().is_some_and(|(w, ..)| w == id)
         {
             if let Some((_, request_id, path)) = self.github.writing.take() {
                 self.review_body_written(now, request_id, path, result.clone());
             }
-            return true;
+            return;
         }
-        let (taken, finished) = self.github.commands.handle(input);
-        if let Some(done) = finished {
-            let result = Outcome {
-                failure: done.gh_failure(),
-                stdout: String::from_utf8_lossy(&done.stdout).into_owned(),
-            };
-            match done.purpose {
-                Job::Probe(step) => self.probe_step_done(now, step, &result),
-                Job::Request { request_id, step } => {
-                    self.request_step_done(now, request_id, step, &result);
-                }
-            }
+        if let Some(advance) = self.github.requests.handle(input) {
+            return self.advance_request(now, advance);
         }
-        taken
+        if let Some(advance) = self.github.probe.handle(input) {
+            self.advance_probe(now, advance);
+        }
     }
 
     /// Kills gh commands past their deadline and starts a due poll.
     pub(super) fn github_timeout(&mut self, now: Instant) {
-        let overdue = self.github.commands.overdue(now);
+        let mut overdue = self.github.probe.overdue(now);
+        overdue.extend(self.github.requests.overdue(now));
         self.kill_all(overdue);
         if self.github.next_poll.is_some_and(|at| at <= now) {
             self.github.next_poll = None;
@@ -325,82 +208,9 @@ impl Session {
         }
     }
 
-    fn probe_step_done(&mut self, now: Instant, step: ProbeStep, result: &Outcome) {
-        let Some(workspace) = self.github.probing.as_mut() else {
-            return;
-        };
-        let next = match step {
-            ProbeStep::Git => {
-                if result.ok() {
-                    let status = parse_status(&result.stdout);
-                    workspace.branch = status.branch;
-                    workspace.head_sha = status.head;
-                    workspace.upstream = status.upstream;
-                    workspace.ahead = status.ahead;
-                    workspace.behind = status.behind;
-                    workspace.dirty = status.dirty;
-                }
-                Some((gh::auth_status(), ProbeStep::Auth))
-            }
-            ProbeStep::Auth => match result.failure() {
-                None => Some((gh::repo_view(), ProbeStep::Repo)),
-                Some((state, reason)) => {
-                    workspace.github = state.unwrap_or(GithubState::Unauthenticated);
-                    self.github.probe_failure = Some(format!("gh auth status: {reason}"));
-                    None
-                }
-            },
-            ProbeStep::Repo => match parse::repository(&result.stdout) {
-                Ok((repository, default_branch)) if result.ok() => {
-                    workspace.repository = Some(repository);
-                    self.github.default_branch = default_branch;
-                    Some((gh::current_pr(), ProbeStep::PullRequest))
-                }
-                parsed => {
-                    let (state, reason) = match (result.failure(), parsed) {
-                        (Some((state, reason)), _) => (state, reason),
-                        (None, Err(reason)) => (None, reason),
-                        (None, Ok(_)) => (None, String::new()),
-                    };
-                    workspace.github = state.unwrap_or(GithubState::NoRemote);
-                    self.github.probe_failure = Some(format!("gh repo view: {reason}"));
-                    None
-                }
-            },
-            ProbeStep::PullRequest => match parse::branch_pull_request(&result.stdout) {
-                Ok(pr) if result.ok() => {
-                    if let Ok(head) = parse::head_sha(&result.stdout) {
-                        self.github.heads.insert((None, pr.number), head);
-                    }
-                    let number = pr.number;
-                    workspace.pull_request = Some(pr);
-                    Some((gh::pr_checks(number, None), ProbeStep::Checks))
-                }
-                // No pull request for this branch (or none readable): the dock shows none.
-                _ => None,
-            },
-            ProbeStep::Checks => {
-                // gh exits 8 while checks are pending; its JSON is still the answer.
-                if let (Ok(checks), Some(pr)) = (
-                    parse::checks(&result.stdout),
-                    workspace.pull_request.as_mut(),
-                ) {
-                    pr.checks = checks;
-                }
-                None
-            }
-        };
-        match next {
-            Some((args, step)) => self.run_gh(now, args, Job::Probe(step)),
-            None => self.probe_done(now),
-        }
-    }
-
     /// The probe finished: send what it found, and plan the next poll.
-    fn probe_done(&mut self, now: Instant) {
-        let Some(workspace) = self.github.probing.take() else {
-            return;
-        };
+    fn probe_done(&mut self, now: Instant, workspace: WorkspaceUpdated) {
+        self.github.probing = false;
         let changed = self.github.last.as_ref() != Some(&workspace);
         if changed || self.github.announce {
             self.emit(Event::WorkspaceUpdated(Box::new(workspace.clone())));
@@ -424,7 +234,7 @@ impl Session {
             list.state.unwrap_or(PullRequestFilter::Open),
             list.repository.as_deref(),
         );
-        self.gh_request(now, args, list.request_id, Step::List);
+        self.start_request(now, Request::list(list.request_id, args));
     }
 
     /// `get_pull_request`: the pull request, then its review threads.
@@ -440,43 +250,32 @@ impl Session {
                 reason,
             }));
         };
-        let args = gh::pr_view(get.number, get.repository.as_deref());
-        self.gh_request(
-            now,
-            args,
+        let request = Request::get(
             get.request_id,
-            Step::View {
-                repository: get.repository,
-                graphql_repository,
-            },
+            get.number,
+            get.repository,
+            graphql_repository,
         );
+        self.start_request(now, request);
     }
 
     /// `post_pull_request_comment`.
     pub(super) fn post_pull_request_comment(&mut self, now: Instant, post: PostPullRequestComment) {
         let args = gh::pr_comment(post.number, &post.body, post.repository.as_deref());
-        self.gh_request(now, args, post.request_id, Step::Comment);
+        self.start_request(now, Request::comment(post.request_id, args));
     }
 
     /// `reply_to_review_thread`.
     pub(super) fn reply_to_review_thread(&mut self, now: Instant, reply: ReplyToReviewThread) {
         let args = gh::thread_reply(&reply.thread_id, &reply.body);
-        self.gh_request(now, args, reply.request_id, Step::Reply);
+        self.start_request(now, Request::reply(reply.request_id, args));
     }
 
     /// `resolve_review_thread`.
     pub(super) fn resolve_review_thread(&mut self, now: Instant, resolve: ResolveReviewThread) {
         let resolved = resolve.resolved.unwrap_or(true);
-        let args = gh::thread_resolve(&resolve.thread_id, resolved);
-        self.gh_request(
-            now,
-            args,
-            resolve.request_id,
-            Step::Resolve {
-                thread_id: resolve.thread_id,
-                resolved,
-            },
-        );
+        let request = Request::resolve(resolve.request_id, resolve.thread_id, resolved);
+        self.start_request(now, request);
     }
 
     /// `edit_pull_request`.
@@ -505,167 +304,86 @@ impl Session {
                 return self.emit(failed("nothing to change: give title, body, base or draft"));
             }
         };
-        self.gh_request(now, args, edit.request_id, Step::Edit { then });
+        self.start_request(now, Request::edit(edit.request_id, args, then));
     }
 
     /// `merge_pull_request`: at the head luxe last saw, read first if it saw none.
     pub(super) fn merge_pull_request(&mut self, now: Instant, merge: MergePullRequest) {
         let key = (merge.repository.clone(), merge.number);
-        let request_id = merge.request_id.clone();
-        match self.github.heads.get(&key).cloned() {
-            Some(head) => {
-                let args = gh::pr_merge(
-                    merge.number,
-                    merge.method,
-                    merge.delete_branch.unwrap_or(false),
-                    &head,
-                    merge.repository.as_deref(),
-                );
-                let step = Step::Merge {
-                    number: merge.number,
-                    repository: merge.repository,
-                };
-                self.gh_request(now, args, request_id, step);
-            }
-            None => {
-                let args = gh::pr_head(merge.number, merge.repository.as_deref());
-                let step = Step::MergeHead { merge };
-                self.gh_request(now, args, request_id, step);
-            }
-        }
+        let head = self.github.heads.get(&key).cloned();
+        let request = Request::merge(merge.request_id.clone(), merge, head.as_deref());
+        self.start_request(now, request);
     }
 
-    fn request_step_done(
-        &mut self,
-        now: Instant,
-        request_id: String,
-        step: Step,
-        result: &Outcome,
-    ) {
-        if let Some((state, reason)) = result.failure() {
-            if let (Some(state), Some(last)) = (state, self.github.last.as_mut())
-                && last.github != state
-            {
-                last.github = state;
-                let update = Box::new(last.clone());
-                self.emit(Event::WorkspaceUpdated(update));
-            }
-            return self.emit(step.failed(request_id, reason));
+    /// A request ended: remember the head it read, then answer it.
+    fn request_done(&mut self, now: Instant, request: Request, answer: Result<Answer, Failed>) {
+        if let Some((key, head)) = request.learned_head() {
+            self.github.heads.insert(key.clone(), head.clone());
         }
-        let stdout = result.stdout.as_str();
-        let wrote = match step {
-            Step::List => {
-                match parse::pull_requests(stdout) {
-                    Ok(pull_requests) => self.emit(Event::PullRequestsListed(PullRequestsListed {
-                        request_id,
-                        pull_requests,
-                    })),
-                    Err(reason) => self.emit(Event::GithubReadFailed(RequestFailed {
-                        request_id,
-                        reason,
-                    })),
+        let request_id = request.request_id.clone();
+        let answer = match answer {
+            Ok(answer) => answer,
+            Err(Failed { reason, gh_state }) => {
+                if let (Some(state), Some(last)) = (gh_state, self.github.last.as_mut())
+                    && last.github != state
+                {
+                    last.github = state;
+                    let update = Box::new(last.clone());
+                    self.emit(Event::WorkspaceUpdated(update));
                 }
-                false
+                return self.emit(failure_event(request.kind(), request_id, reason));
             }
-            Step::View {
-                repository,
-                graphql_repository,
-            } => {
-                match parse::pull_request(stdout) {
-                    Ok(detail) => {
-                        let args = gh::review_threads(&graphql_repository, detail.summary.number);
-                        let step = Step::Threads {
-                            repository,
-                            detail: Box::new(detail),
-                        };
-                        self.gh_request(now, args, request_id, step);
-                    }
-                    Err(reason) => self.emit(Event::GithubReadFailed(RequestFailed {
-                        request_id,
-                        reason,
-                    })),
-                }
-                false
+        };
+        let wrote = answer.wrote();
+        match answer {
+            Answer::Listed(pull_requests) => {
+                self.emit(Event::PullRequestsListed(PullRequestsListed {
+                    request_id,
+                    pull_requests,
+                }))
             }
-            Step::Threads {
-                repository,
-                mut detail,
-            } => {
-                match parse::threads(stdout) {
-                    Ok(threads) => {
-                        detail.threads = threads;
-                        self.github
-                            .heads
-                            .insert((repository, detail.summary.number), detail.head_sha.clone());
-                        self.emit(Event::PullRequestFetched(Box::new(PullRequestFetched {
-                            request_id,
-                            pull_request: *detail,
-                        })));
-                    }
-                    Err(reason) => self.emit(Event::GithubReadFailed(RequestFailed {
-                        request_id,
-                        reason,
-                    })),
-                }
-                false
+            Answer::Fetched { repository, detail } => {
+                self.github
+                    .heads
+                    .insert((repository, detail.summary.number), detail.head_sha.clone());
+                self.emit(Event::PullRequestFetched(Box::new(PullRequestFetched {
+                    request_id,
+                    pull_request: *detail,
+                })));
             }
-            Step::Comment => {
+            Answer::Commented(url) => {
                 self.emit(Event::PullRequestCommentPosted(GithubDone {
                     request_id,
-                    url: parse::printed_url(stdout),
+                    url,
                 }));
-                true
             }
-            Step::Reply => {
-                self.emit(Event::ReviewThreadReplied(GithubDone {
-                    request_id,
-                    url: parse::reply_url(stdout),
-                }));
-                true
+            Answer::Replied(url) => {
+                self.emit(Event::ReviewThreadReplied(GithubDone { request_id, url }));
             }
-            Step::Resolve {
+            Answer::Resolved {
                 thread_id,
                 resolved,
+            } => self.emit(Event::ReviewThreadResolved(ReviewThreadResolved {
+                request_id,
+                thread_id,
+                resolved,
+            })),
+            Answer::Edited(url) => {
+                self.emit(Event::PullRequestEdited(GithubDone { request_id, url }))
+            }
+            Answer::Merged {
+                number,
+                repository,
+                url,
             } => {
-                self.emit(Event::ReviewThreadResolved(ReviewThreadResolved {
-                    request_id,
-                    thread_id,
-                    resolved,
-                }));
-                true
+                self.github.heads.remove(&(repository, number));
+                self.emit(Event::PullRequestMerged(GithubDone { request_id, url }));
             }
-            Step::Edit { then: Some(args) } => {
-                let step = Step::Edit { then: None };
-                self.gh_request(now, args, request_id, step);
-                false
-            }
-            Step::Edit { then: None } => {
-                self.emit(Event::PullRequestEdited(GithubDone {
-                    request_id,
-                    url: parse::printed_url(stdout),
-                }));
-                true
-            }
-            Step::MergeHead { merge } => {
-                match parse::head_sha(stdout) {
-                    Ok(head) => {
-                        self.github
-                            .heads
-                            .insert((merge.repository.clone(), merge.number), head);
-                        self.merge_pull_request(now, merge);
-                    }
-                    Err(reason) => self.emit(Event::PullRequestMergeFailed(RequestFailed {
-                        request_id,
-                        reason,
-                    })),
-                }
-                false
-            }
-            Step::PreviewLog { base, head } => {
-                let commits: Vec<PreviewCommit> = parse::commits(stdout)
-                    .into_iter()
-                    .map(|(sha, subject)| PreviewCommit { sha, subject })
-                    .collect();
+            Answer::Commits {
+                base,
+                head,
+                commits,
+            } => {
                 let (title, description) = self.draft_pull_request(&head, &commits);
                 let preview = PullRequestPreview {
                     request_id: request_id.clone(),
@@ -677,108 +395,44 @@ impl Session {
                 };
                 self.github.previews.insert(request_id, preview.clone());
                 self.emit(Event::PullRequestPreview(Box::new(preview)));
-                false
             }
-            Step::Push { draft } => {
-                match self.github.previews.get(&request_id) {
-                    Some(p) => {
-                        let args = gh::pr_create(&p.title, &p.description, &p.base, &p.head, draft);
-                        self.gh_request(now, args, request_id, Step::Create);
-                    }
-                    None => self.emit(Event::PullRequestOpenFailed(RequestFailed {
-                        request_id,
-                        reason: "the preview is gone".into(),
-                    })),
-                }
-                false
-            }
-            Step::Create => {
-                // gh prints the new pull request's address; without one, luxe cannot say what
-                // opened, so it says so rather than answer a number it does not know.
-                let opened =
-                    parse::printed_url(stdout).and_then(|url| Some((parse::pr_number(&url)?, url)));
-                let Some((number, url)) = opened else {
-                    self.emit(Event::PullRequestOpenFailed(RequestFailed {
-                        request_id,
-                        reason: "gh pr create printed no pull request address: check GitHub before confirming again".into(),
-                    }));
-                    return;
-                };
+            Answer::Opened { number, url } => {
                 self.github.previews.remove(&request_id);
                 self.emit(Event::PullRequestOpened(PullRequestOpened {
                     request_id,
                     number,
                     url,
                 }));
-                true
             }
-            Step::ReviewDiff {
+            Answer::ReviewDiff {
                 review_id,
                 number,
                 repository,
                 head_sha,
-            } => {
-                self.review_diff_read(
-                    request_id,
-                    &review_id,
-                    (number, repository),
-                    head_sha,
-                    stdout,
-                );
-                false
-            }
-            Step::TargetHead { target } => {
-                let ReviewTarget::PullRequest { number, repository } = &target else {
-                    return;
-                };
-                match parse::head_sha(stdout) {
-                    Ok(head) => {
-                        self.github
-                            .heads
-                            .insert((repository.clone(), *number), head);
-                        let args = gh::pr_diff_in(*number, repository.as_deref());
-                        let step = Step::TargetDiff { target };
-                        self.gh_request(now, args, request_id, step);
-                    }
-                    Err(reason) => self.emit(Event::GuidedReviewFailed(RequestFailed {
-                        request_id,
-                        reason,
-                    })),
-                }
-                false
-            }
-            Step::TargetDiff { target } => {
+                diff,
+            } => self.review_diff_read(
+                request_id,
+                &review_id,
+                (number, repository),
+                head_sha,
+                &diff,
+            ),
+            Answer::TargetDiff { target, patch } => {
                 let loaded = Loaded::Patch {
                     root: self.cwd.clone(),
-                    patch: stdout.to_owned(),
+                    patch,
                 };
                 self.read_session(now, request_id, target, loaded);
-                false
             }
-            Step::ReviewHead => {
-                self.review_head_read(request_id, stdout);
-                false
-            }
-            Step::ReviewPost => {
+            Answer::ReviewHead(stdout) => self.review_head_read(request_id, &stdout),
+            Answer::ReviewPosted(url) => {
                 self.github.review_previews.remove(&request_id);
-                let url = serde_json::from_str::<serde_json::Value>(stdout)
-                    .ok()
-                    .and_then(|v| v["html_url"].as_str().map(str::to_owned));
                 self.emit(Event::PullRequestReviewPosted(GithubDone {
                     request_id,
                     url,
                 }));
-                true
             }
-            Step::Merge { number, repository } => {
-                self.github.heads.remove(&(repository, number));
-                self.emit(Event::PullRequestMerged(GithubDone {
-                    request_id,
-                    url: parse::printed_url(stdout),
-                }));
-                true
-            }
-        };
+        }
         if wrote {
             self.probe_workspace(now, true);
         }
@@ -793,11 +447,9 @@ impl Session {
         request_id: String,
         target: ReviewTarget,
     ) {
-        let ReviewTarget::PullRequest { number, repository } = &target else {
-            return;
-        };
-        let args = gh::pr_head(*number, repository.as_deref());
-        self.gh_request(now, args, request_id, Step::TargetHead { target });
+        if let Some(request) = Request::load_review(request_id, target) {
+            self.start_request(now, request);
+        }
     }
 
     /// `preview_pull_request_review`: read the pull request's diff, then draft the comments.
@@ -829,14 +481,13 @@ impl Session {
         else {
             return Err("the pull request's head is not known yet: refresh_workspace".into());
         };
-        let args = gh::pr_diff_in(number, repository.as_deref());
-        let step = Step::ReviewDiff {
-            review_id: request.review_id,
-            number,
-            repository,
+        let request = Request::review_diff(
+            request.request_id,
+            request.review_id,
+            (number, repository),
             head_sha,
-        };
-        self.gh_request(now, args, request.request_id, step);
+        );
+        self.start_request(now, request);
         Ok(())
     }
 
@@ -920,8 +571,8 @@ impl Session {
             }));
             return Ok(());
         }
-        let args = gh::pr_head(number, Some(&repository));
-        self.gh_request(now, args, post.request_id, Step::ReviewHead);
+        let request = Request::review_head(post.request_id, &repository, number);
+        self.start_request(now, request);
         Ok(())
     }
 
@@ -958,7 +609,7 @@ impl Session {
             &prepared.body,
             &prepared.preview.comments,
         );
-        let id = self.effect_id();
+        let id = self.effect_id(Owner::Github);
         let path = format!("{}/post-{}.json", dir.trim_end_matches('/'), id.0);
         self.github.writing = Some((id, request_id, path.clone()));
         self.outputs
@@ -982,8 +633,9 @@ impl Session {
                 reason: format!("the review's body could not be written: {err}"),
             }));
         }
-        let args = gh::review_post(&prepared.repository, prepared.number, &path);
-        self.gh_request(now, args, request_id, Step::ReviewPost);
+        let request =
+            Request::review_post(request_id, &prepared.repository, prepared.number, &path);
+        self.start_request(now, request);
     }
 
     /// A title and description for a pull request of `head` holding `commits`.
@@ -1007,21 +659,18 @@ impl Session {
     }
 }
 
-/// A finished command's result as text.
-#[derive(Debug)]
-struct Outcome {
-    stdout: String,
-    /// `None` on success; else the dock state it implies, if any, and the reason.
-    failure: Option<(Option<GithubState>, String)>,
-}
-
-impl Outcome {
-    fn ok(&self) -> bool {
-        self.failure.is_none()
-    }
-
-    /// `None` on success; else the dock state it implies, if any, and the reason.
-    fn failure(&self) -> Option<(Option<GithubState>, String)> {
-        self.failure.clone()
+/// The event a request of `kind` fails with.
+fn failure_event(kind: Kind, request_id: String, reason: String) -> Event {
+    let failed = RequestFailed { request_id, reason };
+    match kind {
+        Kind::Read => Event::GithubReadFailed(failed),
+        Kind::Comment => Event::PullRequestCommentPostFailed(failed),
+        Kind::Reply => Event::ReviewThreadReplyFailed(failed),
+        Kind::Resolve => Event::ReviewThreadResolveFailed(failed),
+        Kind::Edit => Event::PullRequestEditFailed(failed),
+        Kind::Merge => Event::PullRequestMergeFailed(failed),
+        Kind::Open => Event::PullRequestOpenFailed(failed),
+        Kind::LoadReview => Event::GuidedReviewFailed(failed),
+        Kind::PostReview => Event::PullRequestReviewPostFailed(failed),
     }
 }

@@ -43,7 +43,7 @@ impl Session {
         (
             &mut self.mcp,
             Io {
-                next_effect: &mut self.next_effect,
+                ids: &mut self.owners,
                 outputs: &mut self.outputs,
             },
         )
@@ -67,15 +67,11 @@ impl Session {
         self.mcp_events(now, events);
     }
 
-    /// Takes a server's output or exit; false when `input` is someone else's.
-    pub(super) fn mcp_effect(&mut self, now: Instant, input: &Input<'_>) -> bool {
+    /// Takes a server's output or exit, or an answer to one of its HTTP requests.
+    pub(super) fn mcp_effect(&mut self, now: Instant, input: &Input<'_>) {
         let (mcp, mut io) = self.mcp_io();
-        match mcp.handle(now, input, &mut io) {
-            Some(events) => {
-                self.mcp_events(now, events);
-                true
-            }
-            None => false,
+        if let Some(events) = mcp.handle(now, input, &mut io) {
+            self.mcp_events(now, events);
         }
     }
 

@@ -1,18 +1,37 @@
-//! The conversation-level state machine: settings, the conversation, turns, and the answer to
-//! every decoded action. Turn logic lives in `turn.rs`, tool calls in `tool_run.rs`, the
-//! start-up probes in `context.rs`.
+//! One Luxe session as a state machine: its settings, conversation and features, and the
+//! answer to every decoded action.
+//!
+//! The rooms, by what they own:
+//! - `mod.rs`: the [`Session`] itself — the action gate (`handle_incoming`), start-up, and
+//!   routing: an effect's result goes to the feature its id was issued for (`owners.rs`).
+//! - the conversation and its turns: `turn.rs` (model requests, retries, streamed events),
+//!   `tool_run.rs` and `tools/` (tool calls: permission, arguments, the work, its output),
+//!   `compaction.rs` (summaries when the window fills), `unanswered.rs` (calls a failure left
+//!   without results), `system_prompt.rs`, `server_probe.rs` (what a local server says of its
+//!   model).
+//! - `store.rs`: the append-only session file and `list_sessions`.
+//! - `context.rs`: the start-up probes (`git status`, `AGENTS.md`).
+//! - guided review: `review.rs`, `review_prompts.rs`, `pr_review.rs`, `commit_chapters.rs`.
+//! - GitHub and stacks: `github.rs` (and `github/waiting.rs`), `stack.rs`, each running pure
+//!   chains of git/gh commands from `crate::github` and `crate::stack` on `step_runner.rs`;
+//!   `own_commands.rs` collects the output of the child processes luxe runs for itself.
+//!
+//! Everything a session owns — its ids, effect namespace, random numbers, store — is inside
+//! the value, so one process can drive several.
 
-mod commands;
 mod commit_chapters;
 mod compaction;
 mod context;
 mod github;
 mod mcp_tools;
+mod own_commands;
+mod owners;
 mod pr_review;
 mod review;
 mod review_prompts;
 mod server_probe;
 mod stack;
+mod step_runner;
 mod store;
 pub mod system_prompt;
 mod tool_run;
@@ -41,6 +60,7 @@ use crate::rng::Rng;
 use crate::settings;
 
 use context::Context;
+use owners::Owner;
 use turn::Turn;
 
 /// A refusal of `kind` under the request's own id.
@@ -110,7 +130,8 @@ pub struct Session {
     turns_started: u64,
     /// The session's cost so far; `None` once a run's prices were unknown.
     session_cost_usd: Option<f64>,
-    next_effect: u64,
+    /// Every effect id issued, and who takes its results.
+    owners: owners::Owners,
     next_call: u64,
     next_prompt: u64,
     rng: Rng,
@@ -212,7 +233,7 @@ impl Session {
             turn: None,
             turns_started: 0,
             session_cost_usd: Some(0.0),
-            next_effect: 0,
+            owners: owners::Owners::default(),
             next_call: 0,
             next_prompt: 0,
             rng: Rng::new(config.rng_seed),
@@ -269,6 +290,9 @@ impl Session {
     /// The next output, oldest first, through the redaction gate.
     pub fn poll_output(&mut self) -> Option<Output> {
         let output = self.outputs.pop_front()?;
+        if let Output::CancelHttp { id } = &output {
+            self.owners.forget(*id);
+        }
         Some(self.redactor.gate(output))
     }
 
@@ -298,43 +322,45 @@ impl Session {
         }
     }
 
-    /// Routes the result of an effect to whoever waits for it; results nobody waits for
-    /// (a cancelled request's late bytes, a killed process's exit) are dropped.
+    /// Routes the result of an effect to the feature that issued it; results nobody waits
+    /// for (a cancelled request's late bytes, a result after the session's last) are dropped.
     pub fn handle_effect(&mut self, now: Instant, input: Input<'_>) {
         if self.closed {
             return;
         }
-        // Taken by value: the core keeps the diff until the review is built.
-        let input = match input {
-            Input::DiffRead { id, result } => return self.diff_read(now, id, result),
-            other => other,
+        let Some(owner) = self.owners.route(&input) else {
+            return;
         };
-        if self.store_result(&input)
-            || self.sessions_read(&input)
-            || self.review_effect(now, &input)
-            || self.github_effect(now, &input)
-            || self.stack_effect(now, &input)
-            || self.server_probe_effect(&input)
-            || self.mcp_effect(now, &input)
-        {
-            return;
-        }
-        if self.context.handle(&input) {
-            if self.context.is_ready() {
-                self.context_ready(now);
+        match owner {
+            Owner::Store => self.store_result(&input),
+            Owner::Listing => self.sessions_read(&input),
+            Owner::Review => match input {
+                // Taken by value: the core keeps the diff until the review is built.
+                Input::DiffRead { id, result } => self.diff_read(now, id, result),
+                other => self.review_effect(now, &other),
+            },
+            Owner::Commit => self.commit_effect(now, &input),
+            Owner::Github => self.github_effect(now, &input),
+            Owner::Stacks => self.stack_effect(now, &input),
+            Owner::ServerProbe => self.server_probe_effect(&input),
+            Owner::Context => {
+                if self.context.handle(&input) && self.context.is_ready() {
+                    self.context_ready(now);
+                }
             }
-            return;
-        }
-        match input {
-            Input::HttpResponse {
-                id,
-                status,
-                retry_after,
-            } => self.http_response(now, id, status, retry_after),
-            Input::HttpBody { id, bytes } => self.http_body(now, id, bytes),
-            Input::HttpEnded { id } => self.http_ended(now, id),
-            Input::HttpFailed { id, error } => self.http_failed(now, id, error),
-            other => self.tool_effect(now, other),
+            Owner::Model => match input {
+                Input::HttpResponse {
+                    id,
+                    status,
+                    retry_after,
+                } => self.http_response(now, id, status, retry_after),
+                Input::HttpBody { id, bytes } => self.http_body(now, id, bytes),
+                Input::HttpEnded { id } => self.http_ended(now, id),
+                Input::HttpFailed { id, error } => self.http_failed(now, id, error),
+                _ => {}
+            },
+            Owner::Tool => self.tool_effect(now, input),
+            Owner::Mcp => self.mcp_effect(now, &input),
         }
     }
 
@@ -598,8 +624,8 @@ impl Session {
         self.outputs.push_back(Output::Frame(Frame::new(event)));
     }
 
-    fn effect_id(&mut self) -> EffectId {
-        self.next_effect += 1;
-        EffectId(self.next_effect)
+    /// A new effect id whose results go to `owner`.
+    fn effect_id(&mut self, owner: Owner) -> EffectId {
+        self.owners.issue(owner)
     }
 }

@@ -3,9 +3,9 @@
 //! posts exactly that, once, and only if neither the findings nor the head moved since.
 
 use crate::github::diff_lines::DiffLines;
+use crate::protocol::findings::{Anchor, Author, FindingStatus, ReviewSession, Severity, Side};
 use crate::protocol::github::{ReviewComment, SkippedFinding, Verdict};
-use crate::review::findings::{Anchor, Author, FindingStatus, ReviewSession, Severity, Side};
-use crate::review::model::Review;
+use crate::protocol::review::Review;
 
 /// The comments, the findings left out, and the verdict the findings suggest.
 pub(super) fn comments_for(

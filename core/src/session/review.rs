@@ -6,6 +6,7 @@
 //! atomically, and only then kept and acknowledged. So 50 edits in flight are 50 answers in
 //! order, each checked against everything saved before it, and a failed write changes nothing.
 
+use super::owners::Owner;
 use std::collections::VecDeque;
 use std::sync::Arc;
 use std::time::Instant;
@@ -19,16 +20,15 @@ use crate::protocol::events::{
     Event, GuidedReviewLoaded, GuidedReviewUpdated, RequestFailed, ReviewSessionEvent,
     ReviewSessionSaved,
 };
+use crate::protocol::findings::{Anchor, Author, EntryKind, ReportStatus, Severity, ThreadEntry};
+use crate::protocol::review::{Review, ReviewTarget};
 use crate::protocol::values::TurnSource;
 use crate::review::build::build;
-use crate::review::findings::{
-    AgentTask, Anchor, Author, Edit, EntryKind, ReportStatus, Severity, Stored, ThreadEntry,
-};
+use crate::review::findings::{AgentTask, Edit, Stored};
 use crate::review::ids::review_id;
-use crate::review::model::Review;
 use crate::review::patch::build_from_patch;
 use crate::review::path_line::{NotShown, Place, anchor_at, review_path};
-use crate::review::source::{DiffSource, ReviewTarget};
+use crate::review::source::DiffSource;
 
 use super::review_prompts::{agent_review_prompt, finding_prompt};
 use super::tools::review_args::{AddFinding, Report};
@@ -197,7 +197,7 @@ impl Session {
     }
 
     fn read_diff(&mut self, reading: Reading, target: ReviewTarget) {
-        let id = self.effect_id();
+        let id = self.effect_id(Owner::Review);
         self.review.reading.push((id, reading, target.clone()));
         self.outputs.push_back(Output::ReadDiff {
             id,
@@ -236,18 +236,15 @@ impl Session {
         }
     }
 
-    /// Routes a review file read or write; `false` when the input is not one.
-    pub(super) fn review_effect(&mut self, now: Instant, input: &Input<'_>) -> bool {
-        if self.commit_effect(now, input) {
-            return true;
-        }
+    /// Takes a review file read or write.
+    pub(super) fn review_effect(&mut self, now: Instant, input: &Input<'_>) {
         match input {
             Input::FileRead { id, result } => {
                 if !matches!(&self.review.opening, Some(o) if o.effect == *id) {
-                    return false;
+                    return;
                 }
                 let Some(opening) = self.review.opening.take() else {
-                    return true;
+                    return;
                 };
                 let review_id = review_id(opening.source.root(), &opening.target);
                 let stored = match result {
@@ -276,16 +273,13 @@ impl Session {
                         reason,
                     })),
                 }
-                true
             }
             Input::FileWritten { id, result } => {
-                if !matches!(&self.review.writing, Some((w, ..)) if w == id) {
-                    return false;
+                if matches!(&self.review.writing, Some((w, ..)) if w == id) {
+                    self.written(now, result.clone());
                 }
-                self.written(now, result.clone());
-                true
             }
-            _ => false,
+            _ => {}
         }
     }
 
@@ -303,7 +297,7 @@ impl Session {
         };
         let stem = file_stem(&review_id(source.root(), &target));
         let path = format!("{}/{stem}.json", dir.trim_end_matches('/'));
-        let effect = self.effect_id();
+        let effect = self.effect_id(Owner::Review);
         self.outputs.push_back(Output::ReadFile {
             id: effect,
             path: path.clone(),
@@ -486,7 +480,7 @@ impl Session {
     }
 
     /// The open review's session as saved.
-    pub(super) fn review_session(&self) -> Option<&crate::review::findings::ReviewSession> {
+    pub(super) fn review_session(&self) -> Option<&crate::protocol::findings::ReviewSession> {
         self.review.open.as_ref().map(|o| &o.stored.session)
     }
 
@@ -540,7 +534,7 @@ impl Session {
             let task = task.map(|work| ReviewTask { review_id, work });
             match open.path.clone() {
                 Some(path) => {
-                    let id = self.effect_id();
+                    let id = self.effect_id(Owner::Review);
                     self.outputs.push_back(Output::WriteFile {
                         id,
                         path,
@@ -656,7 +650,7 @@ impl Session {
         let task = self
             .turn
             .as_ref()
-            .and_then(|t| t.review.clone())
+            .and_then(|t| t.review().cloned())
             .ok_or_else(|| format!("{name} is only available in a review turn."))?;
         if self.check_open(&task.review_id).is_err() {
             return Err(
@@ -690,7 +684,7 @@ impl Session {
             ));
         }
         if let Some(turn) = self.turn.as_mut() {
-            turn.reported = true;
+            turn.note_report();
         }
         let body = report.summary.trim().to_owned();
         let entry = ThreadEntry {

@@ -3,8 +3,8 @@
 
 use std::fmt::Write as _;
 
-use crate::review::findings::{Anchor, Author, EntryKind, Finding, ReportStatus, Side};
-use crate::review::model::{Hunk, LineKind, Review};
+use crate::protocol::findings::{Anchor, Author, EntryKind, Finding, ReportStatus, Side};
+use crate::protocol::review::{Hunk, LineKind, Review};
 
 /// The most of a diff put in an agent-review prompt; the rest is named, not shown.
 const REVIEW_PROMPT_MAX: usize = 200_000;

@@ -3,6 +3,7 @@
 //! come whenever they come: nothing waits for them, and a probe that takes longer than
 //! `server_probe_timeout` is given up.
 
+use super::owners::Owner;
 use std::collections::BTreeMap;
 use std::time::Instant;
 
@@ -57,7 +58,7 @@ impl Session {
             return;
         }
         for question in [ServerQuestion::Models, ServerQuestion::Props] {
-            let id = self.effect_id();
+            let id = self.effect_id(Owner::ServerProbe);
             self.probes.pending.insert(
                 id,
                 Probe {
@@ -74,17 +75,17 @@ impl Session {
         }
     }
 
-    /// Takes a probe's response; `false` when `input` is not one.
-    pub(super) fn server_probe_effect(&mut self, input: &Input<'_>) -> bool {
+    /// Takes a probe's response.
+    pub(super) fn server_probe_effect(&mut self, input: &Input<'_>) {
         let id = match input {
             Input::HttpResponse { id, .. }
             | Input::HttpBody { id, .. }
             | Input::HttpEnded { id }
             | Input::HttpFailed { id, .. } => *id,
-            _ => return false,
+            _ => return,
         };
         let Some(probe) = self.probes.pending.get_mut(&id) else {
-            return false;
+            return;
         };
         match input {
             Input::HttpResponse { status, .. } => probe.ok = (200..300).contains(status),
@@ -103,7 +104,6 @@ impl Session {
                 self.probes.pending.remove(&id);
             }
         }
-        true
     }
 
     /// Gives up the probes past their deadline.

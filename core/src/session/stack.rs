@@ -7,20 +7,20 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::time::Instant;
 
 use super::Session;
-use super::commands::{Commands, Finished};
+use super::owners::Owner;
+use super::step_runner::{Advance, StepRunner};
 use crate::effects::Input;
-use crate::github::gh;
 use crate::protocol::events::{Event, RequestFailed};
 use crate::protocol::github::GithubState;
 use crate::protocol::stack::{
     OpenStack, PlanRestack, PreviewStack, Restack, RestackFailed, RestackPlan, RestackPlanned,
     Restacked, StackOpenFailed, StackOpened, StackPreview,
 };
-use crate::stack::flow::{Cmd, Flow, Next, Program, Ran};
 use crate::stack::open::{OpenFlow, Opened};
-use crate::stack::planning::{PlanFlow, Planned};
+use crate::stack::plan_flow::{PlanFlow, Planned};
 use crate::stack::preview::{CommittedBranch, PreviewFlow};
 use crate::stack::restack::{RestackFlow, Restacking};
+use crate::steps::{Flow, Next, Ran};
 
 /// A flow under way, with whom it answers.
 #[derive(Debug)]
@@ -55,9 +55,7 @@ enum PlanSlot {
 /// The stack part of the session.
 #[derive(Debug, Default)]
 pub(super) struct Stacks {
-    commands: Commands<(u64, Program)>,
-    running: BTreeMap<u64, Running>,
-    next_flow: u64,
+    flows: StepRunner<Running>,
     /// The stack `commit_review_chapters{stack: true}` made last.
     committed: Option<Vec<CommittedBranch>>,
     /// Previewed stacks not (fully) open, by request id.
@@ -73,7 +71,7 @@ pub(super) struct Stacks {
 impl Stacks {
     /// The earliest deadline of a running command.
     pub(super) fn deadline(&self) -> Option<Instant> {
-        self.commands.deadline()
+        self.flows.deadline()
     }
 
     /// Remembers the stack a commit of chapters made.
@@ -138,8 +136,8 @@ impl Session {
     /// Whether an `open_stack` of `request_id` is running.
     fn stack_opening(&self, request_id: &str) -> bool {
         self.stacks
-            .running
-            .values()
+            .flows
+            .flows()
             .any(|r| matches!(r, Running::Open { request_id: r, .. } if r == request_id))
     }
 
@@ -216,67 +214,31 @@ impl Session {
         Ok(())
     }
 
-    /// Routes a command's end to its flow; `false` when the input is not stack work's.
-    pub(super) fn stack_effect(&mut self, now: Instant, input: &Input<'_>) -> bool {
-        let (taken, finished) = self.stacks.commands.handle(input);
-        if let Some(done) = finished {
-            let (id, program) = done.purpose;
-            let ran = ran(&done, program);
-            if let Some(mut running) = self.stacks.running.remove(&id) {
-                let next = match &mut running {
-                    Running::Preview { flow, .. } => flow.on(ran).map(Answer::Preview),
-                    Running::Open { flow, .. } => flow.on(ran).map(Answer::Open),
-                    Running::Plan { flow, .. } => flow.on(ran).map(Answer::Plan),
-                    Running::Restack { flow, .. } => flow.on(ran).map(Answer::Restack),
-                };
-                self.advance(now, id, running, next);
-            }
+    /// Routes a command's end to its flow.
+    pub(super) fn stack_effect(&mut self, now: Instant, input: &Input<'_>) {
+        if let Some(advance) = self.stacks.flows.handle(input) {
+            self.advance_stack(now, advance);
         }
-        taken
     }
 
     /// Kills stack commands past their deadline (their exit comes back as a failure).
     pub(super) fn stack_timeout(&mut self, now: Instant) {
-        let overdue = self.stacks.commands.overdue(now);
+        let overdue = self.stacks.flows.overdue(now);
         self.kill_all(overdue);
     }
 
-    fn start_flow(&mut self, now: Instant, mut running: Running) {
-        self.stacks.next_flow += 1;
-        let id = self.stacks.next_flow;
-        let next = match &mut running {
-            Running::Preview { flow, .. } => flow.start().map(Answer::Preview),
-            Running::Open { flow, .. } => flow.start().map(Answer::Open),
-            Running::Plan { flow, .. } => flow.start().map(Answer::Plan),
-            Running::Restack { flow, .. } => flow.start().map(Answer::Restack),
-        };
-        self.advance(now, id, running, next);
+    fn start_flow(&mut self, now: Instant, running: Running) {
+        let advance = self.stacks.flows.start(running);
+        self.advance_stack(now, advance);
     }
 
     /// Runs the flow's next command, or answers.
-    fn advance(&mut self, now: Instant, id: u64, running: Running, next: Next<Answer>) {
-        match next {
-            Next::Run(cmd) => {
-                self.run_stack_cmd(now, id, &cmd);
-                self.stacks.running.insert(id, running);
-            }
-            Next::Done(answer) => self.answer_flow(now, running, answer),
+    fn advance_stack(&mut self, now: Instant, advance: Advance<Running>) {
+        if let Some((running, answer)) =
+            self.drive(now, Owner::Stacks, |s| &mut s.stacks.flows, advance)
+        {
+            self.answer_flow(now, running, answer);
         }
-    }
-
-    fn run_stack_cmd(&mut self, now: Instant, id: u64, cmd: &Cmd) {
-        let (program, env): (&str, Vec<(String, String)>) = match cmd.program {
-            Program::Gh => ("gh", gh::env()),
-            Program::Git => ("git", git_env()),
-        };
-        let effect = self.spawn(program, cmd.args.clone(), self.cwd.clone(), env);
-        let timeout = match cmd.program {
-            Program::Gh => self.timings.gh_timeout,
-            Program::Git => self.timings.git_timeout,
-        };
-        self.stacks
-            .commands
-            .start(effect, (id, cmd.program), now, Some(timeout));
     }
 
     fn answer_flow(&mut self, now: Instant, running: Running, answer: Answer) {
@@ -429,21 +391,25 @@ enum Answer {
     Restack(Restacking),
 }
 
-/// The environment of the git commands luxe runs for itself: a push or fetch must fail rather
-/// than wait for a password nobody can type.
-pub(super) fn git_env() -> Vec<(String, String)> {
-    vec![("GIT_TERMINAL_PROMPT".into(), "0".into())]
-}
+impl Flow for Running {
+    type Output = Answer;
 
-/// A command's end as a flow takes it.
-fn ran(done: &Finished<(u64, Program)>, program: Program) -> Ran {
-    let failure = match program {
-        Program::Gh => done.gh_failure().map(|(_, reason)| reason),
-        Program::Git => done.failure("git"),
-    };
-    match failure {
-        None => Ran::ok(String::from_utf8_lossy(&done.stdout).into_owned()),
-        Some(reason) => Ran::failed(reason),
+    fn start(&mut self) -> Next<Answer> {
+        match self {
+            Self::Preview { flow, .. } => flow.start().map(Answer::Preview),
+            Self::Open { flow, .. } => flow.start().map(Answer::Open),
+            Self::Plan { flow, .. } => flow.start().map(Answer::Plan),
+            Self::Restack { flow, .. } => flow.start().map(Answer::Restack),
+        }
+    }
+
+    fn on(&mut self, ran: Ran) -> Next<Answer> {
+        match self {
+            Self::Preview { flow, .. } => flow.on(ran).map(Answer::Preview),
+            Self::Open { flow, .. } => flow.on(ran).map(Answer::Open),
+            Self::Plan { flow, .. } => flow.on(ran).map(Answer::Plan),
+            Self::Restack { flow, .. } => flow.on(ran).map(Answer::Restack),
+        }
     }
 }
 

@@ -5,6 +5,7 @@
 //! starts with a line feed. The repair travels in the record's own write, so a crash during it
 //! leaves only another torn tail, repaired the same way at the next resume.
 
+use super::owners::Owner;
 use crate::config::SessionFile;
 use crate::effects::{EffectId, Input, Output};
 use crate::model::conversation::{Block, Message, Role};
@@ -112,7 +113,7 @@ impl Session {
             bytes.extend(encode(&self.settings_record()));
         }
         bytes.extend(encode(&record));
-        let id = self.effect_id();
+        let id = self.effect_id(Owner::Store);
         self.store.tail = Tail::Pending(id);
         self.outputs
             .push_back(Output::AppendFile { id, path, bytes });
@@ -147,9 +148,9 @@ impl Session {
     /// An append was answered. Only the last one issued tells how the file ends: any earlier
     /// one was followed by a record that started a new line. A failure is said once; the
     /// session goes on.
-    pub(super) fn store_result(&mut self, input: &Input<'_>) -> bool {
+    pub(super) fn store_result(&mut self, input: &Input<'_>) {
         let Input::FileAppended { id, result } = input else {
-            return false;
+            return;
         };
         if self.store.tail == Tail::Pending(*id) {
             self.store.tail = if result.is_ok() {
@@ -163,7 +164,6 @@ impl Session {
         {
             self.report_error(format!("the session could not be saved: {error}"));
         }
-        true
     }
 
     /// `list_sessions`: read the directory, then answer.
@@ -174,18 +174,18 @@ impl Session {
                 sessions: Vec::new(),
             }));
         };
-        let id = self.effect_id();
+        let id = self.effect_id(Owner::Listing);
         self.store.listing.push((id, request_id));
         self.outputs.push_back(Output::ReadSessions { id, dir });
     }
 
     /// The directory was read: answer the `list_sessions` that asked.
-    pub(super) fn sessions_read(&mut self, input: &Input<'_>) -> bool {
+    pub(super) fn sessions_read(&mut self, input: &Input<'_>) {
         let Input::SessionsRead { id, result } = input else {
-            return false;
+            return;
         };
         let Some(at) = self.store.listing.iter().position(|(l, _)| l == id) else {
-            return true;
+            return;
         };
         let (_, request_id) = self.store.listing.remove(at);
         let sessions = match result {
@@ -201,7 +201,6 @@ impl Session {
             request_id,
             sessions,
         }));
-        true
     }
 
     /// Takes over a restored session's conversation and tells the client.

@@ -1,6 +1,7 @@
 //! Running the tool calls of one answer, in order: permission, the effects that do the work,
 //! and the result the model gets back.
 
+use super::owners::Owner;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
@@ -25,7 +26,7 @@ use super::tools::args::ToolArgs;
 use super::tools::definitions::{PLAN_TOOLS, REVIEW_TOOLS};
 use super::tools::paths::{GUARDED_DIRS, Resolved, resolve};
 use super::tools::shaping::{CappedOutput, apply_edit, cap_text, is_binary, numbered_lines};
-use super::turn::Step;
+use super::turn::Turn;
 
 /// What the model gets of one tool's output.
 const MODEL_OUTPUT_MAX: usize = 30_000;
@@ -154,10 +155,7 @@ impl ToolStep {
 
 impl Session {
     fn tool_step(&mut self) -> Option<&mut ToolStep> {
-        match self.turn.as_mut().map(|t| &mut t.step) {
-            Some(Step::Tools(step)) => Some(step),
-            _ => None,
-        }
+        self.turn.as_mut().and_then(Turn::tools_mut)
     }
 
     /// Starts the next call, or sends the results back to the model when all are done.
@@ -226,7 +224,7 @@ impl Session {
                         self.finish_tool(ToolStatus::Denied, reason, None);
                         continue;
                     }
-                    let effect = self.effect_id();
+                    let effect = self.effect_id(Owner::Tool);
                     // A file a call reads or writes is opened first and decided on as opened,
                     // so what is decided is what is then read or replaced.
                     let output = match &args {
@@ -590,7 +588,7 @@ impl Session {
 
     /// Starts the work of an allowed call.
     pub(super) fn execute(&mut self, now: Instant, args: ToolArgs) {
-        let id = self.effect_id();
+        let id = self.effect_id(Owner::Tool);
         let cwd = self.cwd.clone();
         let (output, work) = match args {
             ToolArgs::Read {
@@ -709,7 +707,11 @@ impl Session {
                 }));
                 return;
             }
-            ToolArgs::Mcp { name, input, .. } => return self.send_mcp_call(now, &name, input),
+            ToolArgs::Mcp { name, input, .. } => {
+                // The MCP machine issues its own effects.
+                self.owners.forget(id);
+                return self.send_mcp_call(now, &name, input);
+            }
             ToolArgs::UpdatePlan { entries } => {
                 let steps = entries.len();
                 self.emit(Event::PlanUpdated(PlanUpdated { entries }));
@@ -850,7 +852,7 @@ impl Session {
                 match result {
                     Ok(()) => {
                         if let Some(turn) = self.turn.as_mut() {
-                            turn.changed_files = true;
+                            turn.note_changed_files();
                         }
                         self.emit(Event::FilesChanged(FilesChanged { paths: vec![shown] }));
                         self.finish_tool(ToolStatus::Ok, done, diff);
@@ -942,7 +944,7 @@ impl Session {
                 self.run_next_tool(now);
             }
             Ok((content, count, diff)) => {
-                let id = self.effect_id();
+                let id = self.effect_id(Owner::Tool);
                 let done = format!("Edited {}: {count} replacement(s)", target.shown);
                 if let Some(running) = self.tool_step().and_then(|s| s.running.as_mut()) {
                     running.wait = Wait::Effect {

@@ -1,6 +1,7 @@
 //! A turn: model requests with retries, streamed events, then tool calls, until the model ends
 //! its answer, fails, or the client interrupts.
 
+use super::owners::Owner;
 use std::time::{Duration, Instant};
 
 use crate::effects::{EffectId, Output};
@@ -20,7 +21,7 @@ use crate::protocol::events::{
 };
 use crate::protocol::values::{CompactionTrigger, TurnEndReason, TurnSource};
 
-use super::compaction::PendingCompaction;
+use super::compaction::TurnCompaction;
 use super::review::ReviewTask;
 use super::tool_run::ToolStep;
 use super::tools::definitions::tools_for;
@@ -41,27 +42,24 @@ const RETRY_STREAM_ERRORS: &[&str] = &["overloaded_error", "api_error", "rate_li
 #[derive(Debug)]
 pub(super) struct Turn {
     /// The turn's id; empty for a `compact` run.
-    pub(super) id: String,
-    pub(super) kind: TurnKind,
+    id: String,
+    kind: TurnKind,
     usage: Usage,
-    pub(super) cost_usd: Option<f64>,
+    cost_usd: Option<f64>,
     context_tokens: u64,
     steering: Vec<String>,
-    /// The compaction under way, if any: model requests are then summary requests.
-    pub(super) compaction: Option<PendingCompaction>,
-    /// Whether this turn compacted (or tried to) already: once per turn is enough.
-    pub(super) compacted: bool,
-    /// How often this turn dropped older turns after a refusal as too long.
-    pub(super) drops: u8,
+    /// Compaction's part of the turn (owned by `compaction.rs`): while a compaction is under
+    /// way, model requests are summary requests.
+    pub(super) compaction: TurnCompaction,
     /// What a review turn does on the review.
-    pub(super) review: Option<ReviewTask>,
+    review: Option<ReviewTask>,
     /// Whether a fix turn called `report`.
-    pub(super) reported: bool,
+    reported: bool,
     /// Whether a tool changed files.
-    pub(super) changed_files: bool,
+    changed_files: bool,
     /// The text of the latest answer, for a review thread.
     answer_text: String,
-    pub(super) step: Step,
+    step: Step,
 }
 
 /// What a [`Turn`] is for.
@@ -145,6 +143,44 @@ impl Shown {
 }
 
 impl Turn {
+    /// The turn's id; empty for a `compact` run.
+    pub(super) fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// What the turn is for.
+    pub(super) fn kind(&self) -> TurnKind {
+        self.kind
+    }
+
+    /// What it cost so far; `None` once a price was unknown.
+    pub(super) fn cost_usd(&self) -> Option<f64> {
+        self.cost_usd
+    }
+
+    /// What a review turn does on the review.
+    pub(super) fn review(&self) -> Option<&ReviewTask> {
+        self.review.as_ref()
+    }
+
+    /// A fix turn called `report`.
+    pub(super) fn note_report(&mut self) {
+        self.reported = true;
+    }
+
+    /// A tool changed files.
+    pub(super) fn note_changed_files(&mut self) {
+        self.changed_files = true;
+    }
+
+    /// The tool calls under way, when the turn runs them.
+    pub(super) fn tools_mut(&mut self) -> Option<&mut ToolStep> {
+        match &mut self.step {
+            Step::Tools(step) => Some(step),
+            _ => None,
+        }
+    }
+
     /// A turn of `kind` with nothing done yet.
     pub(super) fn new(id: String, kind: TurnKind, cost_usd: Option<f64>) -> Self {
         Self {
@@ -154,9 +190,7 @@ impl Turn {
             cost_usd,
             context_tokens: 0,
             steering: Vec::new(),
-            compaction: None,
-            compacted: false,
-            drops: 0,
+            compaction: TurnCompaction::default(),
             review: None,
             reported: false,
             changed_files: false,
@@ -279,7 +313,7 @@ impl Session {
         let (Some(model), Some(turn)) = (self.model.clone(), self.turn.as_mut()) else {
             return;
         };
-        if turn.compaction.is_some() {
+        if turn.compaction.is_running() {
             return self.send_summary_request(now, attempt, &model);
         }
         let steering = std::mem::take(&mut turn.steering);
@@ -351,7 +385,7 @@ impl Session {
         request: HttpRequest,
         decoder: Box<dyn StreamDecoder>,
     ) {
-        let http = self.effect_id();
+        let http = self.effect_id(Owner::Model);
         let history_len = self.history.len();
         let estimated_prompt = self.estimated_tokens();
         if let Some(turn) = self.turn.as_mut() {
@@ -467,7 +501,7 @@ impl Session {
                 return;
             };
             // A summary is for the model's view, not a reply to show.
-            let quiet = turn.compaction.is_some();
+            let quiet = turn.compaction.is_running();
             let Step::Model(step) = &mut turn.step else {
                 return;
             };
@@ -552,7 +586,7 @@ impl Session {
         let Some(turn) = self.turn.as_mut() else {
             return;
         };
-        let summary = turn.compaction.is_some();
+        let summary = turn.compaction.is_running();
         let reported = step.assembler.usage();
         self.count_usage(&step);
         let prompt =
@@ -642,7 +676,7 @@ impl Session {
             return;
         };
         add_usage(&mut turn.usage, &usage);
-        if turn.compaction.is_none() {
+        if !turn.compaction.is_running() {
             turn.context_tokens = usage.prompt_tokens
                 + usage.cache_read_tokens
                 + usage.cache_write_tokens
@@ -822,7 +856,11 @@ impl Session {
 
     /// Ends the model step with `error`: the compaction under way fails, or else the turn.
     fn fail_step(&mut self, now: Instant, error: String) {
-        if self.turn.as_ref().is_some_and(|t| t.compaction.is_some()) {
+        if self
+            .turn
+            .as_ref()
+            .is_some_and(|t| t.compaction.is_running())
+        {
             self.compaction_failed(now, error);
         } else {
             self.end_turn(now, TurnEndReason::Error, Some(error));

@@ -6,12 +6,12 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::describe::{Entry, own_part, with_stack};
-use super::flow::{Cmd, Flow, Next, Ran};
 use super::git;
-use super::plan::parse_pulls;
 use super::refs::parse_refs;
+use super::restack_planner::parse_pulls;
 use crate::github::{gh, parse};
 use crate::protocol::stack::{StackDraft, StackPending, StackPullRequest};
+use crate::steps::{Cmd, Flow, Next, Ran};
 
 /// How an open ended.
 pub type Opened = Result<Vec<StackPullRequest>, OpenFailure>;

@@ -5,11 +5,11 @@ use std::collections::BTreeMap;
 
 use super::chain::stack_of_head;
 use super::describe::{Entry, with_stack};
-use super::flow::{Cmd, Flow, Next, Ran};
 use super::git;
 use super::refs::parse_refs;
 use crate::github::{gh, parse};
 use crate::protocol::stack::StackDraft;
+use crate::steps::{Cmd, Flow, Next, Ran};
 
 /// A branch `commit_review_chapters{stack: true}` made, with its chapter.
 #[derive(Debug, Clone, PartialEq, Eq)]

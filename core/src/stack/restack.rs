@@ -9,12 +9,12 @@
 
 use std::collections::BTreeMap;
 
-use super::flow::{Cmd, Flow, Next, Ran};
 use super::git;
-use super::planning::Planned;
+use super::plan_flow::Planned;
 use super::refs::{parse_ls_remote, parse_refs, parse_worktrees, replayed_head};
 use crate::github::gh;
 use crate::protocol::stack::{RestackMove, RestackedBranch, RetargetFailed, RetargetPlace};
+use crate::steps::{Cmd, Flow, Next, Ran};
 
 /// A pushed restack: the moved branches and what could not follow.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -1,8 +1,8 @@
 //! Every edit, answered or refused with why; anchors follow their hunk or become outdated.
 
 use super::*;
-use crate::review::model::{HunkLine, LineKind, ReviewFile};
-use crate::review::source::{FileStatus, ReviewTarget};
+use crate::protocol::findings::ReportStatus;
+use crate::protocol::review::{FileStatus, HunkLine, LineKind, ReviewFile, ReviewTarget};
 
 fn line(kind: LineKind, old: Option<u32>, new: Option<u32>, text: &str) -> HunkLine<'_> {
     HunkLine {

@@ -6,7 +6,7 @@
 use crate::protocol::actions::Action;
 use crate::protocol::codec::Incoming;
 use crate::protocol::github::GithubState;
-use crate::review::source::ReviewTarget;
+use crate::protocol::review::ReviewTarget;
 
 use super::Github;
 
@@ -19,7 +19,7 @@ impl Github {
         action: &Action,
         review: Option<&ReviewTarget>,
     ) -> bool {
-        if self.probing.is_none() && self.last.is_some() {
+        if !self.probing && self.last.is_some() {
             // A finished probe is the answer, whatever it found.
             return false;
         }
@@ -56,7 +56,7 @@ impl Github {
     /// starts one.
     pub(in crate::session) fn wait(&mut self, incoming: Incoming) -> bool {
         self.waiting.push(incoming);
-        self.probing.is_none()
+        !self.probing
     }
 
     /// The actions that waited for the probe that just ended, in the order they came.

@@ -5,8 +5,8 @@ use serde_json::json;
 
 use super::review_args::{SIDES, STATUSES, about, names};
 use crate::model::conversation::ToolSpec;
+use crate::protocol::findings::Severity;
 use crate::protocol::values::Mode;
-use crate::review::findings::Severity;
 
 /// The tools offered in `mode` (`plan` gets only those that cannot change anything), with the
 /// review tools named in `extra` (a review turn's).

@@ -4,7 +4,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::review::findings::{ReportStatus, Severity, Side};
+use crate::protocol::findings::{ReportStatus, Severity, Side};
 
 /// What each argument is: the tool schemas describe them with these, and the sentence that
 /// names a bad one says it again.

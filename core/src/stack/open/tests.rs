@@ -1,5 +1,5 @@
 use super::*;
-use crate::stack::flow::Flow;
+use crate::steps::drive;
 
 fn drafts() -> Vec<StackDraft> {
     ["a", "b", "c"]
@@ -30,22 +30,6 @@ fn refs() -> Ran {
 fn arg_after<'a>(cmd: &'a Cmd, flag: &str) -> Option<&'a str> {
     let at = cmd.args.iter().position(|a| a == flag)?;
     cmd.args.get(at + 1).map(String::as_str)
-}
-
-/// Runs `flow` answering each command with `answer`; returns the commands and the end.
-fn drive(flow: &mut OpenFlow, mut answer: impl FnMut(&Cmd) -> Ran) -> (Vec<Cmd>, Opened) {
-    let mut cmds = Vec::new();
-    let mut next = flow.start();
-    loop {
-        match next {
-            Next::Run(cmd) => {
-                let ran = answer(&cmd);
-                cmds.push(cmd);
-                next = flow.on(ran);
-            }
-            Next::Done(done) => return (cmds, done),
-        }
-    }
 }
 
 fn creates(cmds: &[Cmd]) -> Vec<(String, String)> {

@@ -7,7 +7,7 @@ use quickcheck::{Arbitrary, Gen, quickcheck};
 
 use super::*;
 use crate::protocol::stack::OldHead;
-use crate::stack::flow::Flow;
+use crate::steps::Flow;
 
 /// A repository, its origin and GitHub, as far as a restack sees them.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -10,6 +10,7 @@ use crate::github::parse;
 use crate::protocol::github::GithubState;
 
 use super::Session;
+use super::owners::Owner;
 
 /// The most output kept of one command; gh's largest answers (a PR's diff) fit well inside.
 const OUTPUT_MAX: usize = 64 * 1024 * 1024;
@@ -151,15 +152,16 @@ impl<P> Commands<P> {
 }
 
 impl Session {
-    /// Spawns `program args` in `cwd` with `env` and returns its effect id.
+    /// Spawns `program args` in `cwd` with `env` for `owner` and returns its effect id.
     pub(super) fn spawn(
         &mut self,
+        owner: Owner,
         program: &str,
         args: Vec<String>,
         cwd: String,
         env: Vec<(String, String)>,
     ) -> EffectId {
-        let id = self.effect_id();
+        let id = self.effect_id(owner);
         self.outputs.push_back(Output::Spawn {
             id,
             program: program.to_owned(),

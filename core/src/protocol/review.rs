@@ -1,9 +1,8 @@
-//! A review as the protocol sends it: files, hunks with numbered lines, and chapters.
+//! A review as the protocol sends it: its target, files, hunks with numbered lines, and
+//! chapters. The review builder (`crate::review`) makes these; frames carry them.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-
-use super::source::{FileStatus, ReviewTarget};
 
 /// `review` of `guided_review_loaded` and `guided_review_updated`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -358,4 +357,53 @@ mod tests {
         assert_eq!((both.next(), both.next_back()), (None, None));
         assert!(HunkLines::default().is_empty());
     }
+}
+
+/// The two sides a review compares, as the client names them (`target` of `load_guided_review`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum ReviewTarget {
+    /// HEAD → the working tree, untracked (not ignored) files included.
+    WorkingTree,
+    /// HEAD → the index.
+    Staged,
+    /// The merge-base of HEAD and `base` → HEAD.
+    Branch {
+        /// The base branch; by default the remote's default branch.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        base: Option<String>,
+    },
+    /// `git diff from to`: the changes after `from` up to and including `to`.
+    Commits {
+        /// The older side (any revision git understands).
+        from: String,
+        /// The newer side.
+        to: String,
+    },
+    /// A pull request, read through gh.
+    PullRequest {
+        /// Its number.
+        number: u64,
+        /// `owner/name`, when not this repository's.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        repository: Option<String>,
+    },
+}
+
+/// How a file changed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum FileStatus {
+    /// Only on the new side.
+    Added,
+    /// On both sides, at the same path.
+    Modified,
+    /// Only on the old side.
+    Deleted,
+    /// Moved from `old_path` (perhaps changed too).
+    Renamed,
+    /// Copied from `old_path` (perhaps changed too).
+    Copied,
+    /// A file became a symlink or the other way round.
+    TypeChanged,
 }

@@ -1,16 +1,16 @@
 //! `plan_restack` as a flow: fetch origin, read the pull requests, the branches and the commits
-//! between them, plan (see [`super::plan`]), then note what a confirmation must find again:
+//! between them, plan (see [`super::restack_planner`]), then note what a confirmation must find again:
 //! where each moving branch is checked out, and how git can rebuild branches here.
 
 use std::collections::BTreeMap;
 
-use super::flow::{Cmd, Flow, Next, Ran};
 use super::git;
 use super::graph::Graph;
-use super::plan::{Facts, PullRef, parse_pulls, parse_reflogs, plan};
 use super::refs::{git_version, has_replay, parse_refs, parse_worktrees};
+use super::restack_planner::{Facts, PullRef, parse_pulls, parse_reflogs, plan};
 use crate::github::gh;
 use crate::protocol::stack::RestackMove;
+use crate::steps::{Cmd, Flow, Next, Ran};
 
 /// A plan with what confirming it needs.
 #[derive(Debug, Clone, PartialEq, Eq)]
