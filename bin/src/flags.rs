@@ -2,10 +2,11 @@
 
 use clap::Parser;
 use luxe_core::Config;
-use luxe_core::config::{Providers, Requested, SessionFile};
+use luxe_core::config::{
+    Home, ProviderVars, Providers, Requested, Resume, SessionFile, Timings, settings_files,
+};
 use luxe_core::protocol::values::PermissionMode;
 use luxe_core::session::tools::paths::GUARDED_DIRS;
-use luxe_core::store;
 use luxe_io::{environment, startup};
 
 /// Luxe, a coding agent. `luxe --rpc` speaks JSON frames over stdin and stdout, one per line.
@@ -73,38 +74,34 @@ impl Flags {
             return Err(refusal);
         }
         let session_id = environment::new_session_id();
-        let timings = environment::timings();
+        let vars = environment::vars();
+        let timings = Timings::from_vars(&vars);
         let started_in = environment::cwd()
             .map_err(|err| format!("cannot read the working directory: {err}"))?;
         // --issue, --from-pr and --worktree run before anything reads the directory.
         let prepared = startup::prepare(&requested, &started_in, &session_id, &timings)?;
         let cwd = prepared.cwd.unwrap_or(started_in);
-        let home = environment::luxe_home();
+        let home = Home::from_vars(&vars, environment::home_dir().as_deref());
         match &home {
-            Some(home) => tracing::debug!(home = %home.display(), "LUXE_HOME"),
+            Some(home) => tracing::debug!(home = home.path(), "LUXE_HOME"),
             None => tracing::warn!("no LUXE_HOME and no home directory"),
         }
-        let settings = environment::settings_files(home.as_deref(), std::path::Path::new(&cwd))?;
-        let sessions = home.as_ref().map(|h| h.join("sessions"));
+        let settings = environment::settings_files(&settings_files(home.as_ref(), &cwd))?;
+        let sessions = home.as_ref().map(Home::sessions_dir);
         let resume = self.session_to_resume(sessions.as_deref(), &cwd)?;
         let mut config = Config::new(env!("CARGO_PKG_VERSION"), &session_id, &cwd);
         config.issue = prepared.issue;
-        config.sessions_dir = sessions.map(|s| s.to_string_lossy().into_owned());
-        config.reviews_dir = home
-            .as_ref()
-            .map(|h| h.join("reviews").to_string_lossy().into_owned());
+        config.sessions_dir = sessions;
+        config.reviews_dir = home.as_ref().map(Home::reviews_dir);
         config.unix_ms = environment::unix_ms();
         config.resume = resume;
         config.env_files = environment::env_files(std::path::Path::new(&cwd));
         config.model = self.model;
         config.requested = requested;
-        config.providers = Providers::from_vars(&environment::provider_vars());
-        config.env_names = environment::variable_names();
-        config.mcp_env = environment::variables();
-        config.luxe_home = home
-            .as_ref()
-            .map(|h| std::path::absolute(h).unwrap_or_else(|_| h.clone()))
-            .map(|h| h.to_string_lossy().into_owned());
+        config.providers = Providers::from_vars(&ProviderVars::from_vars(&vars));
+        config.env_names = vars.names();
+        config.mcp_env = luxe_core::mcp::config::HostEnv::from_vars(&vars);
+        config.luxe_home = home.as_ref().map(|h| environment::absolute(h.path()));
         let guarded = GUARDED_DIRS.iter().map(|dir| format!("{cwd}/{dir}"));
         config.guarded_resolved = guarded
             .chain(config.luxe_home.clone())
@@ -130,32 +127,20 @@ impl Flags {
     /// with.
     fn session_to_resume(
         &self,
-        dir: Option<&std::path::Path>,
+        dir: Option<&str>,
         cwd: &str,
     ) -> Result<Option<SessionFile>, String> {
-        if self.resume.is_none() && !self.continue_session {
-            return Ok(None);
-        }
-        let dir = dir.ok_or("no LUXE_HOME and no home directory: no sessions are kept")?;
-        let path = match &self.resume {
-            Some(id) => dir.join(store::file_name(id)?),
-            None => {
-                let candidates = environment::session_candidates(dir);
-                let latest = store::latest_for(&candidates, cwd)
-                    .ok_or_else(|| format!("-c: no session to continue in {cwd}"))?;
-                std::path::PathBuf::from(latest)
-            }
+        let resume = match &self.resume {
+            Some(id) => Resume::Id(id.clone()),
+            None if self.continue_session => Resume::Latest,
+            None => return Ok(None),
         };
-        let bytes = std::fs::read(&path).map_err(|err| match &self.resume {
-            Some(id) if err.kind() == std::io::ErrorKind::NotFound => {
-                format!("--resume: no session {id} in {}", dir.display())
-            }
-            _ => format!("{}: {err}", path.display()),
+        let path = resume.path(dir, cwd, environment::session_headers)?;
+        let bytes = std::fs::read(&path).map_err(|err| {
+            let absent = err.kind() == std::io::ErrorKind::NotFound;
+            resume.unreadable(dir.unwrap_or_default(), &path, absent, &err.to_string())
         })?;
-        Ok(Some(SessionFile {
-            path: path.to_string_lossy().into_owned(),
-            bytes,
-        }))
+        Ok(Some(SessionFile { path, bytes }))
     }
 }
 

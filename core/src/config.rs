@@ -3,6 +3,12 @@
 
 use std::time::Duration;
 
+mod env_vars;
+mod home;
+
+pub use env_vars::EnvVars;
+pub use home::{Home, Resume, settings_files};
+
 use crate::model::catalogue::{Provider, ProviderAccess};
 use crate::model::wire::Endpoint;
 use crate::protocol::MAX_FRAME_BYTES;

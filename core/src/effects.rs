@@ -88,11 +88,20 @@ pub struct SearchHit {
     pub text: String,
 }
 
-/// Something that happened, fed to [`crate::Luxe::handle_input`].
+/// Something that happened, fed to [`crate::Luxe::handle_input`]: an [`InputOf`] that borrows
+/// its bytes (stdin's buffer, a response's chunk) for the call.
+pub type Input<'a> = InputOf<&'a [u8]>;
+
+/// An effect's result as io sends it across a channel before feeding it: an [`InputOf`] that
+/// owns its bytes. [`Completion::lend`] hands it to the core as an [`Input`], nothing copied.
+pub type Completion = InputOf<Vec<u8>>;
+
+/// Something that happened, its byte chunks held as `Bytes`: one vocabulary for the core's
+/// [`Input`] and io's owned [`Completion`], so neither mirrors the other.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Input<'a> {
+pub enum InputOf<Bytes> {
     /// Bytes read from the client (stdin), in any chunking.
-    ClientBytes(&'a [u8]),
+    ClientBytes(Bytes),
     /// The client closed stdin: the same as `close`.
     ClientEof,
     /// Reading from the client failed; nothing more will come.
@@ -120,7 +129,7 @@ pub enum Input<'a> {
         /// The request.
         id: EffectId,
         /// The bytes.
-        bytes: &'a [u8],
+        bytes: Bytes,
     },
     /// The HTTP response body ended normally.
     HttpEnded {
@@ -155,7 +164,7 @@ pub enum Input<'a> {
         /// Which stream.
         stream: Stream,
         /// The bytes.
-        bytes: &'a [u8],
+        bytes: Bytes,
     },
     /// A child process could not start, or ended; all its output was delivered before this.
     ProcessExited {
@@ -215,6 +224,51 @@ pub enum Input<'a> {
         /// read, and frees it as soon as the review is built.
         result: Result<Box<DiffSource>, String>,
     },
+}
+
+impl<Bytes: AsRef<[u8]>> InputOf<Bytes> {
+    /// Calls `feed` with this input as an [`Input`] that borrows its bytes from `self`; every
+    /// other field is moved (a diff read's sides are not copied).
+    pub fn lend<R>(self, feed: impl FnOnce(Input<'_>) -> R) -> R {
+        match self {
+            Self::ClientBytes(bytes) => feed(Input::ClientBytes(bytes.as_ref())),
+            Self::HttpBody { id, bytes } => feed(Input::HttpBody {
+                id,
+                bytes: bytes.as_ref(),
+            }),
+            Self::ProcessOutput { id, stream, bytes } => feed(Input::ProcessOutput {
+                id,
+                stream,
+                bytes: bytes.as_ref(),
+            }),
+            // The rest hold no bytes: the same values, in the borrowing type.
+            Self::ClientEof => feed(Input::ClientEof),
+            Self::ClientReadFailed(reason) => feed(Input::ClientReadFailed(reason)),
+            Self::Terminate => feed(Input::Terminate),
+            Self::HttpResponse {
+                id,
+                status,
+                retry_after,
+            } => feed(Input::HttpResponse {
+                id,
+                status,
+                retry_after,
+            }),
+            Self::HttpHeaders { id, headers } => feed(Input::HttpHeaders { id, headers }),
+            Self::HttpEnded { id } => feed(Input::HttpEnded { id }),
+            Self::HttpFailed { id, error } => feed(Input::HttpFailed { id, error }),
+            Self::FileRead { id, result } => feed(Input::FileRead { id, result }),
+            Self::FileWritten { id, result } => feed(Input::FileWritten { id, result }),
+            Self::ProcessExited { id, status } => feed(Input::ProcessExited { id, status }),
+            Self::SessionsRead { id, result } => feed(Input::SessionsRead { id, result }),
+            Self::FileAppended { id, result } => feed(Input::FileAppended { id, result }),
+            Self::FileOpened { id, result } => feed(Input::FileOpened { id, result }),
+            Self::PathResolved { id, result } => feed(Input::PathResolved { id, result }),
+            Self::SearchDone { id, result } => feed(Input::SearchDone { id, result }),
+            Self::FilesListed { id, result } => feed(Input::FilesListed { id, result }),
+            Self::DiffRead { id, result } => feed(Input::DiffRead { id, result }),
+        }
+    }
 }
 
 /// A frame for stdout. Its only encoding, [`Frame::encode_in_parts`], passes the redaction
@@ -287,6 +341,11 @@ impl Frame {
 pub enum Output {
     /// Write this frame as one line on stdout, with [`Frame::encode_in_parts`].
     Frame(Frame),
+    /// Write out every frame so far before performing the outputs after it. It comes before a
+    /// drain's effects, which follow every frame of the drain (see [`Luxe::poll_output`]).
+    ///
+    /// [`Luxe::poll_output`]: crate::Luxe::poll_output
+    Flush,
     /// Flush what was written, end child processes and exit with this status.
     Exit {
         /// The process exit status.
@@ -378,7 +437,9 @@ pub enum Output {
         id: EffectId,
     },
     /// Append bytes to a file, creating it and its directories; flushed before it answers →
-    /// `FileAppended`.
+    /// `FileAppended`. Performed on the spot, in order with frames, and its result fed before
+    /// the next poll: a session record is on disk before any frame after it is written, and the
+    /// core knows how the file ends before it writes another.
     AppendFile {
         /// Echoed by the result.
         id: EffectId,
@@ -500,5 +561,42 @@ pub fn exit_failure(
         Ok(_) if !stderr.is_empty() => Some(stderr.to_owned()),
         Ok(Some(code)) => Some(format!("{name} exited with {code}")),
         Ok(None) => Some(format!("{name} was killed")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_completion_is_lent_as_the_same_input() {
+        let body = Completion::HttpBody {
+            id: EffectId(3),
+            bytes: b"chunk".to_vec(),
+        };
+        let lent = body.lend(|input| {
+            assert_eq!(
+                input,
+                Input::HttpBody {
+                    id: EffectId(3),
+                    bytes: b"chunk"
+                }
+            );
+            true
+        });
+        assert!(lent);
+        let exited = Completion::ProcessExited {
+            id: EffectId(4),
+            status: Ok(Some(0)),
+        };
+        exited.lend(|input| {
+            assert_eq!(
+                input,
+                Input::ProcessExited {
+                    id: EffectId(4),
+                    status: Ok(Some(0))
+                }
+            );
+        });
     }
 }

@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 use crate::config::Config;
 use crate::effects::{Input, Output};
 use crate::luxe::Luxe;
+use crate::output_order::is_effect;
 use crate::permissions::redact::secret_values;
 use crate::protocol::actions::Action;
 use crate::protocol::codec::{Incoming, decode, encode};
@@ -74,6 +75,8 @@ pub struct Checked {
     ledger: Ledger,
     /// The values of the config's `.env` files, which no frame or request body may carry.
     secrets: Vec<String>,
+    /// The last frame drained since the last flush: io may still hold it.
+    unflushed: Option<Event>,
 }
 
 impl Checked {
@@ -93,6 +96,7 @@ impl Checked {
             start: Vec::new(),
             ledger: Ledger::default(),
             secrets,
+            unflushed: None,
         };
         checked.ledger.starting = true;
         checked.start = checked.drain();
@@ -229,17 +233,32 @@ impl Checked {
         out
     }
 
+    /// Drains the outputs, checking the order io performs them in: every frame is flushed
+    /// before an effect after it starts. The flushes themselves carry nothing and are not
+    /// returned.
     fn drain(&mut self) -> Vec<Output> {
         let mut out = Vec::new();
         while let Some(output) = self.luxe.poll_output() {
             assert!(!self.exited, "output after exit: {output:?}");
+            if is_effect(&output) {
+                assert!(
+                    self.unflushed.is_none(),
+                    "{output:?} starts before {:?} is flushed",
+                    self.unflushed
+                );
+            }
             match &output {
+                Output::Flush => {
+                    self.unflushed = None;
+                    continue;
+                }
                 Output::Frame(frame) => {
                     let mut line = Vec::new();
                     frame.encode(&mut line);
                     check_line(&line);
                     self.check_redacted(&line);
                     self.ledger.observe(frame.event());
+                    self.unflushed = Some(frame.event().clone());
                 }
                 Output::HttpRequest { request, .. } => {
                     self.check_redacted(&request.body);

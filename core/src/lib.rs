@@ -29,6 +29,7 @@ pub mod harness;
 mod luxe;
 pub mod mcp;
 pub mod model;
+mod output_order;
 pub mod permissions;
 pub mod protocol;
 pub mod review;

@@ -4,6 +4,7 @@ use std::time::Instant;
 
 use crate::config::{Config, StartError};
 use crate::effects::{Input, Output};
+use crate::output_order::OutputOrder;
 use crate::protocol::codec::{Rejection, decode};
 use crate::protocol::lines::{Line, LineSplitter};
 use crate::session::Session;
@@ -23,8 +24,9 @@ use crate::session::Session;
 ///    and wait for it or for the next input, whichever comes first.
 /// 4. **Getters**: [`Luxe::is_closed`], [`Luxe::warnings`] and [`Luxe::max_frame_bytes`].
 ///
-/// A driver flushes stdout once per drain. Calling `handle_timeout` early or twice is harmless.
-/// Nothing here panics on any input: bad lines become `action_rejected`.
+/// A driver performs the outputs in the order they come and flushes stdout at each
+/// [`Output::Flush`] and before it waits again. Calling `handle_timeout` early or twice is
+/// harmless. Nothing here panics on any input: bad lines become `action_rejected`.
 ///
 /// Inside, client bytes are split into lines and decoded into actions, which the session's
 /// gate answers or hands to the feature they name (turns, tools, review, GitHub, stacks,
@@ -32,12 +34,14 @@ use crate::session::Session;
 /// its results go straight back to it; a result nobody waits for is dropped. The invariants
 /// `crate::harness` checks after every step of every simulation and fuzz run: `ready` comes
 /// first; each action is answered once; a frame is one line; nothing follows `exit`; no
-/// `.env` value is in any frame or model request body; turns never overlap; and a turn ends
-/// with no permission prompt, tool call or opened file left open.
+/// effect starts before the frames queued ahead of it are flushed; no `.env` value is in any
+/// frame or model request body; turns never overlap; and a turn ends with no permission
+/// prompt, tool call or opened file left open.
 #[derive(Debug)]
 pub struct Luxe {
     lines: LineSplitter,
     session: Session,
+    order: OutputOrder,
     max_frame_bytes: usize,
 }
 
@@ -48,6 +52,7 @@ impl Luxe {
         Ok(Self {
             lines: LineSplitter::new(config.max_frame_bytes),
             session: Session::start(&config, _now)?,
+            order: OutputOrder::default(),
             max_frame_bytes: config.max_frame_bytes,
         })
     }
@@ -73,9 +78,11 @@ impl Luxe {
         }
     }
 
-    /// The next instruction for io, or `None` when drained.
+    /// The next instruction for io, or `None` when drained, in the order io performs them; an
+    /// [`Output::Flush`] comes before an effect that a frame not yet flushed precedes.
     pub fn poll_output(&mut self) -> Option<Output> {
-        self.session.poll_output()
+        let session = &mut self.session;
+        self.order.next(|| session.poll_output())
     }
 
     /// The earliest deadline at which [`Luxe::handle_timeout`] wants to run, if any.

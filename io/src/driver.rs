@@ -12,8 +12,9 @@ use smol::future::FutureExt as _;
 use smol::io::AsyncReadExt;
 use smol::stream::StreamExt as _;
 
-use crate::effects::{Completion, Effects};
+use crate::effects::Effects;
 use crate::frame_writer::FrameWriter;
+use luxe_core::effects::Completion;
 
 /// The exit status when the client stops reading stdout: quiet, but not success.
 const BROKEN_PIPE_STATUS: i32 = 1;
@@ -124,7 +125,7 @@ async fn drive(mut luxe: Luxe, mut effects: Effects, completions: Receiver<Compl
                 luxe.handle_input(now, Input::Terminate);
             }
             Wake::Completed(completion) => {
-                completion.feed(&mut luxe, now);
+                feed(&mut luxe, now, completion);
                 // Results that are already waiting go in before the next write, so a fast
                 // stream costs one write per batch rather than one per chunk.
                 for _ in 0..COMPLETION_BATCH {
@@ -132,7 +133,7 @@ async fn drive(mut luxe: Luxe, mut effects: Effects, completions: Receiver<Compl
                         break;
                     };
                     match perform(&mut luxe, &mut effects, &mut writer) {
-                        Ok(None) => next.feed(&mut luxe, now),
+                        Ok(None) => feed(&mut luxe, now, next),
                         Ok(Some(code)) => {
                             let code = if writer.flush().is_ok() {
                                 code
@@ -160,17 +161,17 @@ async fn drive(mut luxe: Luxe, mut effects: Effects, completions: Receiver<Compl
     }
 }
 
-/// Performs every queued output (frames are buffered for the next flush, unless effects start:
-/// then they are written first); returns the exit status once the core asks to exit.
+/// Performs every queued output in the order core gives them (frames buffered until a
+/// `Flush` or the next wait, appends on the spot, effects started); returns the exit status
+/// once the core asks to exit.
 fn perform(
     luxe: &mut Luxe,
     effects: &mut Effects,
     writer: &mut FrameWriter,
 ) -> io::Result<Option<i32>> {
     let mut exit = None;
-    let mut starting = Vec::new();
     // A large frame is written while it is encoded; once stdout is closed, the rest of the
-    // frames are dropped, but session records are still appended.
+    // frames are dropped and no effect starts, but session records are still appended.
     let mut closed = None;
     while let Some(output) = luxe.poll_output() {
         match output {
@@ -179,28 +180,33 @@ fn perform(
                     closed = writer.push(&frame).err();
                 }
             }
-            Output::Exit { code } => exit = Some(code),
-            // A session record is on disk before any frame after it reaches the client, and
-            // the core hears how the append went before it can write another record.
-            Output::AppendFile { id, path, bytes } => {
-                Effects::append(id, &path, &bytes).feed(luxe, Instant::now());
+            Output::Flush => {
+                if closed.is_none() {
+                    closed = writer.flush().err();
+                }
             }
-            effect => starting.push(effect),
+            Output::AppendFile { id, path, bytes } => {
+                feed(luxe, Instant::now(), Effects::append(id, &path, &bytes));
+            }
+            Output::Exit { code } => exit = Some(code),
+            effect => {
+                if closed.is_none() {
+                    effects.start(effect);
+                }
+            }
         }
     }
     if let Some(err) = closed {
         return Err(err);
     }
-    if !starting.is_empty() {
-        // The client hears of a call before it starts, and `ready` does not wait for the
-        // start-up probes to be spawned.
-        writer.flush()?;
-        for effect in starting {
-            effects.start(effect);
-        }
-    }
     if exit.is_some() {
         effects.shutdown();
     }
     Ok(exit)
+}
+
+/// Hands an effect's result to the core, its bytes lent rather than copied: a diff read holds
+/// both sides of every changed file, which the core keeps until the review is built.
+fn feed(luxe: &mut Luxe, now: Instant, completion: Completion) {
+    completion.lend(|input| luxe.handle_input(now, input));
 }

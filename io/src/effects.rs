@@ -1,16 +1,13 @@
 //! Performs the core's effect outputs as smol tasks and sends their results back as
-//! [`Completion`]s over a channel, which the driver feeds to the core as [`Input`]s.
+//! [`Completion`]s (core's owned inputs) over a channel, which the driver lends to the core.
 
 use std::collections::HashMap;
 use std::panic::AssertUnwindSafe;
 use std::rc::Rc;
 use std::sync::mpsc;
-use std::time::Instant;
 
-use luxe_core::Luxe;
-use luxe_core::effects::{EffectId, FileContent, Input, Opened, Output, SearchHit, Stream};
+use luxe_core::effects::{Completion, EffectId, Output};
 use luxe_core::protocol::review::ReviewTarget;
-use luxe_core::review::source::DiffSource;
 use smol::channel::Sender;
 use smol::future::FutureExt as _;
 use smol::{LocalExecutor, Task};
@@ -18,170 +15,6 @@ use smol::{LocalExecutor, Task};
 use crate::opened::OpenFiles;
 use crate::process::Process;
 use crate::{files, git, http, piped, search};
-
-/// What an effect produced: an owned mirror of the effect variants of [`Input`], so it can cross
-/// a channel. [`Completion::feed`] hands it to the core in the core's vocabulary.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Completion {
-    /// See [`Input::HttpResponse`].
-    HttpResponse {
-        /// The request.
-        id: EffectId,
-        /// The HTTP status.
-        status: u16,
-        /// The `retry-after` header, as sent.
-        retry_after: Option<String>,
-    },
-    /// See [`Input::HttpHeaders`].
-    HttpHeaders {
-        /// The request.
-        id: EffectId,
-        /// The response's headers.
-        headers: Vec<(String, String)>,
-    },
-    /// See [`Input::HttpBody`].
-    HttpBody {
-        /// The request.
-        id: EffectId,
-        /// The bytes.
-        bytes: Vec<u8>,
-    },
-    /// See [`Input::HttpEnded`].
-    HttpEnded {
-        /// The request.
-        id: EffectId,
-    },
-    /// See [`Input::HttpFailed`].
-    HttpFailed {
-        /// The request.
-        id: EffectId,
-        /// What went wrong, in words.
-        error: String,
-    },
-    /// See [`Input::FileRead`].
-    FileRead {
-        /// The read.
-        id: EffectId,
-        /// The content, or why not.
-        result: Result<FileContent, String>,
-    },
-    /// See [`Input::FileWritten`].
-    FileWritten {
-        /// The write.
-        id: EffectId,
-        /// Success, or why not.
-        result: Result<(), String>,
-    },
-    /// See [`Input::ProcessOutput`].
-    ProcessOutput {
-        /// The process.
-        id: EffectId,
-        /// Which stream.
-        stream: Stream,
-        /// The bytes.
-        bytes: Vec<u8>,
-    },
-    /// See [`Input::ProcessExited`].
-    ProcessExited {
-        /// The process.
-        id: EffectId,
-        /// The exit code; `None` when killed by a signal; `Err` when it could not start.
-        status: Result<Option<i32>, String>,
-    },
-    /// See [`Input::SessionsRead`].
-    SessionsRead {
-        /// The read.
-        id: EffectId,
-        /// The files, or why not.
-        result: Result<Vec<(String, Vec<u8>, u64)>, String>,
-    },
-    /// See [`Input::FileAppended`].
-    FileAppended {
-        /// The append.
-        id: EffectId,
-        /// Success, or why not.
-        result: Result<(), String>,
-    },
-    /// See [`Input::FileOpened`].
-    FileOpened {
-        /// The open.
-        id: EffectId,
-        /// What is open, or why not.
-        result: Result<Opened, String>,
-    },
-    /// See [`Input::PathResolved`].
-    PathResolved {
-        /// The resolution.
-        id: EffectId,
-        /// The resolved path, or why not.
-        result: Result<String, String>,
-    },
-    /// See [`Input::SearchDone`].
-    SearchDone {
-        /// The search.
-        id: EffectId,
-        /// The matching lines, or why not.
-        result: Result<Vec<SearchHit>, String>,
-    },
-    /// See [`Input::FilesListed`].
-    FilesListed {
-        /// The listing.
-        id: EffectId,
-        /// Matching paths relative to the root, or why not.
-        result: Result<Vec<String>, String>,
-    },
-    /// See [`Input::DiffRead`].
-    DiffRead {
-        /// The read.
-        id: EffectId,
-        /// The diff, or why not.
-        result: Result<Box<DiffSource>, String>,
-    },
-}
-
-impl Completion {
-    /// Hands this result to the core as its [`Input`], moved rather than copied: a diff read
-    /// holds both sides of every changed file, which the core keeps until the review is built.
-    pub fn feed(self, luxe: &mut Luxe, now: Instant) {
-        let input = match self {
-            Self::HttpResponse {
-                id,
-                status,
-                retry_after,
-            } => Input::HttpResponse {
-                id,
-                status,
-                retry_after,
-            },
-            // The only ones that borrow: fed here, while their bytes live.
-            Self::HttpBody { id, bytes } => {
-                return luxe.handle_input(now, Input::HttpBody { id, bytes: &bytes });
-            }
-            Self::ProcessOutput { id, stream, bytes } => {
-                let output = Input::ProcessOutput {
-                    id,
-                    stream,
-                    bytes: &bytes,
-                };
-                return luxe.handle_input(now, output);
-            }
-            Self::HttpHeaders { id, headers } => Input::HttpHeaders { id, headers },
-            Self::HttpEnded { id } => Input::HttpEnded { id },
-            Self::HttpFailed { id, error } => Input::HttpFailed { id, error },
-            Self::FileRead { id, result } => Input::FileRead { id, result },
-            Self::FileWritten { id, result } => Input::FileWritten { id, result },
-            Self::ProcessExited { id, status } => Input::ProcessExited { id, status },
-            Self::SessionsRead { id, result } => Input::SessionsRead { id, result },
-            Self::FileAppended { id, result } => Input::FileAppended { id, result },
-            Self::FileOpened { id, result } => Input::FileOpened { id, result },
-            Self::PathResolved { id, result } => Input::PathResolved { id, result },
-            Self::SearchDone { id, result } => Input::SearchDone { id, result },
-            Self::FilesListed { id, result } => Input::FilesListed { id, result },
-            Self::DiffRead { id, result } => Input::DiffRead { id, result },
-        };
-        luxe.handle_input(now, input);
-    }
-}
 
 /// Starts effects and keeps what must be cancellable: HTTP requests (dropping the task closes the
 /// connection) and processes (their group is killed on `Kill`, on [`Effects::shutdown`] and when
@@ -334,7 +167,7 @@ impl Effects {
     }
 
     /// Starts one effect output; its results arrive on the channel later, never during this call.
-    /// `Frame` and `Exit` are the driver's, not effects: they are logged and ignored.
+    /// `Frame`, `Flush` and `Exit` are the driver's, not effects: they are logged and ignored.
     pub fn start(&mut self, output: Output) {
         // Forget finished work so the maps stay as small as what is running.
         self.requests.retain(|_, task| !task.is_finished());
@@ -418,7 +251,7 @@ impl Effects {
             Output::ReadSessions { id, dir } => {
                 self.run_blocking(move || Completion::SessionsRead {
                     id,
-                    result: files::read_sessions(&dir),
+                    result: files::read_sessions(&dir, files::SessionBytes::Whole),
                 })
             }
             Output::SyncFile { path } => self.write(move || {
@@ -471,7 +304,7 @@ impl Effects {
                 result: search::list_files(&root, &pattern, max_results),
             }),
             Output::ReadDiff { id, cwd, target } => self.read_diff((id, cwd, target)),
-            Output::Frame(_) | Output::Exit { .. } => {
+            Output::Frame(_) | Output::Flush | Output::Exit { .. } => {
                 tracing::warn!("not an effect output; ignored");
             }
         }

@@ -1,13 +1,14 @@
-//! Facts about the world that the core is given at start: the working directory, which model
-//! providers the environment configures, where `LUXE_HOME` is, and a fresh session id.
+//! Facts about the world that the core is given at start: the working directory, the
+//! environment's variables (core decides what they mean), the home directory, the files a
+//! session starts from, and a fresh session id.
 
 use std::collections::hash_map::RandomState;
 use std::env;
 use std::hash::{BuildHasher, Hasher};
-use std::path::{Path, PathBuf};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::path::Path;
+use std::time::{SystemTime, UNIX_EPOCH};
 
-use luxe_core::config::{ENV_SEARCH_MAX_ENTRIES, EnvFile, ProviderVars, Timings};
+use luxe_core::config::{ENV_SEARCH_MAX_ENTRIES, EnvFile, EnvVars};
 use luxe_core::effects::FileIdentity;
 use luxe_core::permissions::is_env_file;
 use luxe_core::settings::{Scope, SettingsSource};
@@ -20,79 +21,34 @@ pub fn cwd() -> std::io::Result<String> {
     Ok(dir.to_string_lossy().into_owned())
 }
 
-/// The standard provider variables.
-pub fn provider_vars() -> ProviderVars {
-    ProviderVars {
-        anthropic_api_key: var("ANTHROPIC_API_KEY"),
-        anthropic_base_url: var("ANTHROPIC_BASE_URL"),
-        openai_api_key: var("OPENAI_API_KEY"),
-        openai_base_url: var("OPENAI_BASE_URL"),
-    }
+/// Every variable of luxe's environment whose name is UTF-8 (a value that is not is handed
+/// over lossy, marked so).
+pub fn vars() -> EnvVars {
+    EnvVars::new(env::vars_os().filter_map(|(name, value)| {
+        let value = value
+            .into_string()
+            .map_err(|value| value.to_string_lossy().into_owned());
+        Some((name.into_string().ok()?, value))
+    }))
+}
+
+/// The user's home directory, as the platform finds it.
+pub fn home_dir() -> Option<String> {
+    env::home_dir().map(|home| home.to_string_lossy().into_owned())
+}
+
+/// `path` made absolute against luxe's working directory, without touching the filesystem.
+pub fn absolute(path: &str) -> String {
+    std::path::absolute(path).map_or_else(
+        |_| path.to_owned(),
+        |path| path.to_string_lossy().into_owned(),
+    )
 }
 
 /// `path` with its symlinks resolved (for a path that does not exist yet, its deepest existing
 /// ancestor resolved and the rest appended), when it can be.
 pub fn resolved(path: &str) -> Option<String> {
     crate::files::resolve(path).ok()
-}
-
-/// The names of every variable in luxe's environment (core decides which the model's commands
-/// do not get).
-pub fn variable_names() -> Vec<String> {
-    std::env::vars_os()
-        .filter_map(|(name, _)| name.into_string().ok())
-        .collect()
-}
-
-/// Luxe's environment, names and values (non-UTF-8 ones left out), for the MCP servers'
-/// `${VAR}` and what stdio servers inherit (core picks).
-pub fn variables() -> luxe_core::mcp::config::HostEnv {
-    luxe_core::mcp::config::HostEnv(
-        std::env::vars_os()
-            .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
-            .collect(),
-    )
-}
-
-/// Waits, each overridable in milliseconds by a `LUXE_*_MS` variable (tests run them short).
-pub fn timings() -> Timings {
-    let mut timings = Timings::default();
-    let ms = |name: &str| {
-        var(name)
-            .and_then(|v| v.parse::<u64>().ok())
-            .map(Duration::from_millis)
-    };
-    if let Some(d) = ms("LUXE_BASH_TIMEOUT_MS") {
-        timings.bash_timeout = d;
-    }
-    if let Some(d) = ms("LUXE_RETRY_BASE_MS") {
-        timings.retry_base = d;
-    }
-    if let Some(d) = ms("LUXE_RETRY_MAX_MS") {
-        timings.retry_max = d;
-    }
-    if let Some(d) = ms("LUXE_MODEL_IDLE_TIMEOUT_MS") {
-        timings.model_idle_timeout = d;
-    }
-    if let Some(d) = ms("LUXE_GH_TIMEOUT_MS") {
-        timings.gh_timeout = d;
-    }
-    if let Some(d) = ms("LUXE_GIT_TIMEOUT_MS") {
-        timings.git_timeout = d;
-    }
-    if let Some(d) = ms("LUXE_GITHUB_POLL_MS") {
-        timings.github_poll = d;
-    }
-    if let Some(d) = ms("LUXE_SERVER_PROBE_TIMEOUT_MS") {
-        timings.server_probe_timeout = d;
-    }
-    if let Some(d) = ms("LUXE_MCP_TIMEOUT_MS") {
-        timings.mcp_timeout = d;
-    }
-    if let Some(d) = ms("LUXE_MCP_RESTART_MS") {
-        timings.mcp_restart = d;
-    }
-    timings
 }
 
 /// Every `.env` file under `cwd` (as core names them), read whole: ignored and hidden files
@@ -137,52 +93,28 @@ pub fn env_files(cwd: &Path) -> Vec<EnvFile> {
     found
 }
 
-/// The user's and the project's settings files that exist, user first; a file that exists but
-/// cannot be read is an error.
-pub fn settings_files(home: Option<&Path>, cwd: &Path) -> Result<Vec<SettingsSource>, String> {
-    let candidates = home
-        .map(|h| (h.join("settings.json"), Scope::User))
-        .into_iter()
-        .chain([(cwd.join(".luxe").join("settings.json"), Scope::Project)]);
+/// The settings files among `candidates` (core's, lowest precedence first) that exist; a
+/// file that exists but cannot be read is an error.
+pub fn settings_files(candidates: &[(String, Scope)]) -> Result<Vec<SettingsSource>, String> {
     let mut found = Vec::new();
     for (path, scope) in candidates {
-        match std::fs::read_to_string(&path) {
+        match std::fs::read_to_string(path) {
             Ok(text) => found.push(SettingsSource {
-                path: path.to_string_lossy().into_owned(),
+                path: path.clone(),
                 text,
-                scope,
+                scope: *scope,
             }),
             Err(err) if err.kind() == std::io::ErrorKind::NotFound => {}
-            Err(err) => return Err(format!("{}: {err}", path.display())),
+            Err(err) => return Err(format!("{path}: {err}")),
         }
     }
     Ok(found)
 }
 
-/// Every session file in `dir`: its path, its first line, and when it was last written
-/// (seconds since the epoch). Unreadable entries are left out.
-pub fn session_candidates(dir: &Path) -> Vec<(String, Vec<u8>, u64)> {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return Vec::new();
-    };
-    entries
-        .filter_map(Result::ok)
-        .filter(|e| e.path().extension().is_some_and(|x| x == "jsonl"))
-        .filter_map(|e| {
-            let updated = e
-                .metadata()
-                .and_then(|m| m.modified())
-                .ok()?
-                .duration_since(UNIX_EPOCH)
-                .ok()?
-                .as_secs();
-            let mut first = Vec::new();
-            let file = std::fs::File::open(e.path()).ok()?;
-            std::io::BufRead::read_until(&mut std::io::BufReader::new(file), b'\n', &mut first)
-                .ok()?;
-            Some((e.path().to_string_lossy().into_owned(), first, updated))
-        })
-        .collect()
+/// The session files in `dir` as `-c` looks at them: each one's path, first line and last
+/// write (seconds since the epoch); an absent directory holds none.
+pub fn session_headers(dir: &str) -> Result<Vec<(String, Vec<u8>, u64)>, String> {
+    crate::files::read_sessions(dir, crate::files::SessionBytes::FirstLine)
 }
 
 /// `os arch`, for the system prompt.
@@ -225,18 +157,6 @@ fn civil_from_days(days: i64) -> (i64, u32, u32) {
     let m = u32::try_from(if mp < 10 { mp + 3 } else { mp - 9 }).unwrap_or(1);
     let y = yoe + era * 400 + i64::from(m <= 2);
     (y, m, d)
-}
-
-fn var(name: &str) -> Option<String> {
-    env::var(name).ok().filter(|v| !v.is_empty())
-}
-
-/// `LUXE_HOME`, else `~/.luxe`; `None` when neither can be found.
-pub fn luxe_home() -> Option<PathBuf> {
-    match env::var_os("LUXE_HOME").filter(|v| !v.is_empty()) {
-        Some(home) => Some(PathBuf::from(home)),
-        None => env::home_dir().map(|home| home.join(".luxe")),
-    }
 }
 
 /// A new session id: milliseconds since the epoch (so ids sort by age) and 64 random bits.
@@ -293,6 +213,32 @@ mod tests {
                 ("/node_modules/pkg/.env.test".to_owned(), b"C=3".to_vec()),
             ]
         );
+    }
+
+    #[test]
+    fn session_headers_are_first_lines_of_session_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let write = |name: &str, text: &str| std::fs::write(dir.path().join(name), text).unwrap();
+        write("one.jsonl", "{\"header\":1}\n{\"more\":2}\n");
+        write("torn.jsonl", "no newline");
+        write(".jsonl", "hidden\n");
+        write("one.jsonl.tmp", "partial\n");
+        let dir_path = dir.path().to_string_lossy().into_owned();
+        let mut found: Vec<(String, Vec<u8>)> = session_headers(&dir_path)
+            .unwrap()
+            .into_iter()
+            .map(|(path, first, _)| (path.rsplit('/').next().unwrap().to_owned(), first))
+            .collect();
+        found.sort();
+        assert_eq!(
+            found,
+            [
+                ("one.jsonl".to_owned(), b"{\"header\":1}\n".to_vec()),
+                ("torn.jsonl".to_owned(), b"no newline".to_vec()),
+            ]
+        );
+        let absent = format!("{dir_path}/none");
+        assert_eq!(session_headers(&absent).unwrap(), []);
     }
 
     #[test]

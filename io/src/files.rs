@@ -1,7 +1,7 @@
 //! Blocking file reads and atomic writes; the performer runs them on smol's thread pool.
 
 use std::fs::{self, File, OpenOptions};
-use std::io::{self, Read, Write};
+use std::io::{self, BufRead as _, Read, Write};
 use std::os::unix::fs::OpenOptionsExt as _;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -9,6 +9,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::os::unix::fs::MetadataExt as _;
 
 use luxe_core::effects::{FileContent, FileIdentity};
+use luxe_core::store;
 
 /// `path` with symlinks and `..` resolved; for a path that does not exist yet (a new file), its
 /// deepest existing ancestor is resolved and the rest appended.
@@ -48,9 +49,22 @@ pub(crate) fn append(path: &str, bytes: &[u8]) -> Result<(), String> {
         .map_err(|err| format!("{}: {err}", path.display()))
 }
 
-/// Every `*.jsonl` file in `dir` with its content and last write (seconds since the epoch);
-/// an absent directory holds none.
-pub(crate) fn read_sessions(dir: &str) -> Result<Vec<(String, Vec<u8>, u64)>, String> {
+/// How much of each session file [`read_sessions`] reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum SessionBytes {
+    /// The header line, its LF included (for `-c`, which looks only at headers).
+    FirstLine,
+    /// The whole file (for `list_sessions`).
+    Whole,
+}
+
+/// Every session file in `dir` (as core names them: [`store::is_session_file`]) with its
+/// bytes and last write (seconds since the epoch, 0 when unknown); an absent directory holds
+/// none, and a file that cannot be read is left out.
+pub(crate) fn read_sessions(
+    dir: &str,
+    part: SessionBytes,
+) -> Result<Vec<(String, Vec<u8>, u64)>, String> {
     let entries = match fs::read_dir(dir) {
         Ok(entries) => entries,
         Err(err) if err.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
@@ -58,17 +72,25 @@ pub(crate) fn read_sessions(dir: &str) -> Result<Vec<(String, Vec<u8>, u64)>, St
     };
     let mut found = Vec::new();
     for entry in entries.filter_map(Result::ok) {
-        let path = entry.path();
-        if path.extension().is_none_or(|x| x != "jsonl") {
+        if !store::is_session_file(&entry.file_name().to_string_lossy()) {
             continue;
         }
+        let path = entry.path();
         let updated = entry
             .metadata()
             .and_then(|m| m.modified())
             .ok()
             .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
             .map_or(0, |d| d.as_secs());
-        if let Ok(bytes) = fs::read(&path) {
+        let bytes = match part {
+            SessionBytes::Whole => fs::read(&path),
+            SessionBytes::FirstLine => File::open(&path).and_then(|file| {
+                let mut first = Vec::new();
+                io::BufReader::new(file).read_until(b'\n', &mut first)?;
+                Ok(first)
+            }),
+        };
+        if let Ok(bytes) = bytes {
             found.push((path.to_string_lossy().into_owned(), bytes, updated));
         }
     }

@@ -1,9 +1,9 @@
-//! Reads what a review compares from a git repository with gix: which files changed between two
-//! sides, how, and both sides' bytes ([`DiffSource`]). Turning bytes into hunks is core's work.
+//! Reads what a review compares from a git repository with gix: trees, the index, git's status,
+//! the disk and blobs, handed to core's [`diff_rules`] in their vocabulary, which decide what
+//! changed and how; the result is a [`DiffSource`]. Turning bytes into hunks is core's work too.
 //!
 //! Everything here is gix; nothing needs the git CLI.
 
-use std::collections::{BTreeMap, BTreeSet};
 use std::ffi::OsStr;
 use std::io;
 use std::os::unix::ffi::{OsStrExt as _, OsStringExt as _};
@@ -11,31 +11,28 @@ use std::os::unix::fs::PermissionsExt as _;
 use std::path::Path;
 
 use gix::ObjectId;
-use gix::bstr::{BStr, BString, ByteSlice as _};
+use gix::bstr::{BStr, ByteSlice as _};
 use gix::diff::index::ChangeRef;
 use gix::dir::entry::{Kind as DiskKind, Status as DirStatus};
 use gix::objs::FindExt as _;
-use gix::objs::tree::{EntryKind, EntryMode};
+use gix::objs::tree::EntryMode;
 use gix::odb::pack::Find as _;
 use gix::status::index_worktree::Item as WorktreeItem;
 use gix::status::plumbing::index_as_worktree::{Change as WorktreeChange, EntryStatus};
 use gix::status::tree_index::TrackRenames;
-use luxe_core::protocol::review::{FileStatus, ReviewTarget};
-use luxe_core::review::source::{ChangedFile, DEFAULT_BASES, DiffSource};
-
-/// A symlink's git mode.
-const LINK: u32 = 0o120000;
-/// A regular file's git mode.
-const FILE: u32 = 0o100644;
-/// An executable file's git mode.
-const EXECUTABLE: u32 = 0o100755;
-
-const PULL_REQUESTS: &str = "pull requests are read through gh, not git";
+use luxe_core::protocol::review::ReviewTarget;
+use luxe_core::review::diff_rules::revisions::{self, Named, Revisions, Sides};
+use luxe_core::review::diff_rules::working_tree::{
+    IndexEntry, Lookups, OnDisk, PathKind, Status, StatusItem, Tracked,
+};
+use luxe_core::review::diff_rules::{self, Change, Settled, Side, Source};
+use luxe_core::review::source::{ChangedFile, DiffSource};
 
 /// The most the pack cache holds while a diff is read.
 const PACK_CACHE_BYTES: usize = 32 * 1024 * 1024;
 
-/// What changed between the two sides `target` names, in the repository that holds `cwd`.
+/// What changed between the two sides `target` names, in the repository that holds `cwd`: what
+/// git holds read here, what it means decided by core's [`diff_rules`].
 ///
 /// Submodules (gitlinks) and untracked nested repositories are left out: their content is
 /// another repository's, and a review of this one has no bytes to show for them.
@@ -54,17 +51,31 @@ pub fn read_diff(cwd: &str, target: &ReviewTarget) -> Result<DiffSource, String>
     })?;
     let root =
         std::fs::canonicalize(workdir).map_err(|err| format!("{}: {err}", workdir.display()))?;
-    let mut source = match target {
+    let (base_commit, head_commit, files) = match target {
         ReviewTarget::WorkingTree => working_tree(&repo, &root)?,
         ReviewTarget::Staged => staged(&repo)?,
-        ReviewTarget::Branch { base } => branch(&repo, base.as_deref())?,
-        ReviewTarget::Commits { from, to } => commits(&repo, from, to)?,
-        ReviewTarget::PullRequest { .. } => return Err(PULL_REQUESTS.into()),
+        ReviewTarget::Branch { base } => {
+            let head = head_commit(&repo)?;
+            trees(
+                &repo,
+                revisions::branch(head, base.as_deref(), &mut History(&repo))?,
+            )?
+        }
+        ReviewTarget::Commits { from, to } => {
+            trees(&repo, revisions::commits(from, to, &mut History(&repo))?)?
+        }
+        ReviewTarget::PullRequest { .. } => return Err(revisions::PULL_REQUESTS.into()),
     };
-    source.root = root.to_string_lossy().into_owned();
-    source.files.sort_by(|a, b| a.path.cmp(&b.path));
-    Ok(source)
+    Ok(diff_rules::change::diff_source(
+        root.to_string_lossy().into_owned(),
+        base_commit.map(|id| id.to_string()),
+        head_commit.map(|id| id.to_string()),
+        files,
+    ))
 }
+
+/// The commits a read compares (when they are commits) and its changed files.
+type Read = (Option<ObjectId>, Option<ObjectId>, Vec<ChangedFile>);
 
 fn open(cwd: &str) -> Result<gix::Repository, String> {
     use gix::discover::upwards::Error as Upwards;
@@ -102,153 +113,49 @@ fn reason(err: &gix::Error) -> String {
     }
 }
 
-/// One side of a changed file.
-#[derive(Debug, Clone, PartialEq, Eq)]
-struct Side {
-    /// Its git mode.
-    mode: u32,
-    content: Content,
+/// A side whose blob is in the object database.
+type Object = ObjectId;
+
+/// A tree entry's mode as core reads it.
+fn tree_mode(mode: EntryMode) -> u32 {
+    u32::from(mode.value())
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
-enum Content {
-    /// A blob in the object database, read only if the file is kept.
-    Object(ObjectId),
-    /// Bytes already read (from the working tree).
-    Bytes(Vec<u8>),
+/// An index entry's side: one whose mode cannot be a tree entry's is none.
+fn index_side(mode: gix::index::entry::Mode, id: impl Into<ObjectId>) -> Option<Side<Object>> {
+    Side::object(tree_mode(mode.to_tree_entry_mode()?), id.into())
 }
 
-/// A changed file before its bytes are read and its status settled.
-struct Change {
-    path: BString,
-    /// The source of a rename or copy.
-    source: Option<(BString, bool)>,
-    old: Option<Side>,
-    new: Option<Side>,
-}
-
-impl Change {
-    fn new(path: BString, old: Option<Side>, new: Option<Side>) -> Self {
-        Self {
-            path,
-            source: None,
-            old,
-            new,
-        }
-    }
-
-    /// The file with both sides' bytes, or `None` when the two sides are the same after all.
-    fn read(
-        self,
-        repo: &gix::Repository,
-        buffer: &mut Vec<u8>,
-    ) -> Result<Option<ChangedFile>, String> {
-        let Change {
-            mut path,
-            mut source,
-            old,
-            new,
-        } = self;
-        let status = match (&old, &new) {
-            (None, None) => return Ok(None),
-            (None, Some(_)) => FileStatus::Added,
-            (Some(_), None) => FileStatus::Deleted,
-            (Some(old), Some(new)) => match &source {
-                Some((_, true)) => FileStatus::Copied,
-                Some((_, false)) => FileStatus::Renamed,
-                None if old == new => return Ok(None),
-                None if (old.mode == LINK) != (new.mode == LINK) => FileStatus::TypeChanged,
-                None => FileStatus::Modified,
-            },
-        };
-        match status {
-            FileStatus::Renamed | FileStatus::Copied => {}
-            // A rewrite whose other side is a submodule is a plain addition or deletion.
-            FileStatus::Deleted => {
-                if let Some((from, _)) = source.take() {
-                    path = from;
-                }
-            }
-            _ => source = None,
-        }
-        let (old_mode, old) = read_side(repo, old, buffer)?;
-        let (new_mode, new) = read_side(repo, new, buffer)?;
-        if status == FileStatus::Modified && old_mode == new_mode && old == new {
-            // Only the working tree gets here: a staged change undone on disk.
-            return Ok(None);
-        }
-        Ok(Some(ChangedFile {
-            path: path.to_str_lossy().into_owned(),
-            old_path: source.map(|(from, _)| from.to_str_lossy().into_owned()),
-            status,
-            old_mode,
-            new_mode,
-            old,
-            new,
-        }))
-    }
-}
-
-/// The side's mode and bytes. Blobs are decoded into `buffer`, reused from file to file, and
-/// copied out at their exact size: a decoded delta's buffer is larger than the blob.
-fn read_side(
+/// Every change core keeps, with both sides' bytes, in no particular order.
+fn read_all(
     repo: &gix::Repository,
-    side: Option<Side>,
-    buffer: &mut Vec<u8>,
-) -> Result<(Option<u32>, Option<Vec<u8>>), String> {
-    let Some(Side { mode, content }) = side else {
-        return Ok((None, None));
-    };
-    let bytes = match content {
-        Content::Bytes(bytes) => bytes,
-        Content::Object(id) => repo
-            .objects
-            .find_blob(&id, buffer)
-            .map_err(|err| format!("blob {id}: {err}"))?
-            .data
-            .to_vec(),
-    };
-    Ok((Some(mode), Some(bytes)))
-}
-
-/// A tree or index entry as a side; trees and submodules are none.
-fn object_side(mode: EntryMode, id: impl Into<ObjectId>) -> Option<Side> {
-    let mode = match mode.kind() {
-        EntryKind::Blob => FILE,
-        EntryKind::BlobExecutable => EXECUTABLE,
-        EntryKind::Link => LINK,
-        EntryKind::Tree | EntryKind::Commit => return None,
-    };
-    Some(Side {
-        mode,
-        content: Content::Object(id.into()),
-    })
-}
-
-fn index_side(mode: gix::index::entry::Mode, id: impl Into<ObjectId>) -> Option<Side> {
-    object_side(mode.to_tree_entry_mode()?, id)
-}
-
-/// Every change with both sides' bytes, in no particular order.
-fn read_all(repo: &gix::Repository, mut changes: Vec<Change>) -> Result<Vec<ChangedFile>, String> {
+    changes: Vec<Change<Object>>,
+) -> Result<Vec<ChangedFile>, String> {
+    let mut settled: Vec<Settled<Object>> =
+        changes.into_iter().filter_map(Change::settle).collect();
     // Read in the order the blobs lie in their packs (loose ones first), not by path: a
     // delta's base lies before it, so the bases each blob needs are then mostly in the pack
-    // cache. `read_diff` sorts the files by path again.
+    // cache. The source sorts the files by path again.
     let mut scratch = Vec::new();
-    changes.sort_by_cached_key(|change| {
-        let objects = [&change.old, &change.new].into_iter().flatten();
-        let ids = objects.filter_map(|side| match side.content {
-            Content::Object(id) => Some(id),
-            Content::Bytes(_) => None,
-        });
-        ids.filter_map(|id| repo.objects.location_by_oid(&id, &mut scratch).ok()?)
+    settled.sort_by_cached_key(|change| {
+        change
+            .objects()
+            .filter_map(|id| repo.objects.location_by_oid(id, &mut scratch).ok()?)
             .map(|location| (location.pack_id, location.pack_offset))
             .min()
     });
-    let mut files = Vec::with_capacity(changes.len());
+    let mut files = Vec::with_capacity(settled.len());
+    // Blobs are decoded into `buffer`, reused from file to file, and copied out at their exact
+    // size: a decoded delta's buffer is larger than the blob.
     let mut buffer = Vec::new();
-    for change in changes {
-        files.extend(change.read(repo, &mut buffer)?);
+    let mut read = |id: ObjectId| -> Result<Vec<u8>, String> {
+        repo.objects
+            .find_blob(&id, &mut buffer)
+            .map(|blob| blob.data.to_vec())
+            .map_err(|err| format!("blob {id}: {err}"))
+    };
+    for change in settled {
+        files.extend(change.read(&mut read)?);
     }
     Ok(files)
 }
@@ -288,7 +195,7 @@ fn index(repo: &gix::Repository) -> Result<gix::worktree::Index, String> {
 }
 
 /// HEAD → the index, as `git diff --cached`.
-fn staged(repo: &gix::Repository) -> Result<DiffSource, String> {
+fn staged(repo: &gix::Repository) -> Result<Read, String> {
     let head = head_commit(repo)?;
     let tree = head_tree(repo, head)?;
     let index = index(repo)?;
@@ -314,14 +221,10 @@ fn staged(repo: &gix::Repository) -> Result<DiffSource, String> {
         },
     )
     .map_err(|err| format!("HEAD against the index: {}", reason(&err)))?;
-    Ok(DiffSource {
-        base_commit: head.map(|id| id.to_string()),
-        files: read_all(repo, changes)?,
-        ..DiffSource::default()
-    })
+    Ok((head, None, read_all(repo, changes)?))
 }
 
-fn index_change(change: &ChangeRef<'_, '_>) -> Change {
+fn index_change(change: &ChangeRef<'_, '_>) -> Change<Object> {
     match change {
         ChangeRef::Addition {
             location,
@@ -329,7 +232,7 @@ fn index_change(change: &ChangeRef<'_, '_>) -> Change {
             id,
             ..
         } => Change::new(
-            location.as_ref().into(),
+            location.to_vec(),
             None,
             index_side(*entry_mode, id.as_ref()),
         ),
@@ -339,7 +242,7 @@ fn index_change(change: &ChangeRef<'_, '_>) -> Change {
             id,
             ..
         } => Change::new(
-            location.as_ref().into(),
+            location.to_vec(),
             index_side(*entry_mode, id.as_ref()),
             None,
         ),
@@ -351,7 +254,7 @@ fn index_change(change: &ChangeRef<'_, '_>) -> Change {
             id,
             ..
         } => Change::new(
-            location.as_ref().into(),
+            location.to_vec(),
             index_side(*previous_entry_mode, previous_id.as_ref()),
             index_side(*entry_mode, id.as_ref()),
         ),
@@ -365,23 +268,24 @@ fn index_change(change: &ChangeRef<'_, '_>) -> Change {
             copy,
             ..
         } => Change {
-            path: location.as_ref().into(),
-            source: Some((source_location.as_ref().into(), *copy)),
+            path: location.to_vec(),
+            source: Some(Source {
+                path: source_location.to_vec(),
+                copy: *copy,
+            }),
             old: index_side(*source_entry_mode, source_id.as_ref()),
             new: index_side(*entry_mode, id.as_ref()),
         },
     }
 }
 
-/// HEAD → the working tree, as `git diff HEAD` plus the untracked files that are not ignored.
-///
-/// gix's status gives the two halves, HEAD → index and index → working tree; a path either
-/// half mentions is a candidate, and its HEAD side and disk side are compared. A path neither
-/// mentions is unchanged, and is never read.
-fn working_tree(repo: &gix::Repository, root: &Path) -> Result<DiffSource, String> {
+/// HEAD → the working tree, as `git diff HEAD` plus the untracked files that are not ignored:
+/// gix's status of the two halves, HEAD → index and index → working tree, handed item by item
+/// to core's [`Status`], which asks for the index entries, HEAD entries and files it needs.
+fn working_tree(repo: &gix::Repository, root: &Path) -> Result<Read, String> {
     let head = head_commit(repo)?;
     let index = index(repo)?;
-    let status = repo
+    let items = repo
         .status(gix::progress::Discard)
         .map_err(|err| reason(&err))?
         .index(index.clone().into())
@@ -400,183 +304,134 @@ fn working_tree(repo: &gix::Repository, root: &Path) -> Result<DiffSource, Strin
         .tree_index_track_renames(TrackRenames::AsConfigured)
         .into_iter(Vec::new())
         .map_err(|err| format!("status: {}", reason(&err)))?;
-
-    // What HEAD has at each path that differs between HEAD and the index. At every other
-    // tracked path HEAD has what the index has.
-    let mut in_head: BTreeMap<BString, Option<Side>> = BTreeMap::new();
-    // Staged renames and copies: (source, destination, copy).
-    let mut rewrites = Vec::new();
-    // Tracked paths that differ between the index and the disk.
-    let mut on_disk = BTreeSet::new();
-    // Paths with unmerged entries: the index does not say what HEAD has there.
-    let mut conflicts = BTreeSet::new();
-    let mut untracked = BTreeSet::new();
-    for item in status {
-        match item.map_err(|err| format!("status: {}", reason(&err)))? {
-            gix::status::Item::TreeIndex(change) => {
-                let change = index_change(&change);
-                if let Some((source, copy)) = change.source {
-                    in_head.insert(source.clone(), change.old);
-                    in_head.entry(change.path.clone()).or_insert(None);
-                    rewrites.push((source, change.path, copy));
-                } else {
-                    in_head.insert(change.path, change.old);
-                }
-            }
-            gix::status::Item::IndexWorktree(item) => match item {
-                WorktreeItem::Modification {
-                    rela_path, status, ..
-                } => match status {
-                    EntryStatus::Conflict { .. } => {
-                        conflicts.insert(rela_path);
-                    }
-                    EntryStatus::Change(WorktreeChange::SubmoduleModification(_))
-                    | EntryStatus::NeedsUpdate(_) => {}
-                    EntryStatus::Change(_) | EntryStatus::IntentToAdd => {
-                        on_disk.insert(rela_path);
-                    }
-                },
-                WorktreeItem::DirectoryContents { entry, .. } => {
-                    if entry.status == DirStatus::Untracked
-                        && matches!(entry.disk_kind, Some(DiskKind::File | DiskKind::Symlink))
-                    {
-                        untracked.insert(entry.rela_path);
-                    }
-                }
-                // Only with index → worktree rename tracking, which is off; kept correct anyway.
-                WorktreeItem::Rewrite {
-                    source,
-                    dirwalk_entry,
-                    ..
-                } => {
-                    on_disk.insert(source.rela_path().to_owned());
-                    untracked.insert(dirwalk_entry.rela_path);
-                }
-            },
-        }
+    let mut status = Status::default();
+    for item in items {
+        status.add(status_item(
+            item.map_err(|err| format!("status: {}", reason(&err)))?,
+        ));
     }
-
-    let file_mode = repo
-        .config_snapshot()
-        .boolean("core.fileMode")
-        .unwrap_or(true);
-    let head_tree = match (head, conflicts.is_empty()) {
-        (Some(commit), false) => Some(
+    let head_tree = match (head, status.has_conflicts()) {
+        (Some(commit), true) => Some(
             repo.find_tree(commit_tree(repo, commit)?)
                 .map_err(|err| reason(&err))?,
         ),
         _ => None,
     };
-    let mut paths: BTreeSet<&BString> = in_head.keys().collect();
-    paths.extend(&on_disk);
-    paths.extend(&conflicts);
-    paths.extend(&untracked);
-    let mut changes: BTreeMap<BString, Change> = BTreeMap::new();
-    for path in paths {
-        let tracked = index.entry_by_path(path.as_ref());
-        let old = if conflicts.contains(path) {
-            match &head_tree {
-                Some(tree) => tree
-                    .lookup_entry_by_path(fs_path(path.as_ref()))
-                    .map_err(|err| format!("{path} in HEAD: {}", reason(&err)))?
-                    .and_then(|entry| object_side(entry.mode(), entry.object_id())),
-                None => None,
-            }
-        } else {
-            match in_head.get(path) {
-                Some(side) => side.clone(),
-                // An intent-to-add entry is a promise of a new file, not what HEAD has.
-                None => tracked
-                    .filter(|entry| {
-                        !entry
-                            .flags
-                            .contains(gix::index::entry::Flags::INTENT_TO_ADD)
-                    })
-                    .and_then(|entry| index_side(entry.mode, entry.id)),
-            }
-        };
-        let new = if tracked.is_some() || untracked.contains(path) {
-            let index_mode = tracked.and_then(|entry| index_side(entry.mode, entry.id));
-            read_disk(
-                root,
-                path.as_ref(),
-                file_mode,
-                index_mode.map(|side| side.mode),
-            )?
-        } else {
-            None
-        };
-        changes.insert(path.clone(), Change::new(path.clone(), old, new));
-    }
-    pair_rewrites(&mut changes, rewrites);
-    Ok(DiffSource {
-        base_commit: head.map(|id| id.to_string()),
-        files: read_all(repo, changes.into_values().collect())?,
-        ..DiffSource::default()
-    })
+    let file_mode = repo.config_snapshot().boolean("core.fileMode");
+    let mut worktree = Worktree {
+        root,
+        index: &index,
+        head_tree,
+    };
+    let changes = status.changes(file_mode, &mut worktree)?;
+    Ok((head, None, read_all(repo, changes)?))
 }
 
-/// Turns a staged rename (or copy) whose destination is still an addition on disk into one
-/// change, as `git diff HEAD` pairs it; one undone on disk stays what it became.
-fn pair_rewrites(changes: &mut BTreeMap<BString, Change>, rewrites: Vec<(BString, BString, bool)>) {
-    for (source, destination, copy) in rewrites {
-        let added = changes
-            .get(&destination)
-            .is_some_and(|change| change.old.is_none() && change.new.is_some());
-        let source_side = match changes.get(&source) {
-            Some(change) if added && copy => change.old.clone(),
-            Some(change) if added && change.new.is_none() => change.old.clone(),
-            _ => continue,
-        };
-        if !copy {
-            changes.remove(&source);
-        }
-        if let Some(change) = changes.get_mut(&destination) {
-            change.old = source_side;
-            change.source = Some((source, copy));
-        }
+/// One item of gix's status in core's words.
+fn status_item(item: gix::status::Item) -> StatusItem<Object> {
+    match item {
+        gix::status::Item::TreeIndex(change) => StatusItem::Staged(index_change(&change)),
+        gix::status::Item::IndexWorktree(item) => match item {
+            WorktreeItem::Modification {
+                rela_path, status, ..
+            } => StatusItem::Tracked {
+                path: rela_path.into(),
+                status: match status {
+                    EntryStatus::Conflict { .. } => Tracked::Conflict,
+                    EntryStatus::Change(WorktreeChange::SubmoduleModification(_)) => {
+                        Tracked::SubmoduleModified
+                    }
+                    EntryStatus::NeedsUpdate(_) => Tracked::NeedsUpdate,
+                    EntryStatus::Change(_) => Tracked::Changed,
+                    EntryStatus::IntentToAdd => Tracked::IntentToAdd,
+                },
+            },
+            WorktreeItem::DirectoryContents { entry, .. } => StatusItem::Walked {
+                path: entry.rela_path.into(),
+                untracked: entry.status == DirStatus::Untracked,
+                kind: entry.disk_kind.map(|kind| match kind {
+                    DiskKind::File => PathKind::File,
+                    DiskKind::Symlink => PathKind::Symlink,
+                    DiskKind::Directory => PathKind::Directory,
+                    DiskKind::Repository => PathKind::Repository,
+                    DiskKind::Untrackable => PathKind::Untrackable,
+                }),
+            },
+            // Only with index → worktree rename tracking, which is off; kept correct anyway.
+            WorktreeItem::Rewrite {
+                source,
+                dirwalk_entry,
+                ..
+            } => StatusItem::Moved {
+                source: source.rela_path().to_vec(),
+                destination: dirwalk_entry.rela_path.into(),
+            },
+        },
     }
 }
 
-/// A working-tree file as git would see it: symlinks as their target, the executable bit as
-/// the mode unless `core.fileMode` is off (then the index's mode stands). `None` when nothing
-/// git could track is there (gone, or a directory now).
-fn read_disk(
-    root: &Path,
-    path: &BStr,
-    file_mode: bool,
-    index_mode: Option<u32>,
-) -> Result<Option<Side>, String> {
+/// What the working tree's rules look up: the index, HEAD's tree (read only when a path is
+/// conflicted) and the disk.
+struct Worktree<'a> {
+    root: &'a Path,
+    index: &'a gix::worktree::Index,
+    head_tree: Option<gix::Tree<'a>>,
+}
+
+impl Lookups<Object> for Worktree<'_> {
+    fn index_entry(&self, path: &[u8]) -> Option<IndexEntry<Object>> {
+        let entry = self.index.entry_by_path(path.as_bstr())?;
+        Some(IndexEntry {
+            tree_mode: entry.mode.to_tree_entry_mode().map(tree_mode),
+            id: entry.id,
+            intent_to_add: entry
+                .flags
+                .contains(gix::index::entry::Flags::INTENT_TO_ADD),
+        })
+    }
+
+    fn head_entry(&mut self, path: &[u8]) -> Result<Option<(u32, Object)>, String> {
+        let Some(tree) = &self.head_tree else {
+            return Ok(None);
+        };
+        let entry = tree
+            .lookup_entry_by_path(fs_path(path.as_bstr()))
+            .map_err(|err| format!("{} in HEAD: {}", path.as_bstr(), reason(&err)))?;
+        Ok(entry.map(|entry| (tree_mode(entry.mode()), entry.object_id())))
+    }
+
+    fn on_disk(&mut self, path: &[u8]) -> Result<Option<OnDisk>, String> {
+        read_disk(self.root, path.as_bstr())
+    }
+}
+
+/// A working-tree file: a symlink's target, or a regular file's bytes and whether its owner
+/// may execute it. `None` when nothing git could track is there (gone, or a directory now).
+fn read_disk(root: &Path, path: &BStr) -> Result<Option<OnDisk>, String> {
     let full = root.join(fs_path(path));
     let metadata = match std::fs::symlink_metadata(&full) {
         Ok(metadata) => metadata,
         Err(err) if is_absent(&err) => return Ok(None),
         Err(err) => return Err(format!("{}: {err}", full.display())),
     };
-    let (mode, bytes) = if metadata.is_symlink() {
+    if metadata.is_symlink() {
         let target =
             std::fs::read_link(&full).map_err(|err| format!("{}: {err}", full.display()))?;
-        (LINK, target.into_os_string().into_vec())
-    } else if metadata.is_file() {
-        let mode = if !file_mode {
-            index_mode.filter(|&mode| mode != LINK).unwrap_or(FILE)
-        } else if metadata.permissions().mode() & 0o100 != 0 {
-            EXECUTABLE
-        } else {
-            FILE
-        };
-        match std::fs::read(&full) {
-            Ok(bytes) => (mode, bytes),
-            Err(err) if is_absent(&err) => return Ok(None),
-            Err(err) => return Err(format!("{}: {err}", full.display())),
-        }
-    } else {
+        return Ok(Some(OnDisk::Symlink {
+            target: target.into_os_string().into_vec(),
+        }));
+    }
+    if !metadata.is_file() {
         return Ok(None);
-    };
-    Ok(Some(Side {
-        mode,
-        content: Content::Bytes(bytes),
-    }))
+    }
+    match std::fs::read(&full) {
+        Ok(bytes) => Ok(Some(OnDisk::File {
+            executable: metadata.permissions().mode() & 0o100 != 0,
+            bytes,
+        })),
+        Err(err) if is_absent(&err) => Ok(None),
+        Err(err) => Err(format!("{}: {err}", full.display())),
+    }
 }
 
 /// A repository path as a file system path: git paths are bytes, and so are Unix paths.
@@ -591,88 +446,76 @@ fn is_absent(err: &io::Error) -> bool {
     )
 }
 
-/// The merge-base of HEAD and `base` → HEAD.
-fn branch(repo: &gix::Repository, base: Option<&str>) -> Result<DiffSource, String> {
-    let head = head_commit(repo)?.ok_or("HEAD has no commits yet: there is no branch to review")?;
-    let base = match base {
-        Some(base) => base.to_owned(),
-        None => default_base(repo)?,
-    };
-    let (base_commit, _) = resolve(repo, &base)?;
-    let base_commit =
-        base_commit.ok_or_else(|| format!("'{base}' is not a commit, so not a branch"))?;
-    let merge_base = repo
-        .merge_base(head, base_commit)
-        .map_err(|err| format!("merge-base of HEAD and '{base}': {}", reason(&err)))?
-        .ok_or_else(|| format!("HEAD and '{base}' have no common ancestor"))?
-        .detach();
-    let changes = diff_trees(
-        repo,
-        commit_tree(repo, merge_base)?,
-        commit_tree(repo, head)?,
-    )?;
-    Ok(DiffSource {
-        base_commit: Some(merge_base.to_string()),
-        head_commit: Some(head.to_string()),
-        files: read_all(repo, changes)?,
-        ..DiffSource::default()
-    })
+/// The changes between the two trees core chose.
+fn trees(repo: &gix::Repository, sides: Sides<ObjectId>) -> Result<Read, String> {
+    let changes = diff_trees(repo, sides.old_tree, sides.new_tree)?;
+    Ok((
+        sides.base_commit,
+        sides.head_commit,
+        read_all(repo, changes)?,
+    ))
 }
 
-/// The base of a `branch` review with none named: the first of core's [`DEFAULT_BASES`] that
-/// exists, a symbolic ref as the branch it points to.
-fn default_base(repo: &gix::Repository) -> Result<String, String> {
-    for full in DEFAULT_BASES {
-        let found = repo
-            .try_find_reference(*full)
-            .map_err(|err| format!("{full}: {}", reason(&err)))?;
-        let Some(found) = found else { continue };
-        return Ok(match found.target().try_name() {
-            Some(target) => target.as_bstr().to_str_lossy().into_owned(),
-            None => full.to_string(),
-        });
+/// What a `branch` or `commits` review's rules look up in the repository.
+struct History<'a>(&'a gix::Repository);
+
+impl Revisions<ObjectId> for History<'_> {
+    fn reference(&mut self, full: &str) -> Result<Option<Option<String>>, String> {
+        let found = self
+            .0
+            .try_find_reference(full)
+            .map_err(|err| reason(&err))?;
+        Ok(found.map(|found| {
+            found
+                .target()
+                .try_name()
+                .map(|target| target.as_bstr().to_str_lossy().into_owned())
+        }))
     }
-    Err(
-        "no base branch: origin/HEAD is not set and there is no main or master branch; \
-         name the base"
-            .into(),
-    )
-}
 
-/// `git diff from to`.
-fn commits(repo: &gix::Repository, from: &str, to: &str) -> Result<DiffSource, String> {
-    let (base_commit, old) = resolve(repo, from)?;
-    let (head_commit, new) = resolve(repo, to)?;
-    let changes = diff_trees(repo, old, new)?;
-    Ok(DiffSource {
-        base_commit: base_commit.map(|id| id.to_string()),
-        head_commit: head_commit.map(|id| id.to_string()),
-        files: read_all(repo, changes)?,
-        ..DiffSource::default()
-    })
-}
+    fn resolve(&mut self, spec: &str) -> Result<Named<ObjectId>, String> {
+        let object = self
+            .0
+            .rev_parse_single(spec)
+            .and_then(|id| id.object())
+            .and_then(gix::Object::peel_tags_to_end);
+        let object = match object {
+            Ok(object) => object,
+            Err(err) => {
+                return Ok(Named::Unknown {
+                    cause: err.probable_cause().to_string(),
+                });
+            }
+        };
+        Ok(match object.kind {
+            gix::object::Kind::Commit => Named::Commit {
+                commit: object.id,
+                tree: commit_tree(self.0, object.id)?,
+            },
+            gix::object::Kind::Tree => Named::Tree(object.id),
+            kind => Named::Other(kind.to_string()),
+        })
+    }
 
-/// The commit (when it is one) and tree a revision names.
-fn resolve(repo: &gix::Repository, spec: &str) -> Result<(Option<ObjectId>, ObjectId), String> {
-    let unknown = |err: gix::Error| format!("unknown revision '{spec}': {}", err.probable_cause());
-    let object = repo
-        .rev_parse_single(spec)
-        .and_then(|id| id.object())
-        .and_then(gix::Object::peel_tags_to_end)
-        .map_err(unknown)?;
-    match object.kind {
-        gix::object::Kind::Commit => {
-            let commit = object.id;
-            Ok((Some(commit), commit_tree(repo, commit)?))
-        }
-        gix::object::Kind::Tree => Ok((None, object.id)),
-        kind => Err(format!("'{spec}' names a {kind}, not a commit or tree")),
+    fn merge_base(&mut self, one: &ObjectId, two: &ObjectId) -> Result<Option<ObjectId>, String> {
+        self.0
+            .merge_base(*one, *two)
+            .map(|found| found.map(gix::Id::detach))
+            .map_err(|err| reason(&err))
+    }
+
+    fn tree_of(&mut self, commit: &ObjectId) -> Result<ObjectId, String> {
+        commit_tree(self.0, *commit)
     }
 }
 
 /// The changes from tree `old` to tree `new`, renames and copies paired as the repository's
 /// `diff.renames` says (renames by default).
-fn diff_trees(repo: &gix::Repository, old: ObjectId, new: ObjectId) -> Result<Vec<Change>, String> {
+fn diff_trees(
+    repo: &gix::Repository,
+    old: ObjectId,
+    new: ObjectId,
+) -> Result<Vec<Change<Object>>, String> {
     use gix::object::tree::diff::ChangeDetached;
     let tree = |id: ObjectId| {
         repo.find_tree(id)
@@ -682,6 +525,7 @@ fn diff_trees(repo: &gix::Repository, old: ObjectId, new: ObjectId) -> Result<Ve
     let changes = repo
         .diff_tree_to_tree(&old, &new, None)
         .map_err(|err| format!("diff: {}", reason(&err)))?;
+    let side = |mode: EntryMode, id: ObjectId| Side::object(tree_mode(mode), id);
     Ok(changes
         .into_iter()
         .map(|change| match change {
@@ -690,13 +534,13 @@ fn diff_trees(repo: &gix::Repository, old: ObjectId, new: ObjectId) -> Result<Ve
                 entry_mode,
                 id,
                 ..
-            } => Change::new(location, None, object_side(entry_mode, id)),
+            } => Change::new(location.into(), None, side(entry_mode, id)),
             ChangeDetached::Deletion {
                 location,
                 entry_mode,
                 id,
                 ..
-            } => Change::new(location, object_side(entry_mode, id), None),
+            } => Change::new(location.into(), side(entry_mode, id), None),
             ChangeDetached::Modification {
                 location,
                 previous_entry_mode,
@@ -704,9 +548,9 @@ fn diff_trees(repo: &gix::Repository, old: ObjectId, new: ObjectId) -> Result<Ve
                 entry_mode,
                 id,
             } => Change::new(
-                location,
-                object_side(previous_entry_mode, previous_id),
-                object_side(entry_mode, id),
+                location.into(),
+                side(previous_entry_mode, previous_id),
+                side(entry_mode, id),
             ),
             ChangeDetached::Rewrite {
                 source_location,
@@ -718,11 +562,47 @@ fn diff_trees(repo: &gix::Repository, old: ObjectId, new: ObjectId) -> Result<Ve
                 copy,
                 ..
             } => Change {
-                path: location,
-                source: Some((source_location, copy)),
-                old: object_side(source_entry_mode, source_id),
-                new: object_side(entry_mode, id),
+                path: location.into(),
+                source: Some(Source {
+                    path: source_location.into(),
+                    copy,
+                }),
+                old: side(source_entry_mode, source_id),
+                new: side(entry_mode, id),
             },
         })
         .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn core_shows_paths_as_gix_would() {
+        // Invalid UTF-8 of every kind: a lone continuation byte, a truncated sequence, an
+        // overlong encoding, a surrogate, a code point past U+10FFFF.
+        let paths: [&[u8]; 6] = [
+            b"plain/path.rs",
+            b"a\x80b",
+            b"\xe2\x82",
+            b"\xc0\xafslash",
+            b"\xed\xa0\x80x",
+            b"\xf4\x90\x80\x80\xff",
+        ];
+        for path in paths {
+            let change = Change::new(
+                path.to_vec(),
+                None,
+                Some(Side::object(0o100644, 0u8).unwrap()),
+            );
+            let file = change
+                .settle()
+                .unwrap()
+                .read(&mut |_| Ok::<_, String>(Vec::new()))
+                .unwrap()
+                .unwrap();
+            assert_eq!(file.path, path.as_bstr().to_str_lossy(), "{path:?}");
+        }
+    }
 }

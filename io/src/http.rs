@@ -19,7 +19,7 @@ use luxe_core::effects::EffectId;
 use luxe_core::model::wire::HttpRequest;
 use smol::channel::Sender;
 
-use crate::effects::Completion;
+use luxe_core::effects::Completion;
 
 /// Sends `request` and streams the response to `sender` as `HttpHeaders` (with `headers`),
 /// `HttpResponse`, `HttpBody`*, then `HttpEnded` or `HttpFailed`. Dropping the future abandons the request: nothing more is

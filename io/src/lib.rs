@@ -18,4 +18,5 @@ mod search;
 pub mod startup;
 
 pub use driver::run;
-pub use effects::{Completion, Effects};
+pub use effects::Effects;
+pub use luxe_core::effects::Completion;

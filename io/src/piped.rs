@@ -6,12 +6,11 @@ use std::os::unix::process::CommandExt as _;
 use std::process::Stdio;
 
 use async_process::Command;
-use luxe_core::effects::EffectId;
 use smol::channel::Sender;
 use smol::io::AsyncWriteExt;
 
-use crate::effects::Completion;
 use crate::process::Process;
+use luxe_core::effects::{Completion, EffectId};
 
 /// Starts `program` with `env` as its whole environment, stdin piped and fed from the returned
 /// process's `write_stdin`, both outputs piped to `sender`.

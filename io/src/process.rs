@@ -11,7 +11,7 @@ use smol::Task;
 use smol::channel::Sender;
 use smol::io::{AsyncRead, AsyncReadExt};
 
-use crate::effects::Completion;
+use luxe_core::effects::Completion;
 
 /// How much of a pipe one read takes.
 const READ_CHUNK: usize = 64 * 1024;

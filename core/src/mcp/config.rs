@@ -201,6 +201,19 @@ pub const INHERITED: &[&str] = &[
 ];
 
 impl HostEnv {
+    /// The variables among `vars` that are set and UTF-8.
+    pub fn from_vars(vars: &crate::config::EnvVars) -> Self {
+        let names = vars.names().into_iter();
+        Self(
+            names
+                .filter_map(|name| {
+                    let value = vars.get(&name)?.to_owned();
+                    Some((name, value))
+                })
+                .collect(),
+        )
+    }
+
     /// The value of `name`.
     pub fn get(&self, name: &str) -> Option<String> {
         self.0

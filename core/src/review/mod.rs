@@ -1,11 +1,12 @@
-//! Guided review: a diff read from git ([`source`]) built into files, hunks and chapters
-//! (`crate::protocol::review`, the types frames carry) by [`build`], with content-hash ids
-//! ([`ids`]) so that findings can stay anchored while the diff moves, a reading order
-//! ([`chapters`]), and the edits a reviewer and the agent make to the findings
-//! ([`findings`]).
+//! Guided review: a diff read from git ([`source`], settled by the rules of [`diff_rules`])
+//! built into files, hunks and chapters (`crate::protocol::review`, the types frames carry) by
+//! [`build`], with content-hash ids ([`ids`]) so that findings can stay anchored while the
+//! diff moves, a reading order ([`chapters`]), and the edits a reviewer and the agent make to
+//! the findings ([`findings`]).
 
 pub mod build;
 pub mod chapters;
+pub mod diff_rules;
 mod discard;
 mod file_kinds;
 pub mod findings;

@@ -18,8 +18,6 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::fmt::Write as _;
 use std::sync::Arc;
 
-use std::time::Instant;
-
 use super::own_commands::Commands;
 use crate::effects::{EffectId, Input, Output};
 use crate::protocol::actions::CommitReviewChapters;
@@ -96,11 +94,7 @@ struct StackBranches {
 
 impl Session {
     /// `commit_review_chapters`: refused at once when it cannot start.
-    pub(super) fn commit_chapters(
-        &mut self,
-        now: Instant,
-        request: CommitReviewChapters,
-    ) -> Result<(), String> {
+    pub(super) fn commit_chapters(&mut self, request: CommitReviewChapters) -> Result<(), String> {
         let review = Arc::clone(self.check_open(&request.review_id)?);
         if review.target != ReviewTarget::WorkingTree {
             return Err("only a working_tree review can be committed".into());
@@ -156,12 +150,12 @@ impl Session {
             failed: None,
             stack,
         });
-        self.next_commit_step(now);
+        self.next_commit_step();
         Ok(())
     }
 
     /// Takes a result of the running step.
-    pub(super) fn commit_effect(&mut self, now: Instant, input: &Input<'_>) {
+    pub(super) fn commit_effect(&mut self, input: &Input<'_>) {
         let Some(commit) = self.commit.as_mut() else {
             return;
         };
@@ -171,12 +165,7 @@ impl Session {
             }
             commit.writing = None;
             let outcome = result.clone();
-            self.step_done(
-                now,
-                &Step::WritePatch(String::new()),
-                outcome,
-                String::new(),
-            );
+            self.step_done(&Step::WritePatch(String::new()), outcome, String::new());
             return;
         }
         let (_, finished) = commit.commands.handle(input);
@@ -186,18 +175,12 @@ impl Session {
                 Some(why) => Err(why),
             };
             let stdout = done.stdout_text();
-            self.step_done(now, &done.purpose, outcome, stdout);
+            self.step_done(&done.purpose, outcome, stdout);
         }
     }
 
     /// A step ended: take its output, then run the next.
-    fn step_done(
-        &mut self,
-        now: Instant,
-        step: &Step,
-        outcome: Result<(), String>,
-        stdout: String,
-    ) {
+    fn step_done(&mut self, step: &Step, outcome: Result<(), String>, stdout: String) {
         let Some(commit) = self.commit.as_mut() else {
             return;
         };
@@ -276,11 +259,11 @@ impl Session {
                 commit.steps.retain(|s| matches!(s, Step::Cleanup));
             }
         }
-        self.next_commit_step(now);
+        self.next_commit_step();
     }
 
     /// Starts the next step, or answers when none is left.
-    fn next_commit_step(&mut self, now: Instant) {
+    fn next_commit_step(&mut self) {
         let Some(commit) = self.commit.as_mut() else {
             return;
         };
@@ -413,7 +396,7 @@ impl Session {
         if matches!(&step, Step::AddWhole(p) | Step::ResetRealIndex(p) if p.is_empty())
             || (matches!(step, Step::Cleanup) && commit.index_path.is_empty())
         {
-            return self.next_commit_step(now);
+            return self.next_commit_step();
         }
         let root = commit.root.clone();
         match command {
@@ -426,7 +409,7 @@ impl Session {
                     command.env,
                 );
                 if let Some(commit) = self.commit.as_mut() {
-                    commit.commands.start(id, step, now, None);
+                    commit.commands.start(id, step, None);
                 }
             }
             Err((path, bytes)) => {

@@ -524,3 +524,34 @@ impl Session {
 pub(super) fn default_chars_per_token() -> f64 {
     CHARS_PER_TOKEN_DEFAULT
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_turn_compacts_once_and_drops_older_turns_at_most_four_times() {
+        let mut part = TurnCompaction::default();
+        assert!(!part.is_running() && !part.compacted());
+        part.begin(PendingCompaction {
+            request_id: None,
+            turn_id: Some("t".into()),
+            trigger: CompactionTrigger::Overflow,
+            cut: 2,
+            tokens_before: 100,
+            instructions: None,
+            transcript_chars: 1_000,
+        });
+        assert!(part.is_running() && part.compacted());
+        assert_eq!(part.pending().map(|p| p.cut), Some(2));
+        assert!(part.take().is_some());
+        assert!(
+            !part.is_running() && part.compacted(),
+            "compacted stays: once a turn"
+        );
+        let drops = std::iter::repeat_with(|| part.may_drop())
+            .take(6)
+            .collect::<Vec<_>>();
+        assert_eq!(drops, [true, true, true, true, false, false]);
+    }
+}

@@ -339,7 +339,7 @@ impl Session {
                 Input::DiffRead { id, result } => self.diff_read(now, id, result),
                 other => self.review_effect(now, &other),
             },
-            Owner::Commit => self.commit_effect(now, &input),
+            Owner::Commit => self.commit_effect(&input),
             Owner::Github => self.github_effect(now, &input),
             Owner::Stacks => self.stack_effect(now, &input),
             Owner::ServerProbe => self.server_probe_effect(&input),
@@ -461,7 +461,7 @@ impl Session {
                 }
             }
             Action::CommitReviewChapters(commit) => {
-                if let Err(reason) = self.commit_chapters(now, commit) {
+                if let Err(reason) = self.commit_chapters(commit) {
                     self.reject(refuse("commit_review_chapters", &reason));
                 }
             }

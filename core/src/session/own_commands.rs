@@ -3,7 +3,7 @@
 //! what it was for, to whoever started it.
 
 use std::collections::BTreeMap;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use crate::effects::{EffectId, Input, Output, Stream, exit_failure};
 use crate::github::parse;
@@ -75,21 +75,15 @@ impl<P> Default for Commands<P> {
 }
 
 impl<P> Commands<P> {
-    /// Remembers command `id`, to end by `timeout` after `now` when given.
-    pub(super) fn start(
-        &mut self,
-        id: EffectId,
-        purpose: P,
-        now: Instant,
-        timeout: Option<Duration>,
-    ) {
+    /// Remembers command `id`, to end by `deadline` when given.
+    pub(super) fn start(&mut self, id: EffectId, purpose: P, deadline: Option<Instant>) {
         self.running.insert(
             id,
             Running {
                 purpose,
                 stdout: Vec::new(),
                 stderr: Vec::new(),
-                deadline: timeout.map(|t| now + t),
+                deadline,
                 timed_out: false,
             },
         );

@@ -61,16 +61,8 @@ impl<F: Flow> StepRunner<F> {
     }
 
     /// Records that flow `id`'s command runs as `effect`, to end by `deadline`.
-    fn started(
-        &mut self,
-        id: u64,
-        program: Program,
-        effect: EffectId,
-        now: Instant,
-        timeout: std::time::Duration,
-    ) {
-        self.commands
-            .start(effect, (id, program), now, Some(timeout));
+    fn started(&mut self, id: u64, program: Program, effect: EffectId, deadline: Option<Instant>) {
+        self.commands.start(effect, (id, program), deadline);
     }
 
     /// The flows under way.
@@ -117,7 +109,7 @@ impl Session {
                     Program::Git => ("git", git_env(), self.timings.git_timeout),
                 };
                 let effect = self.spawn(owner, program, cmd.args, self.cwd.clone(), env);
-                runner(self).started(id, cmd.program, effect, now, timeout);
+                runner(self).started(id, cmd.program, effect, Some(now + timeout));
                 None
             }
             Advance::Done(flow, answer) => Some((flow, answer)),
@@ -147,5 +139,59 @@ fn ran(done: &Finished<(u64, Program)>, program: Program) -> Ran {
         },
         printed,
         gh_state,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::effects::Stream;
+    use crate::github::requests::{Answer, Request};
+
+    fn spawned(runner: &mut StepRunner<Request>, advance: Advance<Request>, effect: u64) -> Cmd {
+        let Advance::Spawn(id, cmd) = advance else {
+            panic!("a request starts with a command");
+        };
+        runner.started(id, cmd.program, EffectId(effect), None);
+        cmd
+    }
+
+    #[test]
+    fn a_flow_gets_its_commands_output_whole_and_its_answer_comes_back_with_it() {
+        let mut runner = StepRunner::default();
+        let advance = runner.start(Request::comment("c".into(), vec!["pr".into()]));
+        let cmd = spawned(&mut runner, advance, 7);
+        assert_eq!(cmd.program, Program::Gh);
+        let out = |bytes: &'static [u8]| Input::ProcessOutput {
+            id: EffectId(7),
+            stream: Stream::Stdout,
+            bytes,
+        };
+        assert!(runner.handle(&out(b"https://github.com/o/r/")).is_none());
+        assert!(runner.handle(&out(b"pull/1#c\n")).is_none());
+        assert!(
+            runner
+                .handle(&Input::ProcessExited {
+                    id: EffectId(8),
+                    status: Ok(Some(0)),
+                })
+                .is_none(),
+            "another effect's exit is not this flow's"
+        );
+        let done = runner.handle(&Input::ProcessExited {
+            id: EffectId(7),
+            status: Ok(Some(0)),
+        });
+        let Some(Advance::Done(request, answer)) = done else {
+            panic!("{done:?}");
+        };
+        assert_eq!(request.request_id, "c");
+        assert_eq!(
+            answer,
+            Ok(Answer::Commented(Some(
+                "https://github.com/o/r/pull/1#c".into()
+            )))
+        );
+        assert_eq!(runner.flows().count(), 0);
     }
 }

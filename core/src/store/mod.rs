@@ -309,6 +309,13 @@ pub fn file_name(id: &str) -> Result<String, String> {
     }
 }
 
+/// Whether a directory entry named `name` is a session file (as [`file_name`] names them):
+/// a name with more than its `.jsonl` ending. The one rule for listing sessions and for `-c`.
+pub fn is_session_file(name: &str) -> bool {
+    name.strip_suffix(".jsonl")
+        .is_some_and(|stem| !stem.is_empty())
+}
+
 /// The most recently updated session of `cwd` among `(path, first line, updated)` candidates.
 pub fn latest_for<'a>(candidates: &'a [(String, Vec<u8>, u64)], cwd: &str) -> Option<&'a str> {
     candidates

@@ -453,3 +453,13 @@ fn a_title_is_cut_after_its_secrets_are_redacted() {
     assert_eq!(listed[0].title, format!("{}[redacted]", "x".repeat(70)));
     assert!(!listed[0].title.contains("sk-l"));
 }
+
+#[test]
+fn session_files_are_named_as_file_name_names_them() {
+    assert!(is_session_file(&file_name("abc").unwrap()));
+    assert!(is_session_file("a.b.jsonl"));
+    assert!(is_session_file("..jsonl"));
+    assert!(!is_session_file(".jsonl"), "a hidden file with no stem");
+    assert!(!is_session_file("abc.json"));
+    assert!(!is_session_file("abc.jsonl.tmp"));
+}
