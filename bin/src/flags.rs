@@ -100,6 +100,7 @@ impl Flags {
         config.requested = requested;
         config.providers = Providers::from_vars(&ProviderVars::from_vars(&vars));
         config.env_names = vars.names();
+        config.mcp_env = luxe_core::mcp::config::HostEnv::from_vars(&vars);
         config.luxe_home = home.as_ref().map(|h| environment::absolute(h.path()));
         let guarded = GUARDED_DIRS.iter().map(|dir| format!("{cwd}/{dir}"));
         config.guarded_resolved = guarded

@@ -127,6 +127,12 @@ pub struct Timings {
     /// How long a question to a local server about its model (`/props`, `/v1/models`) may
     /// take before it is given up; it never delays `ready` or a turn.
     pub server_probe_timeout: Duration,
+    /// How long a request to an MCP server may wait for its answer when its settings give no
+    /// `timeout` (`LUXE_MCP_TIMEOUT_MS`).
+    pub mcp_timeout: Duration,
+    /// The wait before a failed MCP server may be started again, doubling with each failure in
+    /// a row up to a minute (`LUXE_MCP_RESTART_MS`).
+    pub mcp_restart: Duration,
 }
 
 impl Default for Timings {
@@ -141,6 +147,8 @@ impl Default for Timings {
             git_timeout: Duration::from_secs(300),
             github_poll: Duration::from_secs(60),
             server_probe_timeout: Duration::from_secs(5),
+            mcp_timeout: Duration::from_secs(60),
+            mcp_restart: Duration::from_secs(1),
         }
     }
 }
@@ -275,6 +283,12 @@ pub struct Config {
     /// The names of the variables in luxe's environment, for what the model's commands do not
     /// inherit.
     pub env_names: Vec<String>,
+    /// Luxe's environment (names and values), for `${VAR}` in MCP server settings and what
+    /// stdio MCP servers inherit.
+    pub mcp_env: crate::mcp::config::HostEnv,
+    /// MCP servers the client gives this session on top of the settings' (an ACP client's
+    /// `session/new` `mcpServers`); one named like a configured server replaces it.
+    pub extra_mcp_servers: Vec<crate::mcp::config::ServerConfig>,
 }
 
 impl Config {
@@ -307,6 +321,8 @@ impl Config {
             trust_project: false,
             max_frame_bytes: MAX_FRAME_BYTES,
             env_names: Vec::new(),
+            mcp_env: crate::mcp::config::HostEnv::default(),
+            extra_mcp_servers: Vec::new(),
             luxe_home: None,
             guarded_resolved: Vec::new(),
         }

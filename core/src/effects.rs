@@ -117,6 +117,13 @@ pub enum InputOf<Bytes> {
         /// The `retry-after` header, as sent.
         retry_after: Option<String>,
     },
+    /// The headers of an `HttpExchange`'s response, just before its `HttpResponse`.
+    HttpHeaders {
+        /// The request.
+        id: EffectId,
+        /// Every header of the final response, names lowercased, values trimmed.
+        headers: Vec<(String, String)>,
+    },
     /// More of an HTTP response body, as it arrived.
     HttpBody {
         /// The request.
@@ -247,6 +254,7 @@ impl<Bytes: AsRef<[u8]>> InputOf<Bytes> {
                 status,
                 retry_after,
             }),
+            Self::HttpHeaders { id, headers } => feed(Input::HttpHeaders { id, headers }),
             Self::HttpEnded { id } => feed(Input::HttpEnded { id }),
             Self::HttpFailed { id, error } => feed(Input::HttpFailed { id, error }),
             Self::FileRead { id, result } => feed(Input::FileRead { id, result }),
@@ -351,6 +359,15 @@ pub enum Output {
         /// What to send.
         request: HttpRequest,
     },
+    /// [`Output::HttpRequest`] whose results begin with `HttpHeaders` (every response header),
+    /// for a peer whose headers say what the body is and which session it belongs to (MCP's
+    /// streamable HTTP: `Content-Type`, `Mcp-Session-Id`).
+    HttpExchange {
+        /// Echoed by the results.
+        id: EffectId,
+        /// What to send.
+        request: HttpRequest,
+    },
     /// Abandon an HTTP request; no more results for it are wanted (late ones are dropped).
     CancelHttp {
         /// The request.
@@ -390,6 +407,29 @@ pub enum Output {
         env: Vec<(String, String)>,
         /// Variables of luxe's own environment it does not get.
         unset: Vec<String>,
+    },
+    /// Start a long-lived process (an MCP server) in its own process group with stdin piped
+    /// for `WriteStdin`, and with `env` as its whole environment → `ProcessOutput`*, then
+    /// `ProcessExited`.
+    SpawnPiped {
+        /// Echoed by the results; the handle for `WriteStdin` and `Kill`.
+        id: EffectId,
+        /// The program (looked up on the PATH of `env`, else luxe's).
+        program: String,
+        /// Its arguments.
+        args: Vec<String>,
+        /// The working directory.
+        cwd: String,
+        /// Its whole environment: it inherits nothing else of luxe's.
+        env: Vec<(String, String)>,
+    },
+    /// Write bytes to the stdin of a `SpawnPiped` process, after what was written before; no
+    /// answer (a process that is gone drops them, its `ProcessExited` tells).
+    WriteStdin {
+        /// The process.
+        id: EffectId,
+        /// What to write.
+        bytes: Vec<u8>,
     },
     /// Kill a process and its whole process group; `ProcessExited` follows.
     Kill {

@@ -27,6 +27,7 @@ pub mod git;
 pub mod github;
 pub mod harness;
 mod luxe;
+pub mod mcp;
 pub mod model;
 mod output_order;
 pub mod permissions;

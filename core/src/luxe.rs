@@ -106,6 +106,17 @@ impl Luxe {
         self.session.warnings()
     }
 
+    /// Adds MCP servers to the running session (an ACP client's `mcpServers`), started at
+    /// once; one named like a configured server replaces it. Servers known before start go in
+    /// [`Config::extra_mcp_servers`] instead.
+    pub fn add_mcp_servers(
+        &mut self,
+        now: Instant,
+        servers: Vec<crate::mcp::config::ServerConfig>,
+    ) {
+        self.session.add_mcp_servers(now, servers);
+    }
+
     /// The longest client line accepted, so io can size its reads.
     pub fn max_frame_bytes(&self) -> usize {
         self.max_frame_bytes

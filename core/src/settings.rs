@@ -2,7 +2,11 @@
 //! project), parsed strictly: a file that does not parse, or names an unknown tool or mode,
 //! stops start-up with `file:line:column: what is wrong`.
 
+use std::collections::BTreeMap;
+
 use serde::Deserialize;
+
+use crate::mcp::config::{ServerConfig, ServerEntry};
 
 use crate::permissions::RuleSet;
 use crate::permissions::rules::Rule;
@@ -41,6 +45,9 @@ pub struct Settings {
     /// The environment of the commands the model runs.
     #[serde(default)]
     pub tool_environment: ToolEnvironment,
+    /// MCP servers by name (a project's only with `--trust-project`: it runs code).
+    #[serde(default, rename = "mcpServers")]
+    pub mcp_servers: BTreeMap<String, ServerEntry>,
 }
 
 /// The `tool_environment` object: which secret-looking variables the model's commands may
@@ -82,6 +89,8 @@ pub struct Loaded {
     pub mode: Option<PermissionMode>,
     /// The secret-looking variables the model's commands may have (see [`load`]).
     pub tool_env_pass: Vec<String>,
+    /// The MCP servers to start, disabled ones left out (see [`load`]).
+    pub mcp_servers: Vec<ServerConfig>,
 }
 
 /// Parses one file; the error is `path:line:column: message`.
@@ -97,7 +106,7 @@ pub fn parse(source: &SettingsSource) -> Result<Settings, String> {
 }
 
 /// Reads every file, user first. Deny and ask rules always count; a project's allow rules,
-/// `tool_environment.pass` and mode count only when `trust_project` (a repository must not loosen what the user set) — but a
+/// `tool_environment.pass`, `mcpServers` and mode count only when `trust_project` (a repository must not loosen what the user set) — but a
 /// project's `read-only` mode always counts, since it only tightens.
 pub fn load(sources: &[SettingsSource], trust_project: bool) -> Result<Loaded, String> {
     let mut loaded = Loaded::default();
@@ -114,6 +123,12 @@ pub fn load(sources: &[SettingsSource], trust_project: bool) -> Result<Loaded, S
             loaded.rules.allow.extend(p.allow);
             // Passing a secret to the model's commands loosens, like an allow rule.
             loaded.tool_env_pass.extend(settings.tool_environment.pass);
+            // A project's server is code that runs on the user's machine; one named like
+            // the user's replaces it.
+            for (name, entry) in &settings.mcp_servers {
+                loaded.mcp_servers.retain(|s| &s.name != name);
+                loaded.mcp_servers.extend(entry.to_config(name));
+            }
         }
         match p.mode {
             Some(PermissionMode::ReadOnly) => loaded.mode = Some(PermissionMode::ReadOnly),
@@ -203,6 +218,44 @@ mod tests {
         );
         let err = parse(&user(r#"{"tool_environment":{"passs":[]}}"#)).unwrap_err();
         assert!(err.contains("unknown field `passs`"), "{err}");
+    }
+
+    #[test]
+    fn mcp_servers_need_trust_in_a_project_and_errors_have_positions() {
+        let user_file =
+            user(r#"{"mcpServers":{"a":{"command":"x"},"off":{"command":"y","disabled":true}}}"#);
+        let project = src(
+            r#"{"mcpServers":{"a":{"type":"http","url":"http://127.0.0.1:9/mcp"},"b":{"command":"z"}}}"#,
+            Scope::Project,
+        );
+        let files = [user_file, project];
+        let names = |loaded: &Loaded| -> Vec<(String, &'static str)> {
+            loaded
+                .mcp_servers
+                .iter()
+                .map(|s| (s.name.clone(), s.transport.kind()))
+                .collect()
+        };
+        assert_eq!(
+            names(&load(&files, false).unwrap()),
+            [("a".to_owned(), "stdio")]
+        );
+        assert_eq!(
+            names(&load(&files, true).unwrap()),
+            [("a".to_owned(), "http"), ("b".to_owned(), "stdio")]
+        );
+        let err = parse(&user(
+            "{\n \"mcpServers\": {\n  \"s\": {\"type\": \"sse\", \"url\": \"http://x\"}\n }\n}",
+        ))
+        .unwrap_err();
+        // A refused entry is placed just after it, where serde has read it whole.
+        assert!(err.starts_with("/home/u/.luxe/settings.json:4:"), "{err}");
+        assert!(err.contains("not supported"), "{err}");
+        let err = parse(&user(
+            r#"{"mcpServers": {"s": {"command": "x", "arg": []}}}"#,
+        ))
+        .unwrap_err();
+        assert!(err.contains("unknown field `arg`"), "{err}");
     }
 
     #[test]

@@ -14,7 +14,7 @@ use smol::{LocalExecutor, Task};
 
 use crate::opened::OpenFiles;
 use crate::process::Process;
-use crate::{files, git, http, search};
+use crate::{files, git, http, piped, search};
 
 /// Starts effects and keeps what must be cancellable: HTTP requests (dropping the task closes the
 /// connection) and processes (their group is killed on `Kill`, on [`Effects::shutdown`] and when
@@ -175,7 +175,11 @@ impl Effects {
         let sender = self.sender.clone();
         match output {
             Output::HttpRequest { id, request } => {
-                let task = self.local.spawn(http::post(id, request, sender));
+                let task = self.local.spawn(http::post(id, request, false, sender));
+                self.requests.insert(id, task);
+            }
+            Output::HttpExchange { id, request } => {
+                let task = self.local.spawn(http::post(id, request, true, sender));
                 self.requests.insert(id, task);
             }
             Output::CancelHttp { id } => {
@@ -206,6 +210,20 @@ impl Effects {
                 let process = Process::spawn(id, &program, &args, &cwd, &env, &unset, sender);
                 self.processes.insert(id, process);
             }
+            Output::SpawnPiped {
+                id,
+                program,
+                args,
+                cwd,
+                env,
+            } => {
+                let process = piped::spawn(id, &program, &args, &cwd, &env, sender);
+                self.processes.insert(id, process);
+            }
+            Output::WriteStdin { id, bytes } => match self.processes.get(&id) {
+                Some(process) => process.write_stdin(bytes),
+                None => tracing::debug!("write to {id:?}: not running"),
+            },
             Output::Kill { id } => match self.processes.get(&id) {
                 Some(process) => process.kill(),
                 None => tracing::debug!("kill of {id:?}: not running"),

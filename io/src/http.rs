@@ -21,12 +21,17 @@ use smol::channel::Sender;
 
 use luxe_core::effects::Completion;
 
-/// Sends `request` and streams the response to `sender` as `HttpResponse`, `HttpBody`*, then
-/// `HttpEnded` or `HttpFailed`. Dropping the future abandons the request: nothing more is
+/// Sends `request` and streams the response to `sender` as `HttpHeaders` (with `headers`),
+/// `HttpResponse`, `HttpBody`*, then `HttpEnded` or `HttpFailed`. Dropping the future abandons the request: nothing more is
 /// sent, and curl closes the connection once it next looks (more of the response arrives, or
 /// within about a second).
-pub(crate) async fn post(id: EffectId, request: HttpRequest, sender: Sender<Completion>) {
-    let completion = match exchange(id, request, &sender).await {
+pub(crate) async fn post(
+    id: EffectId,
+    request: HttpRequest,
+    headers: bool,
+    sender: Sender<Completion>,
+) {
+    let completion = match exchange(id, request, headers, &sender).await {
         Ok(()) => Completion::HttpEnded { id },
         Err(error) => Completion::HttpFailed { id, error },
     };
@@ -37,19 +42,27 @@ pub(crate) async fn post(id: EffectId, request: HttpRequest, sender: Sender<Comp
 async fn exchange(
     id: EffectId,
     request: HttpRequest,
+    want_headers: bool,
     sender: &Sender<Completion>,
 ) -> Result<(), String> {
-    let response = Response::start(request)?;
+    let response = Response::start(request, want_headers)?;
     loop {
         let completion = match response.next().await {
             Event::Head {
                 status,
                 retry_after,
-            } => Completion::HttpResponse {
-                id,
-                status,
-                retry_after,
-            },
+                headers,
+            } => {
+                if want_headers {
+                    let completion = Completion::HttpHeaders { id, headers };
+                    sender.send(completion).await.map_err(|_| "session over")?;
+                }
+                Completion::HttpResponse {
+                    id,
+                    status,
+                    retry_after,
+                }
+            }
             Event::Body(bytes) => Completion::HttpBody { id, bytes },
             Event::End(end) => return end,
         };
@@ -67,6 +80,7 @@ enum Event {
     Head {
         status: u16,
         retry_after: Option<String>,
+        headers: Vec<(String, String)>,
     },
     Body(Vec<u8>),
     End(Result<(), String>),
@@ -88,10 +102,13 @@ struct Shared {
     abandoned: AtomicBool,
 }
 
+/// A response's status, `retry-after`, and every header when they were asked for.
+type Head = (u16, Option<String>, Vec<(String, String)>);
+
 /// What the curl thread has produced and the task not yet taken.
 #[derive(Default)]
 struct State {
-    head: Option<(u16, Option<String>)>,
+    head: Option<Head>,
     body: Vec<u8>,
     end: Option<Result<(), String>>,
     /// The task's waker while it waits for more; taken by whoever wakes it.
@@ -99,9 +116,9 @@ struct State {
 }
 
 impl Response {
-    fn start(request: HttpRequest) -> Result<Self, String> {
+    fn start(request: HttpRequest, headers: bool) -> Result<Self, String> {
         let shared = Arc::new(Shared::default());
-        transfer::spawn(request, Arc::clone(&shared))
+        transfer::spawn(request, headers, Arc::clone(&shared))
             .map_err(|err| format!("cannot start the request: {err}"))?;
         Ok(Self { shared })
     }
@@ -110,10 +127,11 @@ impl Response {
     async fn next(&self) -> Event {
         poll_fn(|cx| {
             let mut state = self.shared.lock();
-            if let Some((status, retry_after)) = state.head.take() {
+            if let Some((status, retry_after, headers)) = state.head.take() {
                 return Poll::Ready(Event::Head {
                     status,
                     retry_after,
+                    headers,
                 });
             }
             if !state.body.is_empty() {

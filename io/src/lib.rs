@@ -12,6 +12,7 @@ mod frame_writer;
 pub mod git;
 mod http;
 mod opened;
+mod piped;
 mod process;
 mod search;
 pub mod startup;

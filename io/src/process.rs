@@ -21,6 +21,8 @@ pub(crate) struct Process {
     /// The process group's id (the child's pid); `None` when it did not start.
     group: Option<Pid>,
     task: Task<()>,
+    /// Feeds the child's stdin, for one started with it piped (`crate::piped`).
+    stdin: Option<Sender<Vec<u8>>>,
 }
 
 impl Process {
@@ -53,17 +55,61 @@ impl Process {
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
         match command.spawn() {
-            Ok(child) => Self {
-                group: i32::try_from(child.id()).ok().and_then(Pid::from_raw),
-                task: smol::spawn(report(id, child, sender)),
-            },
+            Ok(child) => Self::started(id, child, None, sender),
             Err(err) => {
                 let status = Err(format!("cannot start {program}: {err}"));
                 let task = smol::spawn(async move {
                     let _ = sender.send(Completion::ProcessExited { id, status }).await;
                 });
-                Self { group: None, task }
+                Self {
+                    group: None,
+                    task,
+                    stdin: None,
+                }
             }
+        }
+    }
+
+    /// A child that started, reported on to `sender`; `stdin` feeds its stdin, if piped
+    /// (a server's: what it started dies with it, see [`report`]).
+    pub(crate) fn started(
+        id: EffectId,
+        child: Child,
+        stdin: Option<Sender<Vec<u8>>>,
+        sender: Sender<Completion>,
+    ) -> Self {
+        let group = i32::try_from(child.id()).ok().and_then(Pid::from_raw);
+        let end_group = group.filter(|_| stdin.is_some());
+        Self {
+            group,
+            task: smol::spawn(report(id, child, end_group, sender)),
+            stdin,
+        }
+    }
+
+    /// A process that could not start: its failure reported as `ProcessExited`.
+    pub(crate) fn not_started(id: EffectId, error: String, sender: Sender<Completion>) -> Self {
+        let task = smol::spawn(async move {
+            let status = Err(error);
+            let _ = sender.send(Completion::ProcessExited { id, status }).await;
+        });
+        Self {
+            group: None,
+            task,
+            stdin: None,
+        }
+    }
+
+    /// Queues `bytes` for the child's stdin, after what was queued before; dropped when it has
+    /// none or is gone (its exit is reported anyway).
+    pub(crate) fn write_stdin(&self, bytes: Vec<u8>) {
+        match &self.stdin {
+            Some(stdin) => {
+                if stdin.try_send(bytes).is_err() {
+                    tracing::debug!("stdin of a process that is gone: dropped");
+                }
+            }
+            None => tracing::warn!("a write to a process without a piped stdin: dropped"),
         }
     }
 
@@ -92,11 +138,23 @@ impl Drop for Process {
     }
 }
 
-/// Streams both outputs until EOF, then reports the exit status.
-async fn report(id: EffectId, mut child: Child, sender: Sender<Completion>) {
+/// Streams both outputs until EOF, then reports the exit status. With `end_group`, the
+/// process group is killed once the outputs end, before the child is reaped (while its group
+/// id cannot have been reused): what a server started does not outlive it.
+async fn report(
+    id: EffectId,
+    mut child: Child,
+    end_group: Option<Pid>,
+    sender: Sender<Completion>,
+) {
     let stdout = pump(id, Stream::Stdout, child.stdout.take(), &sender);
     let stderr = pump(id, Stream::Stderr, child.stderr.take(), &sender);
     smol::future::zip(stdout, stderr).await;
+    if let Some(group) = end_group
+        && let Err(err) = kill_process_group(group, Signal::KILL)
+    {
+        tracing::debug!("kill of process group {group}: {err}");
+    }
     let status = match child.status().await {
         Ok(status) => Ok(status.code()),
         Err(err) => Err(format!("cannot wait for the process: {err}")),

@@ -7,6 +7,7 @@ pub mod bench;
 pub mod fake_gh;
 pub mod git_repo;
 pub mod llama;
+pub mod mcp_servers;
 pub mod model_server;
 pub mod process;
 pub mod rig;

@@ -81,6 +81,27 @@ pub fn submit(luxe: &mut LuxeProcess, text: &str) {
     luxe.send(&json!({"kind": "submit_user_message", "content": {"text": text}}).to_string());
 }
 
+/// Runs one turn of `text`, answering every permission prompt with `reply`; returns every
+/// frame up to `turn_ended`.
+pub fn turn_answering(luxe: &mut LuxeProcess, text: &str, reply: &str) -> Vec<Value> {
+    submit(luxe, text);
+    let mut frames = Vec::new();
+    loop {
+        let frame = luxe.recv();
+        let kind = frame["kind"].as_str().unwrap_or_default().to_owned();
+        if kind == "permission_requested" {
+            let id = frame["content"]["id"].clone();
+            luxe.send(
+                &json!({"kind":"respond_permission","content":{"id":id,"reply":reply}}).to_string(),
+            );
+        }
+        frames.push(frame);
+        if kind == "turn_ended" {
+            return frames;
+        }
+    }
+}
+
 /// Frames until `turn_ended` (included), then the `state_changed` that closes the bracket.
 pub fn until_turn_ended(luxe: &mut LuxeProcess) -> Vec<Value> {
     let frames = luxe.until("turn_ended");

@@ -50,22 +50,7 @@ fn start(ws: &Workspace, server: &ModelServer, flags: &[&str]) -> LuxeProcess {
 
 /// Runs one turn, answering every permission prompt with `reply`; returns every frame.
 fn turn(luxe: &mut LuxeProcess, text: &str, reply: &str) -> Vec<Value> {
-    luxe.send(&json!({"kind":"submit_user_message","content":{"text":text}}).to_string());
-    let mut frames = Vec::new();
-    loop {
-        let frame = luxe.recv();
-        let kind = frame["kind"].as_str().unwrap_or_default().to_owned();
-        if kind == "permission_requested" {
-            let id = frame["content"]["id"].clone();
-            luxe.send(
-                &json!({"kind":"respond_permission","content":{"id":id,"reply":reply}}).to_string(),
-            );
-        }
-        frames.push(frame);
-        if kind == "turn_ended" {
-            return frames;
-        }
-    }
+    luxe_tests::rig::turn_answering(luxe, text, reply)
 }
 
 fn finished(frames: &[Value]) -> Vec<&Value> {

@@ -65,6 +65,8 @@ const TIMING_VARS: &[Override] = &[
     ("LUXE_SERVER_PROBE_TIMEOUT_MS", |t| {
         &mut t.server_probe_timeout
     }),
+    ("LUXE_MCP_TIMEOUT_MS", |t| &mut t.mcp_timeout),
+    ("LUXE_MCP_RESTART_MS", |t| &mut t.mcp_restart),
 ];
 
 impl Timings {
@@ -123,6 +125,8 @@ mod tests {
                 git_timeout: seven,
                 github_poll: seven,
                 server_probe_timeout: seven,
+                mcp_timeout: seven,
+                mcp_restart: seven,
                 ..Timings::default()
             }
         );

@@ -81,10 +81,10 @@ pub enum Block {
 /// A tool the model may call: its name, what it does, and a JSON Schema of its arguments.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ToolSpec {
-    /// The name the model calls it by.
-    pub name: &'static str,
+    /// The name the model calls it by (an MCP tool's is made at run time).
+    pub name: std::borrow::Cow<'static, str>,
     /// What it does, for the model.
-    pub description: &'static str,
+    pub description: std::borrow::Cow<'static, str>,
     /// JSON Schema (an object schema) of its arguments.
     pub input_schema: Value,
 }

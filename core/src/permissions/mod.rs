@@ -202,6 +202,42 @@ impl Permissions {
         if by_mode { Decision::Allow } else { ask }
     }
 
+    /// Decides a call of the MCP tool `tool` (`mcp__<server>__<tool>`). `read_only` is the
+    /// server's `readOnlyHint`: untrusted, it only narrows (a read-only session refuses every
+    /// tool without it), never skips a prompt. Deny rules win; then ask rules; then allow
+    /// rules and `always` grants; then only bypass runs it without asking.
+    pub fn decide_mcp(&self, tool: &str, read_only: bool) -> Decision {
+        if let Some(rule) = self.rules.deny.iter().find(|r| r.names_mcp_tool(tool)) {
+            return Decision::Deny {
+                reason: format!("denied by the rule {rule}"),
+            };
+        }
+        if self.mode == PermissionMode::ReadOnly && !read_only {
+            return Decision::Deny {
+                reason: format!(
+                    "{tool} is not allowed: the session is read-only and its server does not mark the tool read-only"
+                ),
+            };
+        }
+        let ask = Decision::Ask {
+            always_rule: Rule {
+                tool: tool.to_owned(),
+                pattern: "**".to_owned(),
+            },
+        };
+        if self.rules.ask.iter().any(|r| r.names_mcp_tool(tool)) {
+            return ask;
+        }
+        let allowed = self.rules.allow.iter().chain(&self.granted);
+        if allowed.into_iter().any(|r| r.names_mcp_tool(tool))
+            || self.mode == PermissionMode::Bypass
+        {
+            Decision::Allow
+        } else {
+            ask
+        }
+    }
+
     /// Whether a deny or ask `rule` could apply to the call: Some with what it matched, in
     /// words for the reason.
     fn could_match(&self, rule: &Rule, call: &Call<'_>) -> Option<String> {

@@ -37,7 +37,21 @@ impl Rule {
             }
             None => (text, "**"),
         };
-        if tool.is_empty() || !tool.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+        if crate::mcp::names::is_mcp(tool) {
+            // An MCP tool's name, or a glob over them (`mcp__github__*`, `mcp__*`); the rule
+            // covers every call of what it names.
+            let valid = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '*');
+            if !tool.chars().all(valid) {
+                return Err(format!(
+                    "rule {text:?} does not name MCP tools (mcp__<server>__<tool>, * for any part)"
+                ));
+            }
+            if pattern != "**" {
+                return Err(format!(
+                    "rule {text:?}: an MCP tool rule takes no (pattern); write just {tool}"
+                ));
+            }
+        } else if tool.is_empty() || !tool.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
             return Err(format!("rule {text:?} does not start with a tool name"));
         }
         Ok(Self {
@@ -56,6 +70,11 @@ impl Rule {
         self.tool == tool && (self.pattern == "*" || glob_match(&self.pattern, subject, mode))
     }
 
+    /// Whether this rule names the MCP tool `tool` (exactly, or by a `*` glob).
+    pub fn names_mcp_tool(&self, tool: &str) -> bool {
+        crate::mcp::names::is_mcp(&self.tool) && glob_match(&self.tool, tool, GlobMode::Text)
+    }
+
     /// Whether the pattern covers `path`, whatever tool the rule names.
     pub fn matches(&self, path: &str) -> bool {
         self.pattern == "*" || glob_match(&self.pattern, path, GlobMode::Path)
@@ -68,7 +87,7 @@ impl TryFrom<String> for Rule {
 
     fn try_from(text: String) -> Result<Self, String> {
         let rule = Self::parse(&text)?;
-        if TOOL_NAMES.contains(&rule.tool.as_str()) {
+        if TOOL_NAMES.contains(&rule.tool.as_str()) || crate::mcp::names::is_mcp(&rule.tool) {
             Ok(rule)
         } else {
             Err(format!(
@@ -82,6 +101,9 @@ impl TryFrom<String> for Rule {
 
 impl std::fmt::Display for Rule {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if crate::mcp::names::is_mcp(&self.tool) {
+            return f.write_str(&self.tool);
+        }
         write!(f, "{}({})", self.tool, self.pattern)
     }
 }
@@ -98,6 +120,25 @@ mod tests {
         assert_eq!(Rule::parse("bash").unwrap().pattern, "**");
         assert!(Rule::parse("read(.env").is_err());
         assert!(Rule::parse("(x)").is_err());
+    }
+
+    #[test]
+    fn mcp_rules_name_tools_by_glob_and_take_no_pattern() {
+        let exact: Rule = "mcp__github__create_issue".to_owned().try_into().unwrap();
+        assert_eq!(exact.to_string(), "mcp__github__create_issue");
+        assert!(exact.names_mcp_tool("mcp__github__create_issue"));
+        assert!(!exact.names_mcp_tool("mcp__github__create_issues"));
+        let server = Rule::parse("mcp__github__*").unwrap();
+        assert!(server.names_mcp_tool("mcp__github__list-issues"));
+        assert!(!server.names_mcp_tool("mcp__gitlab__x"));
+        assert!(Rule::parse("mcp__*").unwrap().names_mcp_tool("mcp__a__b"));
+        assert!(
+            Rule::parse("mcp__a__b(x)")
+                .unwrap_err()
+                .contains("takes no (pattern)")
+        );
+        assert!(Rule::parse("mcp__a b").is_err());
+        assert!(!Rule::parse("bash").unwrap().names_mcp_tool("mcp__a__b"));
     }
 
     #[test]

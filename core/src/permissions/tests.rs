@@ -289,3 +289,54 @@ fn the_fuzzers_newline_before_an_escaped_command_is_denied() {
         "../../../fuzz/seeds/shell/newline-before-escaped-command.bin"
     ));
 }
+
+#[test]
+fn mcp_tools_ask_in_every_mode_but_bypass_and_rules_name_them() {
+    let tool = "mcp__github__create_issue";
+    for (mode, read_only, want) in [
+        (Default, false, "ask"),
+        (Default, true, "ask"),
+        (AcceptEdits, false, "ask"),
+        (Bypass, false, "allow"),
+        (ReadOnly, false, "deny"),
+        (ReadOnly, true, "ask"),
+    ] {
+        let got = Permissions::new(mode, RuleSet::default()).decide_mcp(tool, read_only);
+        assert_eq!(kind(&got), want, "{mode:?} read_only={read_only}");
+    }
+    let rows = [
+        (rules(&[], &[], &["mcp__github__create_issue"]), "allow"),
+        (rules(&[], &[], &["mcp__github__*"]), "allow"),
+        (rules(&[], &[], &["mcp__*"]), "allow"),
+        (rules(&[], &[], &["mcp__gitlab__*"]), "ask"),
+        (rules(&["mcp__github__*"], &[], &["mcp__*"]), "deny"),
+        (
+            rules(&[], &["mcp__*"], &["mcp__github__create_issue"]),
+            "ask",
+        ),
+    ];
+    for (set, want) in rows {
+        for mode in [Default, AcceptEdits] {
+            let got = Permissions::new(mode, set.clone()).decide_mcp(tool, false);
+            assert_eq!(kind(&got), want, "{mode:?} {set:?}");
+        }
+    }
+    // Deny wins over bypass; a read-only session refuses even what a rule allows.
+    let deny = Permissions::new(Bypass, rules(&["mcp__*"], &[], &[]));
+    assert_eq!(kind(&deny.decide_mcp(tool, true)), "deny");
+    let allow = Permissions::new(ReadOnly, rules(&[], &[], &["mcp__*"]));
+    assert_eq!(kind(&allow.decide_mcp(tool, false)), "deny");
+    assert_eq!(kind(&allow.decide_mcp(tool, true)), "allow");
+    // `always` remembers the exact tool.
+    let mut granted = Permissions::new(Default, RuleSet::default());
+    let Decision::Ask { always_rule } = granted.decide_mcp(tool, false) else {
+        panic!("asks");
+    };
+    assert_eq!(always_rule.to_string(), tool);
+    granted.grant(always_rule);
+    assert_eq!(kind(&granted.decide_mcp(tool, false)), "allow");
+    assert_eq!(
+        kind(&granted.decide_mcp("mcp__github__merge", false)),
+        "ask"
+    );
+}

@@ -81,6 +81,8 @@ frame_enum! {
         PlanRestack(PlanRestack) = "plan_restack",
         /// Push the plan of this id.
         Restack(Restack) = "restack",
+        /// Ask for the MCP servers and their status.
+        ListMcpServers(RequestOnly) = "list_mcp_servers",
         /// Finish writes, end child processes and exit 0.
         Close = "close",
     }

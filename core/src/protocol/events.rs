@@ -143,7 +143,43 @@ frame_enum! {
         Restacked(Restacked) = "restacked",
         /// A restack did not happen, or its push did not finish.
         RestackFailed(RestackFailed) = "restack_failed",
+        /// An MCP server's status or tools changed; every server, whole.
+        McpServersUpdated(McpServersUpdated) = "mcp_servers_updated",
+        /// The MCP servers, answering `list_mcp_servers`.
+        McpServersListed(McpServersListed) = "mcp_servers_listed",
     }
+}
+
+/// One configured MCP server, as `mcp_servers_updated` and `mcp_servers_listed` show it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct McpServer {
+    /// Its name in the settings (its tools are `mcp__<name>__<tool>`).
+    pub name: String,
+    /// `stdio` or `http`.
+    pub transport: String,
+    /// `starting`, `ready`, `failed` or `stopped`.
+    pub status: String,
+    /// How many tools it offers.
+    pub tools: u32,
+    /// Why it failed; for a ready server, the tools it listed that were left out and why.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+/// `mcp_servers_updated`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct McpServersUpdated {
+    /// Every configured server, in settings order.
+    pub servers: Vec<McpServer>,
+}
+
+/// `mcp_servers_listed`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct McpServersListed {
+    /// The `list_mcp_servers` request.
+    pub request_id: String,
+    /// Every configured server.
+    pub servers: Vec<McpServer>,
 }
 
 /// `guided_review_loaded`.

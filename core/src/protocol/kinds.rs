@@ -42,6 +42,8 @@ pub const ACTION_KINDS: &[&str] = &[
     "merge_pull_request",
     "plan_restack",
     "restack",
+    // MCP servers
+    "list_mcp_servers",
 ];
 
 /// Action kinds that publish to GitHub: refused unless luxe was started with `--github-writes`,
@@ -121,6 +123,8 @@ pub const EVENT_KINDS: &[&str] = &[
     "restack_planned",
     "restacked",
     "restack_failed",
+    "mcp_servers_updated",
+    "mcp_servers_listed",
 ];
 
 /// The catalogue entry for an action kind, as a `'static` string, if the protocol defines it.
@@ -155,7 +159,7 @@ mod tests {
 
     #[test]
     fn event_catalogue_matches_design_count() {
-        // Design §9 lists sixty event kinds ("about sixty").
-        assert_eq!(EVENT_KINDS.len(), 60);
+        // Design §9 lists sixty event kinds ("about sixty"); the MCP client adds two.
+        assert_eq!(EVENT_KINDS.len(), 62);
     }
 }

@@ -23,6 +23,7 @@ mod commit_chapters;
 mod compaction;
 mod context;
 mod github;
+mod mcp_tools;
 mod own_commands;
 mod owners;
 mod pr_review;
@@ -144,6 +145,8 @@ pub struct Session {
     clock_origin: (Instant, u64),
     closed: bool,
     outputs: VecDeque<Output>,
+    /// The MCP servers and the calls in flight to them.
+    mcp: crate::mcp::Mcp,
 }
 
 impl Session {
@@ -242,6 +245,7 @@ impl Session {
             clock_origin: (now, config.unix_ms),
             closed: false,
             outputs: VecDeque::new(),
+            mcp: mcp_tools::machine(config, loaded.mcp_servers.clone()),
         };
         if let Some((model, mode, thinking)) = restored.as_ref().and_then(|r| r.settings.clone()) {
             // The flag wins over what the session used; otherwise it comes back as it was.
@@ -269,6 +273,7 @@ impl Session {
         session.start_probes();
         session.probe_server(now);
         session.probe_workspace(now, true);
+        session.start_mcp(now);
         Ok(session)
     }
 
@@ -299,6 +304,7 @@ impl Session {
             self.github.deadline(),
             self.stacks.deadline(),
             self.probes.deadline(),
+            self.mcp_deadline(),
         ]
         .into_iter()
         .flatten()
@@ -312,6 +318,7 @@ impl Session {
             self.github_timeout(now);
             self.stack_timeout(now);
             self.server_probe_timeout(now);
+            self.mcp_timeout(now);
         }
     }
 
@@ -353,6 +360,7 @@ impl Session {
                 _ => {}
             },
             Owner::Tool => self.tool_effect(now, input),
+            Owner::Mcp => self.mcp_effect(now, &input),
         }
     }
 
@@ -500,6 +508,7 @@ impl Session {
                     self.reject(rejection);
                 }
             }
+            Action::ListMcpServers(list) => self.list_mcp_servers(list.request_id),
             Action::Close => self.close(0),
         }
     }
@@ -542,6 +551,7 @@ impl Session {
     /// (io ends every child process and request on exit).
     pub fn close(&mut self, code: i32) {
         if !std::mem::replace(&mut self.closed, true) {
+            self.stop_mcp();
             self.outputs.push_back(Output::Exit { code });
         }
     }

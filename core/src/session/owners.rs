@@ -29,6 +29,8 @@ pub(super) enum Owner {
     Model,
     /// A tool call's work.
     Tool,
+    /// The MCP servers: their processes and HTTP requests.
+    Mcp,
 }
 
 /// Effect ids issued and not yet finished, with their owners.
@@ -71,10 +73,23 @@ impl Owners {
     }
 }
 
+/// The MCP machine's effects are the MCP feature's.
+impl crate::mcp::EffectIds for Owners {
+    fn issue(&mut self) -> EffectId {
+        Owners::issue(self, Owner::Mcp)
+    }
+
+    fn forget(&mut self, id: EffectId) {
+        Owners::forget(self, id);
+    }
+}
+
 /// The effect a result belongs to, and whether it is that effect's last.
 fn result_of(input: &Input<'_>) -> Option<(EffectId, bool)> {
     Some(match input {
-        Input::HttpResponse { id, .. } | Input::HttpBody { id, .. } => (*id, false),
+        Input::HttpHeaders { id, .. }
+        | Input::HttpResponse { id, .. }
+        | Input::HttpBody { id, .. } => (*id, false),
         Input::ProcessOutput { id, .. } => (*id, false),
         Input::HttpEnded { id }
         | Input::HttpFailed { id, .. }

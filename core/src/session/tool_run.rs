@@ -82,6 +82,10 @@ enum Wait {
         effect: EffectId,
         work: Work,
     },
+    /// Sent to an MCP server; the MCP machine ends it.
+    Mcp {
+        call: crate::mcp::CallId,
+    },
 }
 
 #[derive(Debug)]
@@ -196,6 +200,10 @@ impl Session {
                     Ok(text) => self.finish_tool(ToolStatus::Ok, text, None),
                     Err(error) => self.finish_tool(ToolStatus::Error, error, None),
                 }
+                continue;
+            }
+            if crate::mcp::names::is_mcp(&name) {
+                self.decide_mcp_call(now, &name, tool_input);
                 continue;
             }
             let args = match parsed {
@@ -383,7 +391,7 @@ impl Session {
         }
     }
 
-    fn ask_permission(&mut self, now: Instant, tool: &str, args: ToolArgs, rule: Rule) {
+    pub(super) fn ask_permission(&mut self, now: Instant, tool: &str, args: ToolArgs, rule: Rule) {
         self.next_prompt += 1;
         let prompt_id = format!("perm_{}", self.next_prompt);
         let Some(running) = self.tool_step().and_then(|s| s.running.as_mut()) else {
@@ -392,6 +400,9 @@ impl Session {
         let call_id = running.call_id.clone();
         let detail = match &args {
             ToolArgs::Bash { command, .. } => command.clone(),
+            ToolArgs::Mcp { server, tool, .. } => {
+                format!("the tool {tool} of the MCP server {server}")
+            }
             _ => rule.pattern.clone(),
         };
         let always_rule = rule.to_string();
@@ -576,7 +587,7 @@ impl Session {
     }
 
     /// Starts the work of an allowed call.
-    fn execute(&mut self, now: Instant, args: ToolArgs) {
+    pub(super) fn execute(&mut self, now: Instant, args: ToolArgs) {
         let id = self.effect_id(Owner::Tool);
         let cwd = self.cwd.clone();
         let (output, work) = match args {
@@ -695,6 +706,11 @@ impl Session {
                     multiple,
                 }));
                 return;
+            }
+            ToolArgs::Mcp { name, input, .. } => {
+                // The MCP machine issues its own effects.
+                self.owners.forget(id);
+                return self.send_mcp_call(now, &name, input);
             }
             ToolArgs::UpdatePlan { entries } => {
                 let steps = entries.len();
@@ -969,8 +985,27 @@ impl Session {
         }
     }
 
+    /// Makes the running call wait for the MCP machine's answer to `call`.
+    pub(super) fn await_mcp(&mut self, call: crate::mcp::CallId) {
+        if let Some(running) = self.tool_step().and_then(|s| s.running.as_mut()) {
+            running.wait = Wait::Mcp { call };
+        }
+    }
+
+    /// The running call's id when it waits for the MCP machine's answer to `call`.
+    pub(super) fn running_mcp_call(&mut self, call: crate::mcp::CallId) -> Option<String> {
+        match self.tool_step()?.running.as_ref()? {
+            Running {
+                call_id,
+                wait: Wait::Mcp { call: waiting },
+                ..
+            } if *waiting == call => Some(call_id.clone()),
+            _ => None,
+        }
+    }
+
     /// Ends the running call: `tool_finished`, and its result for the model.
-    fn finish_tool(&mut self, status: ToolStatus, output: String, diff: Option<String>) {
+    pub(super) fn finish_tool(&mut self, status: ToolStatus, output: String, diff: Option<String>) {
         let Some(step) = self.tool_step() else {
             return;
         };
@@ -1028,6 +1063,7 @@ impl Session {
                 } => {
                     self.outputs.push_back(Output::Kill { id: effect });
                 }
+                Wait::Mcp { call } => self.cancel_mcp_call(call),
                 _ => {}
             }
             self.emit(Event::ToolFinished(ToolFinished {

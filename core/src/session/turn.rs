@@ -357,7 +357,11 @@ impl Session {
         // and keeps the request's estimate true.
         let tools = match &self.model {
             Some(m) if self.tools_unsupported.contains(&m.spec()) => Vec::new(),
-            _ => tools_for(self.mode, extra),
+            _ => {
+                let mut tools = tools_for(self.mode, extra);
+                tools.extend(self.mcp_tool_specs());
+                tools
+            }
         };
         self.overhead_chars = system.len() + tools_chars(&tools);
         let call = ModelCall {

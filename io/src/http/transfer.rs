@@ -25,14 +25,14 @@ const USER_AGENT: &str = concat!("luxe/", env!("CARGO_PKG_VERSION"));
 static IDLE: Mutex<Vec<Easy2<Exchange>>> = Mutex::new(Vec::new());
 
 /// Runs `request` on a new thread, reporting to `shared`.
-pub(super) fn spawn(request: HttpRequest, shared: Arc<Shared>) -> io::Result<()> {
+pub(super) fn spawn(request: HttpRequest, headers: bool, shared: Arc<Shared>) -> io::Result<()> {
     let end = End {
         shared,
         result: None,
     };
     thread::Builder::new()
         .name("luxe-http".into())
-        .spawn(move || run(request, end))?;
+        .spawn(move || run(request, headers, end))?;
     Ok(())
 }
 
@@ -53,7 +53,7 @@ impl Drop for End {
     }
 }
 
-fn run(request: HttpRequest, mut end: End) {
+fn run(request: HttpRequest, want_headers: bool, mut end: End) {
     let mut easy = idle_handle();
     let HttpRequest {
         method,
@@ -62,7 +62,7 @@ fn run(request: HttpRequest, mut end: End) {
         body,
     } = request;
     let length = body.len() as u64;
-    *easy.get_mut() = Exchange::new(Arc::clone(&end.shared), body);
+    *easy.get_mut() = Exchange::new(Arc::clone(&end.shared), body, want_headers);
     let result = configure(&mut easy, method, &url, &headers, length).and_then(|()| easy.perform());
     let exchange = easy.get_mut();
     end.result = Some(match result {
@@ -150,14 +150,17 @@ struct Exchange {
     /// From the latest status line and its headers: the response's once its body begins.
     status: u16,
     retry_after: Option<String>,
+    /// Every header of the latest response, when the request wants them.
+    headers: Option<Vec<(String, String)>>,
     head_published: bool,
 }
 
 impl Exchange {
-    fn new(shared: Arc<Shared>, upload: Vec<u8>) -> Self {
+    fn new(shared: Arc<Shared>, upload: Vec<u8>, want_headers: bool) -> Self {
         Self {
             shared: Some(shared),
             upload,
+            headers: want_headers.then(Vec::new),
             ..Self::default()
         }
     }
@@ -174,7 +177,8 @@ impl Exchange {
             return;
         }
         if let Some(shared) = &self.shared {
-            let head = (self.status, self.retry_after.take());
+            let headers = self.headers.take().unwrap_or_default();
+            let head = (self.status, self.retry_after.take(), headers);
             shared.publish(|state| state.head = Some(head));
         }
     }
@@ -216,8 +220,17 @@ impl Handler for Exchange {
         if let Some(status) = status_of(line) {
             self.status = status;
             self.retry_after = None;
+            if let Some(headers) = &mut self.headers {
+                headers.clear();
+            }
         } else if let Some(value) = retry_after_of(line) {
             self.retry_after = Some(value);
+        } else if let Some(headers) = &mut self.headers
+            && let Some((name, value)) = std::str::from_utf8(line)
+                .ok()
+                .and_then(|l| l.split_once(':'))
+        {
+            headers.push((name.trim().to_ascii_lowercase(), value.trim().to_owned()));
         }
         self.wanted()
     }

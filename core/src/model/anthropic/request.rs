@@ -96,8 +96,8 @@ fn wire_block(block: &Block) -> Option<WireBlock<'_>> {
 
 fn wire_tool(tool: &ToolSpec) -> WireTool<'_> {
     WireTool {
-        name: tool.name,
-        description: tool.description,
+        name: &tool.name,
+        description: &tool.description,
         input_schema: &tool.input_schema,
     }
 }
@@ -293,8 +293,8 @@ mod tests {
             },
         ];
         let tools = [ToolSpec {
-            name: "read",
-            description: "Reads a file.",
+            name: "read".into(),
+            description: "Reads a file.".into(),
             input_schema: json!({"type": "object", "properties": {"path": {"type": "string"}}}),
         }];
         let body = body(&build_request(&endpoint(None), &call(&messages, &tools)));

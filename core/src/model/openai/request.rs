@@ -144,8 +144,8 @@ fn wire_tool(tool: &ToolSpec) -> WireTool<'_> {
     WireTool {
         kind: "function",
         function: FunctionSpec {
-            name: tool.name,
-            description: tool.description,
+            name: &tool.name,
+            description: &tool.description,
             parameters: &tool.input_schema,
         },
     }
@@ -397,8 +397,8 @@ mod tests {
             ),
         ];
         let tools = [ToolSpec {
-            name: "get_weather",
-            description: "Current weather.",
+            name: "get_weather".into(),
+            description: "Current weather.".into(),
             input_schema: json!({"type": "object", "properties": {"city": {"type": "string"}}}),
         }];
         let body = body(&build_request(&endpoint(None), &call(&messages, &tools)));

@@ -74,6 +74,17 @@ pub enum ToolArgs {
         /// The whole plan.
         entries: Vec<PlanEntry>,
     },
+    /// A tool of an MCP server; its arguments are the server's to check.
+    Mcp {
+        /// The model's name for it, `mcp__<server>__<tool>`.
+        name: String,
+        /// The server.
+        server: String,
+        /// The server's name for it.
+        tool: String,
+        /// The arguments as the model wrote them.
+        input: Value,
+    },
 }
 
 #[derive(Deserialize)]
@@ -142,7 +153,10 @@ impl ToolArgs {
             Self::Grep { path, .. } | Self::Glob { path, .. } => {
                 Some(path.as_deref().unwrap_or("."))
             }
-            Self::Bash { .. } | Self::AskUser { .. } | Self::UpdatePlan { .. } => None,
+            Self::Bash { .. }
+            | Self::AskUser { .. }
+            | Self::UpdatePlan { .. }
+            | Self::Mcp { .. } => None,
         }
     }
 
@@ -154,7 +168,10 @@ impl ToolArgs {
                 *path = resolved;
             }
             Self::Grep { path, .. } | Self::Glob { path, .. } => *path = Some(resolved),
-            Self::Bash { .. } | Self::AskUser { .. } | Self::UpdatePlan { .. } => {}
+            Self::Bash { .. }
+            | Self::AskUser { .. }
+            | Self::UpdatePlan { .. }
+            | Self::Mcp { .. } => {}
         }
     }
 

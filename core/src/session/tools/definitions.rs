@@ -15,13 +15,13 @@ pub fn tools_for(mode: Mode, extra: &[&str]) -> Vec<ToolSpec> {
         Mode::Build => all_tools(),
         Mode::Plan => all_tools()
             .into_iter()
-            .filter(|t| PLAN_TOOLS.contains(&t.name))
+            .filter(|t| PLAN_TOOLS.contains(&t.name.as_ref()))
             .collect(),
     };
     tools.extend(
         review_tools()
             .into_iter()
-            .filter(|t| extra.contains(&t.name)),
+            .filter(|t| extra.contains(&t.name.as_ref())),
     );
     tools
 }
@@ -41,8 +41,8 @@ pub const REVIEW_TOOLS: &[&str] = &["report", "add_finding"];
 fn review_tools() -> Vec<ToolSpec> {
     vec![
         ToolSpec {
-            name: "report",
-            description: "Report on the review comment this turn works on: whether you fixed it, and what you changed or why you did not. Call it once, when done.",
+            name: "report".into(),
+            description: "Report on the review comment this turn works on: whether you fixed it, and what you changed or why you did not. Call it once, when done.".into(),
             input_schema: json!({
                 "type": "object",
                 "properties": {
@@ -54,8 +54,8 @@ fn review_tools() -> Vec<ToolSpec> {
             }),
         },
         ToolSpec {
-            name: "add_finding",
-            description: "Add a review finding on a line (or a range of lines) of the diff you were shown, by the file's path and the line's number.",
+            name: "add_finding".into(),
+            description: "Add a review finding on a line (or a range of lines) of the diff you were shown, by the file's path and the line's number.".into(),
             input_schema: json!({
                 "type": "object",
                 "properties": {
@@ -78,8 +78,8 @@ pub const PLAN_TOOLS: &[&str] = &["read", "grep", "glob", "ask_user", "update_pl
 fn all_tools() -> Vec<ToolSpec> {
     vec![
         ToolSpec {
-            name: "read",
-            description: "Read a text file. Lines come numbered. Use offset (first line, from 1) and limit (number of lines) for large files.",
+            name: "read".into(),
+            description: "Read a text file. Lines come numbered. Use offset (first line, from 1) and limit (number of lines) for large files.".into(),
             input_schema: json!({
                 "type": "object",
                 "properties": {
@@ -91,8 +91,8 @@ fn all_tools() -> Vec<ToolSpec> {
             }),
         },
         ToolSpec {
-            name: "write",
-            description: "Create or overwrite a file with the given content.",
+            name: "write".into(),
+            description: "Create or overwrite a file with the given content.".into(),
             input_schema: json!({
                 "type": "object",
                 "properties": {
@@ -103,8 +103,8 @@ fn all_tools() -> Vec<ToolSpec> {
             }),
         },
         ToolSpec {
-            name: "edit",
-            description: "Replace exact text in a file. old_text must match exactly once unless replace_all is true.",
+            name: "edit".into(),
+            description: "Replace exact text in a file. old_text must match exactly once unless replace_all is true.".into(),
             input_schema: json!({
                 "type": "object",
                 "properties": {
@@ -117,8 +117,8 @@ fn all_tools() -> Vec<ToolSpec> {
             }),
         },
         ToolSpec {
-            name: "bash",
-            description: "Run a shell command with bash in the working directory. Output is capped.",
+            name: "bash".into(),
+            description: "Run a shell command with bash in the working directory. Output is capped.".into(),
             input_schema: json!({
                 "type": "object",
                 "properties": {
@@ -129,8 +129,8 @@ fn all_tools() -> Vec<ToolSpec> {
             }),
         },
         ToolSpec {
-            name: "grep",
-            description: "Search file contents with a regular expression; honours .gitignore.",
+            name: "grep".into(),
+            description: "Search file contents with a regular expression; honours .gitignore.".into(),
             input_schema: json!({
                 "type": "object",
                 "properties": {
@@ -143,8 +143,8 @@ fn all_tools() -> Vec<ToolSpec> {
             }),
         },
         ToolSpec {
-            name: "glob",
-            description: "List files whose path matches a glob such as **/*.rs; honours .gitignore.",
+            name: "glob".into(),
+            description: "List files whose path matches a glob such as **/*.rs; honours .gitignore.".into(),
             input_schema: json!({
                 "type": "object",
                 "properties": {
@@ -155,8 +155,8 @@ fn all_tools() -> Vec<ToolSpec> {
             }),
         },
         ToolSpec {
-            name: "ask_user",
-            description: "Ask the user a question with options to choose from.",
+            name: "ask_user".into(),
+            description: "Ask the user a question with options to choose from.".into(),
             input_schema: json!({
                 "type": "object",
                 "properties": {
@@ -178,8 +178,8 @@ fn all_tools() -> Vec<ToolSpec> {
             }),
         },
         ToolSpec {
-            name: "update_plan",
-            description: "Record the plan for this task as a list of steps with their status.",
+            name: "update_plan".into(),
+            description: "Record the plan for this task as a list of steps with their status.".into(),
             input_schema: json!({
                 "type": "object",
                 "properties": {
@@ -207,7 +207,8 @@ mod tests {
 
     #[test]
     fn plan_mode_offers_only_read_only_tools() {
-        let names: Vec<_> = tools_for(Mode::Plan, &[]).iter().map(|t| t.name).collect();
+        let plan = tools_for(Mode::Plan, &[]);
+        let names: Vec<_> = plan.iter().map(|t| t.name.as_ref()).collect();
         assert_eq!(names, PLAN_TOOLS);
         assert_eq!(tools_for(Mode::Build, &[]).len(), 8);
     }

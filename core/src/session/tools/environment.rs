@@ -28,6 +28,11 @@ const PROVIDER_KEYS: [&str; 3] = [
     "OPENAI_API_KEY",
 ];
 
+/// Whether `name` is one of the providers' credentials, which no process luxe starts gets.
+pub fn is_provider_key(name: &str) -> bool {
+    PROVIDER_KEYS.contains(&name)
+}
+
 /// Whether a variable named `name` is withheld unless the settings pass it.
 fn looks_secret(name: &str) -> bool {
     let upper = name.to_ascii_uppercase();
