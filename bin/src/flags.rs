@@ -15,6 +15,9 @@ pub struct Flags {
     /// Run without a user interface, speaking protocol v2 on stdin and stdout.
     #[arg(long)]
     rpc: bool,
+    /// Run as an Agent Client Protocol agent (JSON-RPC on stdin and stdout) for an editor.
+    #[arg(long)]
+    pub acp: bool,
     /// The model, as provider/model (anthropic/…, openai/…).
     #[arg(long, value_name = "PROVIDER/MODEL")]
     model: Option<String>,
@@ -59,8 +62,18 @@ pub struct Flags {
 impl Flags {
     /// The session's config, or the one-line reason luxe cannot start with these flags.
     pub fn into_config(self) -> Result<Config, String> {
-        if !self.rpc {
-            return Err("this build has no interactive interface: run `luxe --rpc`".into());
+        if self.acp && self.rpc {
+            return Err("--acp and --rpc are two protocols: give one".into());
+        }
+        if self.acp && (self.continue_session || self.resume.is_some()) {
+            return Err(
+                "--acp cannot be used with -c or --resume: the editor loads sessions".into(),
+            );
+        }
+        if !self.rpc && !self.acp {
+            return Err(
+                "this build has no interactive interface: run `luxe --rpc` or `luxe --acp`".into(),
+            );
         }
         let requested = Requested {
             issue: self.issue,

@@ -1,6 +1,7 @@
 //! The two vocabularies between core and io: [`Input`] names what happened, [`Output`] is an
 //! instruction. Every effect output carries an [`EffectId`] that its results echo back.
 
+pub use crate::acp::{Message, Site};
 use crate::model::wire::HttpRequest;
 use crate::permissions::redact::Redactor;
 use crate::protocol::codec;
@@ -207,6 +208,13 @@ pub enum Input<'a> {
         /// read, and frees it as soon as the review is built.
         result: Result<Box<DiffSource>, String>,
     },
+    /// What a session in a directory starts from was gathered (`luxe --acp` only).
+    SitePrepared {
+        /// The preparation.
+        id: EffectId,
+        /// The directory's facts, or why there can be no session there (no such directory).
+        result: Result<Box<Site>, String>,
+    },
 }
 
 /// A frame for stdout. Its only encoding, [`Frame::encode_in_parts`], passes the redaction
@@ -279,6 +287,17 @@ impl Frame {
 pub enum Output {
     /// Write this frame as one line on stdout, with [`Frame::encode_in_parts`].
     Frame(Frame),
+    /// Write this JSON-RPC message as one line on stdout, with [`Message::encode`] (`luxe
+    /// --acp`'s only output to the client).
+    Message(Message),
+    /// Gather what a session in `cwd` starts from, as io does for the process's own directory
+    /// at start-up → `SitePrepared` (`luxe --acp`, for `session/new`, `load` and `resume`).
+    PrepareSite {
+        /// Echoed by the result.
+        id: EffectId,
+        /// Absolute directory the client named.
+        cwd: String,
+    },
     /// Flush what was written, end child processes and exit with this status.
     Exit {
         /// The process exit status.

@@ -5,7 +5,7 @@ use std::io::{self, ErrorKind};
 use std::time::Instant;
 
 use async_signal::{Signal, Signals};
-use luxe_core::{Input, Luxe, Output};
+use luxe_core::{Input, Machine, Output};
 use smol::Unblock;
 use smol::channel::Receiver;
 use smol::future::FutureExt as _;
@@ -35,8 +35,9 @@ enum Wake {
     Deadline,
 }
 
-/// Runs a session to its end and returns the process exit status.
-pub fn run(luxe: Luxe) -> i32 {
+/// Runs a machine (`--rpc`'s `Luxe`, `--acp`'s `Acp`) to its end and returns the process exit
+/// status.
+pub fn run(luxe: impl Machine) -> i32 {
     let (sender, completions) = smol::channel::bounded(COMPLETION_BACKLOG);
     let effects = Effects::new(sender);
     // HTTP requests' tasks run on this thread, between the loop's turns.
@@ -44,7 +45,11 @@ pub fn run(luxe: Luxe) -> i32 {
     smol::block_on(local.run(drive(luxe, effects, completions)))
 }
 
-async fn drive(mut luxe: Luxe, mut effects: Effects, completions: Receiver<Completion>) -> i32 {
+async fn drive(
+    mut luxe: impl Machine,
+    mut effects: Effects,
+    completions: Receiver<Completion>,
+) -> i32 {
     let mut writer = FrameWriter::new();
     let mut stdin = Unblock::with_capacity(READ_CHUNK, io::stdin());
     let mut buf = vec![0u8; READ_CHUNK];
@@ -163,7 +168,7 @@ async fn drive(mut luxe: Luxe, mut effects: Effects, completions: Receiver<Compl
 /// Performs every queued output (frames are buffered for the next flush, unless effects start:
 /// then they are written first); returns the exit status once the core asks to exit.
 fn perform(
-    luxe: &mut Luxe,
+    luxe: &mut impl Machine,
     effects: &mut Effects,
     writer: &mut FrameWriter,
 ) -> io::Result<Option<i32>> {
@@ -177,6 +182,11 @@ fn perform(
             Output::Frame(frame) => {
                 if closed.is_none() {
                     closed = writer.push(&frame).err();
+                }
+            }
+            Output::Message(message) => {
+                if closed.is_none() {
+                    closed = writer.push_message(&message).err();
                 }
             }
             Output::Exit { code } => exit = Some(code),

@@ -7,7 +7,8 @@ use std::rc::Rc;
 use std::sync::mpsc;
 use std::time::Instant;
 
-use luxe_core::Luxe;
+use luxe_core::Machine;
+use luxe_core::acp::Site;
 use luxe_core::effects::{EffectId, FileContent, Input, Opened, Output, SearchHit, Stream};
 use luxe_core::review::source::{DiffSource, ReviewTarget};
 use smol::channel::Sender;
@@ -16,7 +17,7 @@ use smol::{LocalExecutor, Task};
 
 use crate::opened::OpenFiles;
 use crate::process::Process;
-use crate::{files, git, http, search};
+use crate::{files, git, http, search, site};
 
 /// What an effect produced: an owned mirror of the effect variants of [`Input`], so it can cross
 /// a channel. [`Completion::feed`] hands it to the core in the core's vocabulary.
@@ -129,12 +130,19 @@ pub enum Completion {
         /// The diff, or why not.
         result: Result<Box<DiffSource>, String>,
     },
+    /// See [`Input::SitePrepared`].
+    SitePrepared {
+        /// The preparation.
+        id: EffectId,
+        /// The directory's facts, or why not.
+        result: Result<Box<Site>, String>,
+    },
 }
 
 impl Completion {
     /// Hands this result to the core as its [`Input`], moved rather than copied: a diff read
     /// holds both sides of every changed file, which the core keeps until the review is built.
-    pub fn feed(self, luxe: &mut Luxe, now: Instant) {
+    pub fn feed<M: Machine + ?Sized>(self, luxe: &mut M, now: Instant) {
         let input = match self {
             Self::HttpResponse {
                 id,
@@ -169,6 +177,7 @@ impl Completion {
             Self::SearchDone { id, result } => Input::SearchDone { id, result },
             Self::FilesListed { id, result } => Input::FilesListed { id, result },
             Self::DiffRead { id, result } => Input::DiffRead { id, result },
+            Self::SitePrepared { id, result } => Input::SitePrepared { id, result },
         };
         luxe.handle_input(now, input);
     }
@@ -444,7 +453,13 @@ impl Effects {
                 result: search::list_files(&root, &pattern, max_results),
             }),
             Output::ReadDiff { id, cwd, target } => self.read_diff((id, cwd, target)),
-            Output::Frame(_) | Output::Exit { .. } => {
+            Output::PrepareSite { id, cwd } => {
+                self.run_blocking(move || Completion::SitePrepared {
+                    id,
+                    result: site::prepare(&cwd).map(Box::new),
+                })
+            }
+            Output::Frame(_) | Output::Message(_) | Output::Exit { .. } => {
                 tracing::warn!("not an effect output; ignored");
             }
         }

@@ -14,6 +14,7 @@ mod http;
 mod opened;
 mod process;
 mod search;
+mod site;
 pub mod startup;
 
 pub use driver::run;

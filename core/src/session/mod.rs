@@ -2,6 +2,7 @@
 //! every decoded action. Turn logic lives in `turn.rs`, tool calls in `tool_run.rs`, the
 //! start-up probes in `context.rs`.
 
+mod acp_hooks;
 mod commands;
 mod commit_chapters;
 mod compaction;
