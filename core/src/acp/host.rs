@@ -87,6 +87,9 @@ struct Hosted {
     /// What the client last heard of the mode and options, so a change it did not ask for is
     /// announced.
     announced: (String, Value),
+    /// While the client's own `set_mode` or `set_config_option` is carried out: its answer
+    /// says what changed, so no update does.
+    quiet: bool,
     /// Kept for when MCP lands: the servers the client asked for.
     #[allow(dead_code)]
     mcp_servers: Vec<McpServer>,
@@ -462,6 +465,7 @@ impl Host {
                 title: None,
                 title_sent: false,
                 announced: (String::new(), Value::Null),
+                quiet: false,
                 mcp_servers: opening.mcp_servers,
             },
         );
@@ -755,8 +759,7 @@ impl Host {
                 .session
                 .handle_incoming(now, action(None, Action::SetMode(SetMode { mode })));
         }
-        hosted.announced.0 = mode_id.to_owned();
-        self.pump(now, slot);
+        self.quietly(now, slot);
         Ok(json!({}))
     }
 
@@ -784,15 +787,23 @@ impl Host {
             ConfigChange::Thinking(thinking) => Action::SetThinking(SetThinking { thinking }),
         };
         hosted.session.handle_incoming(now, action(None, change));
-        self.pump(now, slot);
+        self.quietly(now, slot);
         let hosted = self
             .sessions
-            .get_mut(&slot)
+            .get(&slot)
             .ok_or_else(|| RpcError::unknown_session(""))?;
-        let state = hosted.state.clone().unwrap_or(state);
-        let options = modes::config_options(&state, access);
-        hosted.announced.1 = options.clone();
-        Ok(json!({"configOptions": options}))
+        Ok(json!({"configOptions": hosted.announced.1}))
+    }
+
+    /// Pumps a session after the client's own change, which its answer reports.
+    fn quietly(&mut self, now: Instant, slot: Slot) {
+        if let Some(hosted) = self.sessions.get_mut(&slot) {
+            hosted.quiet = true;
+        }
+        self.pump(now, slot);
+        if let Some(hosted) = self.sessions.get_mut(&slot) {
+            hosted.quiet = false;
+        }
     }
 
     fn client_answered(&mut self, now: Instant, id: &Value, result: Result<Value, RpcError>) {
@@ -935,7 +946,8 @@ impl Host {
                 let options = modes::config_options(&state, self.access);
                 let first = hosted.state.is_none();
                 hosted.state = Some(state);
-                if first {
+                if first || hosted.quiet {
+                    hosted.announced = (mode, options);
                     return;
                 }
                 let mode_changed = hosted.announced.0 != mode;
