@@ -446,3 +446,45 @@ fn acp_with_rpc_continue_or_resume_is_a_usage_error() {
         assert!(out.stdout.is_empty());
     }
 }
+
+#[test]
+fn the_client_file_system_serves_reads_and_takes_writes() {
+    let ws = Workspace::new();
+    let server = ModelServer::start();
+    let (a, _) = luxe_tests::acp_client::project_dirs(&ws);
+    let file = format!("{a}/notes.txt");
+    std::fs::write(&file, "what the disk holds\n").unwrap();
+    server.push(Reply::tool_call("t1", "read", json!({"path": "notes.txt"})));
+    server.push(Reply::tool_call(
+        "t2",
+        "write",
+        json!({"path": "notes.txt", "content": "written by the agent\n"}),
+    ));
+    server.push(Reply::text("done"));
+    let served = json!({ file.clone(): "the unsaved buffer\n" }).to_string();
+    let t = run(
+        "fs",
+        &ws,
+        &server,
+        &[
+            ("FS_FILES", served.as_str()),
+            ("SCENARIO_PERMISSIONS", "allow_once"),
+        ],
+    );
+    assert_eq!(t.of("fs_read")[0]["path"], file.as_str());
+    let writes = t.of("fs_write");
+    assert_eq!(writes[0]["content"], "written by the agent\n");
+    let requests = server.requests();
+    let after_read = requests[1].body.to_string();
+    assert!(
+        after_read.contains("the unsaved buffer"),
+        "the model read the editor's buffer"
+    );
+    assert!(!after_read.contains("what the disk holds"));
+    assert_eq!(
+        std::fs::read_to_string(&file).unwrap(),
+        "what the disk holds\n",
+        "luxe left the writing to the editor"
+    );
+    assert_eq!(t.result("session/prompt", 0)["stopReason"], "end_turn");
+}

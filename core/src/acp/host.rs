@@ -95,11 +95,33 @@ struct Hosted {
     mcp_servers: Vec<McpServer>,
 }
 
+mod client_fs;
+
 /// A request luxe sent the client.
 #[derive(Debug, Clone)]
-struct Asked {
-    slot: Slot,
-    perm_id: String,
+enum Asked {
+    /// `session/request_permission` for a session's prompt.
+    Permission { slot: Slot, perm_id: String },
+    /// `fs/read_text_file` for a session's read (its effect id, the most bytes it wants, and
+    /// the identity io found for the file).
+    Read {
+        slot: Slot,
+        id: EffectId,
+        max_bytes: u64,
+        identity: Option<crate::effects::FileIdentity>,
+    },
+    /// `fs/write_text_file` for a session's replacement of a file.
+    Write { slot: Slot, id: EffectId },
+}
+
+impl Asked {
+    fn slot(&self) -> Slot {
+        match self {
+            Self::Permission { slot, .. } | Self::Read { slot, .. } | Self::Write { slot, .. } => {
+                *slot
+            }
+        }
+    }
 }
 
 /// The multi-session host.
@@ -116,6 +138,7 @@ pub(crate) struct Host {
     opening: BTreeMap<EffectId, Opening>,
     listing: BTreeMap<EffectId, Listing>,
     asked: BTreeMap<u64, Asked>,
+    opened_files: client_fs::OpenedFiles,
     next_request: u64,
     next_tag: u64,
     outputs: VecDeque<Output>,
@@ -138,6 +161,7 @@ impl Host {
             opening: BTreeMap::new(),
             listing: BTreeMap::new(),
             asked: BTreeMap::new(),
+            opened_files: BTreeMap::new(),
             next_request: 0,
             next_tag: 0,
             outputs: VecDeque::new(),
@@ -352,7 +376,8 @@ impl Host {
             return;
         };
         match owner {
-            Owner::Session(slot, _) => {
+            Owner::Session(slot, inner) => {
+                self.note_opened(slot, inner, &input);
                 if let Some(hosted) = self.sessions.get_mut(&slot) {
                     hosted.session.handle_effect(now, input);
                     self.pump(now, slot);
@@ -644,7 +669,8 @@ impl Host {
             );
         }
         self.by_id.remove(&hosted.id);
-        self.asked.retain(|_, asked| asked.slot != slot);
+        self.asked.retain(|_, asked| asked.slot() != slot);
+        self.opened_files.retain(|(s, _), _| *s != slot);
         for outer in self.table.forget(slot) {
             // Whatever it was, io ends it or ignores the id.
             self.outputs.push_back(Output::Kill { id: outer });
@@ -811,6 +837,9 @@ impl Host {
         let Some(asked) = id.as_u64().and_then(|id| self.asked.remove(&id)) else {
             return;
         };
+        let Asked::Permission { slot, perm_id } = asked else {
+            return self.fs_answered(now, asked, result);
+        };
         let outcome = result.ok();
         let outcome = outcome.as_ref().and_then(|r| r.get("outcome"));
         let chosen = outcome
@@ -826,11 +855,11 @@ impl Host {
             Some("allow_always") => PermissionReply::Always,
             _ => PermissionReply::Reject,
         };
-        let Some(hosted) = self.sessions.get_mut(&asked.slot) else {
+        let Some(hosted) = self.sessions.get_mut(&slot) else {
             return;
         };
         let respond = Action::RespondPermission(RespondPermission {
-            id: asked.perm_id,
+            id: perm_id,
             reply,
             message: None,
         });
@@ -841,7 +870,7 @@ impl Host {
                 .session
                 .handle_incoming(now, action(None, Action::InterruptTurn));
         }
-        self.pump(now, asked.slot);
+        self.pump(now, slot);
     }
 
     /// Takes every output the session has, translating its frames.
@@ -863,8 +892,11 @@ impl Host {
                 // The session was closed through the host; the host decides about the process.
                 Output::Exit { .. } => {}
                 effect => {
-                    let effect = self.table.outward(slot, effect);
-                    self.outputs.push_back(effect);
+                    self.note_open(slot, &effect);
+                    if let Some(effect) = self.through_client(slot, effect) {
+                        let effect = self.table.outward(slot, effect);
+                        self.outputs.push_back(effect);
+                    }
                 }
             }
         }
@@ -883,7 +915,7 @@ impl Host {
             } => {
                 self.next_request += 1;
                 let id = self.next_request;
-                self.asked.insert(id, Asked { slot, perm_id });
+                self.asked.insert(id, Asked::Permission { slot, perm_id });
                 let params = json!({
                     "sessionId": hosted.id, "toolCall": tool_call,
                     "options": [
@@ -899,9 +931,9 @@ impl Host {
                     &redactor,
                 );
             }
-            Step::Settled(perm_id) => self
-                .asked
-                .retain(|_, a| !(a.slot == slot && a.perm_id == perm_id)),
+            Step::Settled(settled) => self.asked.retain(|_, a| {
+                !matches!(a, Asked::Permission { slot: s, perm_id } if *s == slot && *perm_id == settled)
+            }),
             Step::TurnStarted => {}
             Step::TurnEnded { reason, error } => {
                 if !matches!(hosted.running, Some(Running::Turn { .. })) {
