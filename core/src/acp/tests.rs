@@ -508,3 +508,22 @@ fn property_random_client_sequences_keep_every_promise() {
     // quickcheck reads `QUICKCHECK_TESTS` for how many.
     QuickCheck::new().quickcheck(run as fn(Vec<Op>) -> bool);
 }
+
+#[test]
+fn the_fuzz_body_keeps_every_promise_on_its_seeds() {
+    let lines = [
+        r#"{"jsonrpc":"2.0","id":5,"method":"session/prompt","params":{"sessionId":"x","prompt":[{"type":"text","text":"hi"}]}}"#,
+        r#"{"jsonrpc":"2.0","method":"session/cancel","params":{"sessionId":"x"}}"#,
+        r#"{"jsonrpc":"2.0","id":6,"method":"session/set_mode","params":{"sessionId":"x","modeId":"plan"}}"#,
+        r#"{"jsonrpc":"2.0","id":8,"method":"session/list","params":{"cursor":"0"}}"#,
+        r#"{"jsonrpc":"2.0","id":7,"method":"session/prompt","params":{"sessionId":"x","prompt":[{"type":"text","text":"/compact"}]}}"#,
+        r#"{"jsonrpc":"2.0","id":11,"method":"session/close","params":{"sessionId":"x"}}"#,
+        "not json",
+        "",
+        r#"{"id":1}"#,
+    ];
+    super::checked::fuzz(Instant::now(), lines.join("\n").as_bytes());
+    for line in lines {
+        super::checked::fuzz(Instant::now(), line.as_bytes());
+    }
+}
