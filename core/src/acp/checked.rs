@@ -75,6 +75,8 @@ pub struct Checked {
     /// Permission requests seen, and those not yet answered.
     asked: BTreeSet<u64>,
     unanswered_asks: VecDeque<(u64, String)>,
+    /// File requests to the client not yet answered: id, method.
+    unanswered_fs: VecDeque<(u64, String)>,
     /// Effects io was asked for, not yet answered.
     effects: VecDeque<Output>,
     /// Files io appended to (the store).
@@ -105,6 +107,7 @@ impl Checked {
             prompts: BTreeMap::new(),
             asked: BTreeSet::new(),
             unanswered_asks: VecDeque::new(),
+            unanswered_fs: VecDeque::new(),
             effects: VecDeque::new(),
             files: BTreeMap::new(),
             opened: BTreeMap::new(),
@@ -275,6 +278,20 @@ impl Checked {
                     );
                     self.unanswered_asks.push_back((id, session));
                 }
+                "fs/read_text_file" | "fs/write_text_file" => {
+                    let id = message["id"].as_u64().expect("a file request has an id");
+                    assert!(self.asked.insert(id), "request id {id} twice");
+                    let path = message["params"]["path"].as_str().expect("a path");
+                    assert!(
+                        !crate::permissions::is_env_file(path),
+                        "the client was asked for {path}"
+                    );
+                    assert!(
+                        self.open.contains(&session),
+                        "a file request of no session: {text}"
+                    );
+                    self.unanswered_fs.push_back((id, method.to_owned()));
+                }
                 other => panic!("luxe sent an unknown method {other}: {text}"),
             }
             return;
@@ -351,6 +368,25 @@ impl Checked {
             }
         };
         let line = json!({"jsonrpc": "2.0", "id": id, "result": result});
+        self.feed_line(line.to_string().as_bytes());
+        true
+    }
+
+    /// Answers the oldest file request to the client (`ok`: with the file, else an error);
+    /// `false` when none waits.
+    pub fn answer_fs(&mut self, ok: bool) -> bool {
+        let Some((id, method)) = self.unanswered_fs.pop_front() else {
+            return false;
+        };
+        let line = match (ok, method.as_str()) {
+            (true, "fs/read_text_file") => {
+                json!({"jsonrpc": "2.0", "id": id, "result": {"content": "from the editor\n"}})
+            }
+            (true, _) => json!({"jsonrpc": "2.0", "id": id, "result": {}}),
+            (false, _) => {
+                json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32002, "message": "gone"}})
+            }
+        };
         self.feed_line(line.to_string().as_bytes());
         true
     }
@@ -531,7 +567,7 @@ impl Checked {
             if self.model == Model::Hang {
                 self.model = Model::Text;
             }
-            if !(self.answer_permission(0) || self.effect(true)) {
+            if !(self.answer_permission(0) || self.answer_fs(true) || self.effect(true)) {
                 break;
             }
         }

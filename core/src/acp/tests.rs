@@ -296,6 +296,46 @@ fn modes_switch_and_read_only_is_refused() {
 }
 
 #[test]
+fn the_client_serves_reads_and_takes_writes_when_it_offers_fs() {
+    let mut c = Checked::new(Instant::now());
+    let fs = json!({"readTextFile": true, "writeTextFile": true});
+    c.request(
+        "initialize",
+        json!({"protocolVersion": 1, "clientCapabilities": {"fs": fs}}),
+    );
+    c.request("session/new", json!({"cwd": DIRS[0], "mcpServers": []}));
+    settle(&mut c);
+    let session = c.created[0].clone();
+    c.model = Model::Tool(0);
+    prompt(&mut c, &session, "read a.txt");
+    settle(&mut c);
+    assert!(c.answer_fs(true), "the read went to the client");
+    settle(&mut c);
+    let seen = c.take_seen();
+    let read = seen
+        .iter()
+        .find(|m| m["method"] == "fs/read_text_file")
+        .unwrap();
+    assert_eq!(read["params"]["path"], "/work/a/a.txt");
+    let done = seen
+        .iter()
+        .find(|m| m["params"]["update"]["status"] == "completed")
+        .unwrap();
+    let output = done["params"]["update"]["content"][0]["content"]["text"]
+        .as_str()
+        .unwrap();
+    assert!(output.contains("from the editor"), "{output}");
+    c.model = Model::Tool(7);
+    prompt(&mut c, &session, "read .env");
+    settle(&mut c);
+    assert!(
+        !c.answer_fs(true),
+        "a .env read is refused before the client is asked"
+    );
+    c.finish();
+}
+
+#[test]
 fn two_sessions_run_at_once_without_mixing() {
     let (mut c, first) = started();
     c.request("session/new", json!({"cwd": DIRS[1], "mcpServers": []}));
@@ -381,6 +421,7 @@ enum Op {
     SetMode(u8, u8),
     SetThinking(u8),
     Permission(u8),
+    Fs(bool),
     Effect(bool),
     Model(u8),
     Garbage(u8),
@@ -399,7 +440,8 @@ impl Arbitrary for Op {
             3 => Op::Cancel(small(g)),
             4 => Op::SetMode(small(g), u8::arbitrary(g) % 6),
             5 => Op::SetThinking(small(g)),
-            6 | 7 => Op::Permission(u8::arbitrary(g) % 5),
+            6 => Op::Permission(u8::arbitrary(g) % 5),
+            7 => Op::Fs(u8::arbitrary(g) % 4 != 0),
             8..=10 => Op::Effect(u8::arbitrary(g) % 8 != 0),
             11 => Op::Model(u8::arbitrary(g)),
             12 => Op::Garbage(u8::arbitrary(g)),
@@ -416,9 +458,13 @@ impl Arbitrary for Op {
     }
 }
 
-fn run(ops: Vec<Op>) -> bool {
+fn run(client_fs: bool, ops: Vec<Op>) -> bool {
     let mut c = Checked::new(Instant::now());
-    c.request("initialize", json!({"protocolVersion": 1}));
+    let fs = json!({"readTextFile": client_fs, "writeTextFile": client_fs});
+    c.request(
+        "initialize",
+        json!({"protocolVersion": 1, "clientCapabilities": {"fs": fs}}),
+    );
     let pick = |c: &Checked, n: u8| -> String {
         if c.created.is_empty() {
             "none".to_owned()
@@ -470,6 +516,9 @@ fn run(ops: Vec<Op>) -> bool {
             Op::Permission(choice) => {
                 c.answer_permission(choice);
             }
+            Op::Fs(ok) => {
+                c.answer_fs(ok);
+            }
             Op::Effect(ok) => {
                 c.effect(ok);
             }
@@ -506,7 +555,7 @@ fn run(ops: Vec<Op>) -> bool {
 #[test]
 fn property_random_client_sequences_keep_every_promise() {
     // quickcheck reads `QUICKCHECK_TESTS` for how many.
-    QuickCheck::new().quickcheck(run as fn(Vec<Op>) -> bool);
+    QuickCheck::new().quickcheck(run as fn(bool, Vec<Op>) -> bool);
 }
 
 #[test]
