@@ -174,6 +174,10 @@ const scenarios = {
     await call(ctx, acp.methods.agent.session.new, { cwd: dirA + "/missing", mcpServers: [] });
     await call(ctx, acp.methods.agent.session.prompt, { sessionId: "no-such-session", prompt: text("x") });
     await call(ctx, "luxe/unknown_method", {});
+    const { sessionId } = await call(ctx, acp.methods.agent.session.new, { cwd: dirB, mcpServers: [] });
+    await call(ctx, acp.methods.agent.session.prompt, { sessionId, prompt: [
+      { type: "resource", resource: { uri: `file://${dirB}/.env`, text: "TOKEN=never-shown-value" } },
+    ] });
   },
 };
 

@@ -360,8 +360,67 @@ fn bad_params_unknown_sessions_and_methods() {
     let t = run("bad", &ws, &server, &[]);
     let errors = t.of("error");
     let codes: Vec<i64> = errors.iter().map(|e| e["code"].as_i64().unwrap()).collect();
-    assert_eq!(codes, [-32602, -32602, -32002, -32601], "{:#?}", t.entries);
+    assert_eq!(
+        codes,
+        [-32602, -32602, -32002, -32601, -32602],
+        "{:#?}",
+        t.entries
+    );
     assert!(errors[0]["message"].as_str().unwrap().contains("cwd"));
+    let env = errors[4]["message"].as_str().unwrap();
+    assert!(env.contains("/.env"), "the refusal names the file: {env}");
+    let all = serde_json::to_string(&t.entries).unwrap();
+    assert!(!all.contains("never-shown-value"));
+    assert!(server.requests().is_empty(), "nothing reached the model");
+}
+
+#[test]
+fn env_values_never_reach_the_client() {
+    let ws = Workspace::new();
+    let server = ModelServer::start();
+    let (a, _) = luxe_tests::acp_client::project_dirs(&ws);
+    std::fs::write(format!("{a}/.env"), "TOKEN=supersecretvalue123\n").unwrap();
+    server.push(Reply::text("The token is supersecretvalue123, see?"));
+    let t = run("basic", &ws, &server, &[]);
+    let all = serde_json::to_string(&t.entries).unwrap();
+    assert!(!all.contains("supersecretvalue123"), "{all}");
+    let text: String = t
+        .of("update")
+        .iter()
+        .filter(|e| e["update"]["sessionUpdate"] == "agent_message_chunk")
+        .map(|e| e["update"]["content"]["text"].as_str().unwrap_or_default())
+        .collect();
+    assert!(
+        text.starts_with("The token is "),
+        "the answer itself came through: {text}"
+    );
+    assert!(!text.contains("supersecretvalue123"));
+}
+
+#[test]
+fn a_model_failure_is_an_error_with_the_turns_sentence() {
+    let ws = Workspace::new();
+    let server = ModelServer::start();
+    for _ in 0..6 {
+        server.push(Reply::status(500));
+    }
+    let t = run("basic", &ws, &server, &[]);
+    let errors = t.of("error");
+    assert_eq!(errors.len(), 1, "{:#?}", t.entries);
+    assert_eq!(errors[0]["method"], "session/prompt");
+    assert_eq!(errors[0]["code"], -32603);
+    let ws = Workspace::new();
+    let t = run(
+        "basic",
+        &ws,
+        &server,
+        &[("ANTHROPIC_API_KEY", ""), ("LUXE_ARGS", "")],
+    );
+    let message = t.of("error")[0]["message"].as_str().unwrap().to_owned();
+    assert!(
+        message.contains("ANTHROPIC_API_KEY"),
+        "no model names the variables: {message}"
+    );
 }
 
 /// What the SDK cannot send: lines that are not JSON-RPC, answered and survived.
