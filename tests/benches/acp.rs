@@ -3,7 +3,11 @@
 //! `LUXE_BENCH_RUNS` (default 20) after a warm-up. No API key is set: each is measured as far
 //! as it gets, and where it stops is printed.
 //!
-//! `cargo bench -p luxe-tests --bench acp` (uses the bench profile's binary). The adapters are
+//! Then the streaming overhead of a 20,000-token answer through `--acp` (from the prompt to its
+//! response) against the same stream read straight from the loopback model server, median of 5.
+//!
+//! `cargo bench -p luxe-tests --bench acp` (uses the bench profile's binary); `-- start`,
+//! `-- stream` or `-- adapters` runs only the sections whose names contain it. The adapters are
 //! installed from npm into a temporary directory first (`@zed-industries/claude-agent-acp`,
 //! `@zed-industries/codex-acp`); one that cannot be installed is reported and skipped.
 
@@ -14,7 +18,8 @@ use std::sync::mpsc::{Receiver, channel};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use luxe_tests::bench::ms;
+use luxe_tests::bench::{Provider, ms, read_directly};
+use luxe_tests::model_server::{ModelServer, Part, Reply, Script, Stop};
 use luxe_tests::process::{Workspace, luxe_bin};
 use serde_json::{Value, json};
 
@@ -33,13 +38,26 @@ fn main() {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(20);
+    let filters: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with("--"))
+        .collect();
+    let wanted =
+        |name: &str| filters.is_empty() || filters.iter().any(|f| name.contains(f.as_str()));
     let ws = Workspace::new();
     let cwd = std::fs::canonicalize(ws.path()).expect("the workspace exists");
     let home = ws.path().join("home");
-    let mut luxe = Command::new(luxe_bin());
-    luxe.arg("--acp").env("LUXE_HOME", &home);
-    report("luxe --acp", runs, &cwd, || clean(&luxe));
-
+    if wanted("start") {
+        let mut luxe = Command::new(luxe_bin());
+        luxe.arg("--acp").env("LUXE_HOME", &home);
+        report("luxe --acp", runs, &cwd, || clean(&luxe));
+    }
+    if wanted("stream") {
+        streaming_overhead(&ws, &cwd);
+    }
+    if !wanted("adapters") {
+        return;
+    }
     let adapters = ws.path().join("adapters");
     for (package, bin) in [
         ("@zed-industries/claude-agent-acp", "claude-agent-acp"),
@@ -180,4 +198,71 @@ fn answer(lines: &Receiver<String>, id: u64) -> Option<Value> {
             return Some(message);
         }
     }
+}
+
+/// Tokens of the streamed answer.
+const TOKENS: usize = 20_000;
+
+fn streaming_overhead(ws: &Workspace, cwd: &Path) {
+    let server = ModelServer::start();
+    let mut direct = Vec::new();
+    let mut through = Vec::new();
+    for _ in 0..5 {
+        server.push(big_answer());
+        direct.push(read_directly(&server, Provider::Anthropic));
+        server.push(big_answer());
+        through.push(stream_through(ws, &server, cwd));
+    }
+    let (d, l) = (
+        median(direct).unwrap_or_default(),
+        median(through).unwrap_or_default(),
+    );
+    println!(
+        "stream {TOKENS} tokens     through --acp {:>8.1} ms   directly from the server {:>8.1} ms   overhead {:+.1}%  (median of 5)",
+        ms(l),
+        ms(d),
+        (l.as_secs_f64() / d.as_secs_f64() - 1.0) * 100.0
+    );
+}
+
+fn big_answer() -> Reply {
+    let deltas: Vec<String> = (0..TOKENS).map(|i| format!("tok{i} ")).collect();
+    Reply::Stream(Script::new(vec![Part::Text(deltas)], Stop::EndTurn))
+}
+
+/// One prompt through a fresh `luxe --acp`: the time from sending it to its response.
+fn stream_through(ws: &Workspace, server: &ModelServer, cwd: &Path) -> Duration {
+    let mut child = Command::new(luxe_bin())
+        .args(["--acp", "--model", "anthropic/claude-sonnet-4-5"])
+        .env("LUXE_HOME", ws.path().join("home"))
+        .env("ANTHROPIC_API_KEY", "k")
+        .env("ANTHROPIC_BASE_URL", server.anthropic_base_url())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("luxe spawns");
+    let lines = read_lines(&mut child);
+    let mut stdin = child.stdin.take().expect("piped stdin");
+    let mut send = |message: Value| writeln!(stdin, "{message}").expect("luxe reads");
+    send(
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": 1}}),
+    );
+    answer(&lines, 1).expect("initialize answered");
+    send(
+        json!({"jsonrpc": "2.0", "id": 2, "method": "session/new", "params": {"cwd": cwd, "mcpServers": []}}),
+    );
+    let new = answer(&lines, 2).expect("session/new answered");
+    let session = new["result"]["sessionId"].clone();
+    let start = Instant::now();
+    send(
+        json!({"jsonrpc": "2.0", "id": 3, "method": "session/prompt",
+        "params": {"sessionId": session, "prompt": [{"type": "text", "text": "go"}]}}),
+    );
+    let done = answer(&lines, 3).expect("the prompt answered");
+    let elapsed = start.elapsed();
+    assert_eq!(done["result"]["stopReason"], "end_turn", "{done}");
+    drop(stdin);
+    let _ = child.wait();
+    elapsed
 }
