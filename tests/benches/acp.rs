@@ -18,7 +18,7 @@ use std::sync::mpsc::{Receiver, channel};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use luxe_tests::bench::{Provider, ms, read_directly};
+use luxe_tests::bench::{Provider, ms, read_directly, sections};
 use luxe_tests::model_server::{ModelServer, Part, Reply, Script, Stop};
 use luxe_tests::process::{Workspace, luxe_bin};
 use serde_json::{Value, json};
@@ -38,12 +38,7 @@ fn main() {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(20);
-    let filters: Vec<String> = std::env::args()
-        .skip(1)
-        .filter(|a| !a.starts_with("--"))
-        .collect();
-    let wanted =
-        |name: &str| filters.is_empty() || filters.iter().any(|f| name.contains(f.as_str()));
+    let wanted = sections();
     let ws = Workspace::new();
     let cwd = std::fs::canonicalize(ws.path()).expect("the workspace exists");
     let home = ws.path().join("home");

@@ -9,7 +9,7 @@ use std::io::{BufRead, BufReader, Write};
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use luxe_tests::bench::{Provider, ms, proc_status_kib, read_directly};
+use luxe_tests::bench::{Provider, ms, proc_status_kib, read_directly, sections};
 use luxe_tests::model_server::{ModelServer, Part, Reply, Script, Stop};
 use luxe_tests::process::{LuxeProcess, Workspace};
 use serde_json::json;
@@ -18,12 +18,7 @@ const DELTAS: usize = 100_000;
 
 fn main() {
     // `cargo bench --bench turns -- stream` runs only the sections whose names contain `stream`.
-    let filters: Vec<String> = std::env::args()
-        .skip(1)
-        .filter(|a| !a.starts_with("--"))
-        .collect();
-    let wanted =
-        |name: &str| filters.is_empty() || filters.iter().any(|f| name.contains(f.as_str()));
+    let wanted = sections();
     let ws = Workspace::new();
     if wanted("stream") || wanted("anthropic") {
         streaming_overhead(&ws, Provider::Anthropic);

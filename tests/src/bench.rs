@@ -13,6 +13,16 @@ pub fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1e3
 }
 
+/// The sections a run asks for: `cargo bench --bench NAME -- a b` runs those whose names
+/// contain `a` or `b`; with none given, every one.
+pub fn sections() -> impl Fn(&str) -> bool {
+    let filters: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with("--"))
+        .collect();
+    move |name| filters.is_empty() || filters.iter().any(|f| name.contains(f.as_str()))
+}
+
 /// The median of `runs` samples, after one warm-up sample that is not counted.
 pub fn median(runs: usize, mut sample: impl FnMut() -> Duration) -> Duration {
     let _warm_up = sample();
