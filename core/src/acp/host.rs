@@ -675,6 +675,7 @@ impl Host {
             // Whatever it was, io ends it or ignores the id.
             self.outputs.push_back(Output::Kill { id: outer });
             self.outputs.push_back(Output::CancelHttp { id: outer });
+            self.outputs.push_back(Output::CloseOpened { handle: outer });
         }
     }
 
