@@ -5,7 +5,8 @@
 //
 // Environment: LUXE_BIN (the binary), LUXE_ARGS (its flags, space-separated), DIR_A and DIR_B
 // (two project directories), SCENARIO_PERMISSIONS (how to answer permission requests, comma
-// separated: allow_once, allow_always, reject_once, cancelled), FS_FILES (JSON object: path →
+// separated: allow_once, allow_always, reject_once, cancelled; a question is answered with its
+// last choice), FS_FILES (JSON object: path →
 // the text the client serves as its unsaved buffer).
 import { spawn } from "node:child_process";
 import { Readable, Writable } from "node:stream";
@@ -57,6 +58,12 @@ const app = acp
     log({ kind: "fs_read", path: params.path });
     if (!(params.path in served)) throw acp.RequestError.resourceNotFound(params.path);
     return { content: served[params.path] };
+  })
+  .onRequest(acp.methods.client.elicitation.create, ({ params }) => {
+    const field = params.requestedSchema.properties.answer;
+    const choices = (field.oneOf || []).map((c) => c.const);
+    log({ kind: "elicitation", message: params.message, choices, toolCallId: params.toolCallId });
+    return { action: "accept", content: { answer: choices[choices.length - 1] } };
   })
   .onRequest(acp.methods.client.fs.writeTextFile, ({ params }) => {
     log({ kind: "fs_write", path: params.path, content: params.content });
@@ -166,6 +173,11 @@ const scenarios = {
   async fs(ctx) {
     const { sessionId } = await started(ctx, { fs: { readTextFile: true, writeTextFile: true } });
     await call(ctx, acp.methods.agent.session.prompt, { sessionId, prompt: text("read and write") });
+  },
+
+  async question(ctx) {
+    const { sessionId } = await started(ctx, { elicitation: { form: {} } });
+    await call(ctx, acp.methods.agent.session.prompt, { sessionId, prompt: text("ask me") });
   },
 
   async bad(ctx) {

@@ -547,3 +547,26 @@ fn the_client_file_system_serves_reads_and_takes_writes() {
     );
     assert_eq!(t.result("session/prompt", 0)["stopReason"], "end_turn");
 }
+
+#[test]
+fn ask_user_goes_through_the_clients_elicitation() {
+    let ws = Workspace::new();
+    let server = ModelServer::start();
+    let options = json!([{"label": "red"}, {"label": "blue", "description": "the sea"}]);
+    server.push(Reply::tool_call(
+        "t1",
+        "ask_user",
+        json!({"question": "Which colour?", "options": options}),
+    ));
+    server.push(Reply::text("Blue it is."));
+    let t = run("question", &ws, &server, &[]);
+    let asked = t.of("elicitation");
+    assert_eq!(asked[0]["message"], "Which colour?");
+    assert_eq!(asked[0]["choices"], json!(["red", "blue"]));
+    let requests = server.requests();
+    assert!(
+        requests[1].body.to_string().contains("blue"),
+        "the model heard the answer"
+    );
+    assert_eq!(t.result("session/prompt", 0)["stopReason"], "end_turn");
+}

@@ -77,6 +77,8 @@ pub struct Checked {
     unanswered_asks: VecDeque<(u64, String)>,
     /// File requests to the client not yet answered: id, method.
     unanswered_fs: VecDeque<(u64, String)>,
+    /// Questions to the client not yet answered: id, the labels offered.
+    unanswered_questions: VecDeque<(u64, Vec<String>)>,
     /// Effects io was asked for, not yet answered.
     effects: VecDeque<Output>,
     /// Files io appended to (the store).
@@ -108,6 +110,7 @@ impl Checked {
             asked: BTreeSet::new(),
             unanswered_asks: VecDeque::new(),
             unanswered_fs: VecDeque::new(),
+            unanswered_questions: VecDeque::new(),
             effects: VecDeque::new(),
             files: BTreeMap::new(),
             opened: BTreeMap::new(),
@@ -292,6 +295,30 @@ impl Checked {
                     );
                     self.unanswered_fs.push_back((id, method.to_owned()));
                 }
+                "elicitation/create" => {
+                    let id = message["id"].as_u64().expect("a question has an id");
+                    assert!(self.asked.insert(id), "request id {id} twice");
+                    assert!(
+                        self.prompts.get(&session).is_some_and(|n| *n > 0),
+                        "a question with no prompt running: {text}"
+                    );
+                    let answer = &message["params"]["requestedSchema"]["properties"]["answer"];
+                    let labels = answer["oneOf"]
+                        .as_array()
+                        .map(|o| {
+                            o.iter()
+                                .filter_map(|c| c["const"].as_str())
+                                .collect::<Vec<_>>()
+                        })
+                        .or_else(|| {
+                            answer["items"]["enum"]
+                                .as_array()
+                                .map(|e| e.iter().filter_map(Value::as_str).collect())
+                        })
+                        .expect("the choices");
+                    let labels = labels.into_iter().map(str::to_owned).collect();
+                    self.unanswered_questions.push_back((id, labels));
+                }
                 other => panic!("luxe sent an unknown method {other}: {text}"),
             }
             return;
@@ -368,6 +395,22 @@ impl Checked {
             }
         };
         let line = json!({"jsonrpc": "2.0", "id": id, "result": result});
+        self.feed_line(line.to_string().as_bytes());
+        true
+    }
+
+    /// Answers the oldest question (`choice` 0: the first label; 1: declined; else an error);
+    /// `false` when none waits.
+    pub fn answer_question(&mut self, choice: u8) -> bool {
+        let Some((id, labels)) = self.unanswered_questions.pop_front() else {
+            return false;
+        };
+        let line = match choice {
+            0 => json!({"jsonrpc": "2.0", "id": id, "result": {"action": "accept",
+                "content": {"answer": labels.first().cloned().unwrap_or_default()}}}),
+            1 => json!({"jsonrpc": "2.0", "id": id, "result": {"action": "decline"}}),
+            _ => json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32603, "message": "no"}}),
+        };
         self.feed_line(line.to_string().as_bytes());
         true
     }
@@ -567,7 +610,9 @@ impl Checked {
             if self.model == Model::Hang {
                 self.model = Model::Text;
             }
-            if !(self.answer_permission(0) || self.answer_fs(true) || self.effect(true)) {
+            let answered =
+                self.answer_permission(0) || self.answer_fs(true) || self.answer_question(0);
+            if !(answered || self.effect(true)) {
                 break;
             }
         }

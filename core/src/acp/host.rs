@@ -96,6 +96,7 @@ struct Hosted {
 }
 
 mod client_fs;
+mod questions;
 
 /// A request luxe sent the client.
 #[derive(Debug, Clone)]
@@ -112,14 +113,17 @@ enum Asked {
     },
     /// `fs/write_text_file` for a session's replacement of a file.
     Write { slot: Slot, id: EffectId },
+    /// `elicitation/create` for a session's `ask_user` question.
+    Question { slot: Slot, question_id: String },
 }
 
 impl Asked {
     fn slot(&self) -> Slot {
         match self {
-            Self::Permission { slot, .. } | Self::Read { slot, .. } | Self::Write { slot, .. } => {
-                *slot
-            }
+            Self::Permission { slot, .. }
+            | Self::Read { slot, .. }
+            | Self::Write { slot, .. }
+            | Self::Question { slot, .. } => *slot,
         }
     }
 }
@@ -675,7 +679,8 @@ impl Host {
             // Whatever it was, io ends it or ignores the id.
             self.outputs.push_back(Output::Kill { id: outer });
             self.outputs.push_back(Output::CancelHttp { id: outer });
-            self.outputs.push_back(Output::CloseOpened { handle: outer });
+            self.outputs
+                .push_back(Output::CloseOpened { handle: outer });
         }
     }
 
@@ -838,8 +843,12 @@ impl Host {
         let Some(asked) = id.as_u64().and_then(|id| self.asked.remove(&id)) else {
             return;
         };
-        let Asked::Permission { slot, perm_id } = asked else {
-            return self.fs_answered(now, asked, result);
+        let (slot, perm_id) = match asked {
+            Asked::Permission { slot, perm_id } => (slot, perm_id),
+            Asked::Question { slot, question_id } => {
+                return self.question_answered(now, slot, question_id, result);
+            }
+            other => return self.fs_answered(now, other, result),
         };
         let outcome = result.ok();
         let outcome = outcome.as_ref().and_then(|r| r.get("outcome"));
@@ -1014,14 +1023,10 @@ impl Host {
                     );
                 }
             }
-            Step::Question(id) => {
-                // No elicitation yet: the question is dismissed and the model told so.
-                let answer = Action::AnswerQuestion(crate::protocol::actions::AnswerQuestion {
-                    id,
-                    reply: crate::protocol::values::QuestionReply::Dismissed,
-                });
-                hosted.session.handle_incoming(now, action(None, answer));
-            }
+            Step::Question(asked) => self.ask_question(now, slot, asked),
+            Step::QuestionSettled(settled) => self.asked.retain(|_, a| {
+                !matches!(a, Asked::Question { slot: s, question_id } if *s == slot && *question_id == settled)
+            }),
         }
     }
 

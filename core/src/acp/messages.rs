@@ -201,7 +201,7 @@ pub(crate) struct ClientCapabilities {
     pub(crate) write_text_file: bool,
     /// `terminal`.
     pub(crate) terminal: bool,
-    /// `elicitation`: the client can ask the user a question.
+    /// `elicitation.form`: the client can ask the user a question with a form.
     pub(crate) elicitation: bool,
 }
 
@@ -222,6 +222,7 @@ impl ClientCapabilities {
             terminal: flag(&["terminal"]),
             elicitation: caps
                 .and_then(|c| c.get("elicitation"))
+                .and_then(|e| e.get("form"))
                 .is_some_and(Value::is_object),
         }
     }

@@ -336,6 +336,42 @@ fn the_client_serves_reads_and_takes_writes_when_it_offers_fs() {
 }
 
 #[test]
+fn ask_user_goes_to_the_clients_elicitation_or_is_dismissed() {
+    for elicitation in [true, false] {
+        let mut c = Checked::new(Instant::now());
+        let caps = if elicitation {
+            json!({"elicitation": {"form": {}}})
+        } else {
+            json!({})
+        };
+        c.request(
+            "initialize",
+            json!({"protocolVersion": 1, "clientCapabilities": caps}),
+        );
+        c.request("session/new", json!({"cwd": DIRS[0], "mcpServers": []}));
+        settle(&mut c);
+        let session = c.created[0].clone();
+        c.model = Model::Tool(5);
+        prompt(&mut c, &session, "ask me");
+        settle(&mut c);
+        assert_eq!(c.answer_question(0), elicitation);
+        settle(&mut c);
+        let seen = c.take_seen();
+        let done = seen
+            .iter()
+            .find(|m| {
+                m["params"]["update"]["sessionUpdate"] == "tool_call_update"
+                    && m["params"]["update"]["content"].is_array()
+                    && m["params"]["update"]["status"] != "in_progress"
+            })
+            .unwrap();
+        let told = done["params"]["update"]["content"][0]["content"]["text"].to_string();
+        assert_eq!(told.contains("chose: a"), elicitation, "{told}");
+        c.finish();
+    }
+}
+
+#[test]
 fn two_sessions_run_at_once_without_mixing() {
     let (mut c, first) = started();
     c.request("session/new", json!({"cwd": DIRS[1], "mcpServers": []}));
@@ -422,6 +458,7 @@ enum Op {
     SetThinking(u8),
     Permission(u8),
     Fs(bool),
+    Question(u8),
     Effect(bool),
     Model(u8),
     Garbage(u8),
@@ -441,7 +478,8 @@ impl Arbitrary for Op {
             4 => Op::SetMode(small(g), u8::arbitrary(g) % 6),
             5 => Op::SetThinking(small(g)),
             6 => Op::Permission(u8::arbitrary(g) % 5),
-            7 => Op::Fs(u8::arbitrary(g) % 4 != 0),
+            7 if bool::arbitrary(g) => Op::Fs(u8::arbitrary(g) % 4 != 0),
+            7 => Op::Question(u8::arbitrary(g) % 3),
             8..=10 => Op::Effect(u8::arbitrary(g) % 8 != 0),
             11 => Op::Model(u8::arbitrary(g)),
             12 => Op::Garbage(u8::arbitrary(g)),
@@ -458,12 +496,17 @@ impl Arbitrary for Op {
     }
 }
 
-fn run(client_fs: bool, ops: Vec<Op>) -> bool {
+fn run(client: (bool, bool), ops: Vec<Op>) -> bool {
     let mut c = Checked::new(Instant::now());
+    let (client_fs, elicitation) = client;
     let fs = json!({"readTextFile": client_fs, "writeTextFile": client_fs});
+    let mut caps = json!({"fs": fs});
+    if elicitation {
+        caps["elicitation"] = json!({"form": {}});
+    }
     c.request(
         "initialize",
-        json!({"protocolVersion": 1, "clientCapabilities": {"fs": fs}}),
+        json!({"protocolVersion": 1, "clientCapabilities": caps}),
     );
     let pick = |c: &Checked, n: u8| -> String {
         if c.created.is_empty() {
@@ -516,6 +559,9 @@ fn run(client_fs: bool, ops: Vec<Op>) -> bool {
             Op::Permission(choice) => {
                 c.answer_permission(choice);
             }
+            Op::Question(choice) => {
+                c.answer_question(choice);
+            }
             Op::Fs(ok) => {
                 c.answer_fs(ok);
             }
@@ -555,7 +601,7 @@ fn run(client_fs: bool, ops: Vec<Op>) -> bool {
 #[test]
 fn property_random_client_sequences_keep_every_promise() {
     // quickcheck reads `QUICKCHECK_TESTS` for how many.
-    QuickCheck::new().quickcheck(run as fn(bool, Vec<Op>) -> bool);
+    QuickCheck::new().quickcheck(run as fn((bool, bool), Vec<Op>) -> bool);
 }
 
 #[test]

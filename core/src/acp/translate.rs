@@ -6,8 +6,8 @@ use std::collections::{BTreeMap, HashMap};
 use serde_json::{Value, json};
 
 use crate::protocol::events::{
-    ActionRejected, CompactionEnded, Event, PermissionRequested, PlanStatus, SessionRestored,
-    StateChanged, ToolFinished, ToolStarted, ToolStatus, TurnUsage,
+    ActionRejected, CompactionEnded, Event, PermissionRequested, PlanStatus, QuestionAsked,
+    SessionRestored, StateChanged, ToolFinished, ToolStarted, ToolStatus, TurnUsage,
 };
 use crate::protocol::values::{PermissionReply, TurnEndReason};
 
@@ -43,7 +43,9 @@ pub(crate) enum Step {
     /// An action was refused.
     Rejected(ActionRejected),
     /// The agent asked a question (`ask_user`).
-    Question(String),
+    Question(QuestionAsked),
+    /// A question was settled, by the client or otherwise.
+    QuestionSettled(String),
 }
 
 /// A tool call as far as the client has heard of it.
@@ -144,7 +146,8 @@ impl Translator {
             }
             Event::StateChanged(state) => vec![Step::State(state.clone())],
             Event::ActionRejected(rejected) => vec![Step::Rejected(rejected.clone())],
-            Event::QuestionAsked(asked) => vec![Step::Question(asked.id.clone())],
+            Event::QuestionAsked(asked) => vec![Step::Question(asked.clone())],
+            Event::QuestionResolved(resolved) => vec![Step::QuestionSettled(resolved.id.clone())],
             Event::SessionRestored(restored) if self.replay => self
                 .replay(restored)
                 .into_iter()

@@ -144,7 +144,7 @@ impl Host {
                     .map_err(|e| format!("the editor could not write it: {}", e.message));
                 (slot, Input::FileWritten { id, result })
             }
-            Asked::Permission { .. } => return,
+            Asked::Permission { .. } | Asked::Question { .. } => return,
         };
         if let Some(hosted) = self.sessions.get_mut(&slot) {
             hosted.session.handle_effect(now, input);
