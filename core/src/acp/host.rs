@@ -1,6 +1,7 @@
 //! The host: the client's requests, the sessions they open, and luxe's own requests to the
 //! client (permission prompts). Every message it writes for a session passes that session's
-//! redaction gate; its own (initialize, errors about no session) pass an empty one.
+//! redaction gate; one of no session (an error answer, which may echo what the client sent)
+//! passes every hosted session's.
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::time::Instant;
@@ -115,8 +116,6 @@ pub(crate) struct Host {
     next_request: u64,
     next_tag: u64,
     outputs: VecDeque<Output>,
-    /// For messages that belong to no session.
-    plain: Redactor,
     closed: bool,
 }
 
@@ -138,7 +137,6 @@ impl Host {
             next_request: 0,
             next_tag: 0,
             outputs: VecDeque::new(),
-            plain: Redactor::default(),
             closed: false,
         }
     }
@@ -775,8 +773,14 @@ impl Host {
     }
 
     fn answer(&mut self, id: Value, result: Result<Value, RpcError>) {
-        let plain = self.plain.clone();
-        self.write(jsonrpc::response(id, result), &plain);
+        self.write_for_all(jsonrpc::response(id, result));
+    }
+
+    /// Writes a message that belongs to no one session, through every session's gate.
+    fn write_for_all(&mut self, json: Value) {
+        let redactors = self.sessions.values().map(|h| h.redactor.clone()).collect();
+        self.outputs
+            .push_back(Output::Message(Message::gated_by_all(json, redactors)));
     }
 
     fn write(&mut self, json: Value, redactor: &Redactor) {

@@ -157,7 +157,9 @@ fn client_error(error: &Value) -> RpcError {
 #[derive(Debug, Clone)]
 pub struct Message {
     json: Value,
-    redactor: Redactor,
+    /// Every gate it passes: its session's, or for a message of no session, every hosted
+    /// session's (it may echo what the client sent, which may quote any of them).
+    redactors: Vec<Redactor>,
 }
 
 impl PartialEq for Message {
@@ -171,8 +173,13 @@ impl Message {
     pub(crate) fn new(json: Value, redactor: &Redactor) -> Self {
         Self {
             json,
-            redactor: redactor.clone(),
+            redactors: vec![redactor.clone()],
         }
+    }
+
+    /// `json`, to be redacted by each of `redactors` when it is written.
+    pub(crate) fn gated_by_all(json: Value, redactors: Vec<Redactor>) -> Self {
+        Self { json, redactors }
     }
 
     /// The message as core made it, before redaction: for tests, never for writing.
@@ -185,7 +192,9 @@ impl Message {
         let from = out.len();
         // Serialising a `Value` into memory cannot fail.
         let _ = serde_json::to_writer(&mut *out, &self.json);
-        self.redactor.redact_json_tail(out, from);
+        for redactor in &self.redactors {
+            redactor.redact_json_tail(out, from);
+        }
         out.push(b'\n');
     }
 }
@@ -287,5 +296,17 @@ mod tests {
         assert!(!line.contains("hunter2"), "{line}");
         assert!(line.ends_with("}\n"));
         serde_json::from_str::<Value>(line.trim_end()).unwrap();
+        let other = Redactor::new(["another-secret-value-here".to_owned()]);
+        let both = Message::gated_by_all(
+            json!({"a": "hunter2-secret-value", "b": "another-secret-value-here"}),
+            vec![redactor, other],
+        );
+        let mut out = Vec::new();
+        both.encode(&mut out);
+        let line = String::from_utf8(out).unwrap();
+        assert!(
+            !line.contains("hunter2") && !line.contains("another-secret"),
+            "{line}"
+        );
     }
 }

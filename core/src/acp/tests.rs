@@ -605,6 +605,14 @@ fn property_random_client_sequences_keep_every_promise() {
 }
 
 #[test]
+fn an_answer_of_no_session_never_echoes_a_sessions_secret() {
+    // Found by the fuzzer: the unknown method's name quoted a session's `.env` value.
+    let line =
+        format!(r#"{{"jsonrpc":"2.0","id":7,"method":"x{SECRET}y","params":{{"sessionId":"x"}}}}"#);
+    super::checked::fuzz(Instant::now(), line.as_bytes());
+}
+
+#[test]
 fn the_fuzz_body_keeps_every_promise_on_its_seeds() {
     let lines = [
         r#"{"jsonrpc":"2.0","id":5,"method":"session/prompt","params":{"sessionId":"x","prompt":[{"type":"text","text":"hi"}]}}"#,

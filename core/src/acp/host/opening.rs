@@ -360,8 +360,7 @@ impl Host {
         if listing.offset + LIST_PAGE < found.len() {
             result["nextCursor"] = json!((listing.offset + LIST_PAGE).to_string());
         }
-        let plain = self.plain.clone();
-        self.write(jsonrpc::response(listing.request, Ok(result)), &plain);
+        self.write_for_all(jsonrpc::response(listing.request, Ok(result)));
     }
 
     /// `text` with every hosted session's secrets cut out, for what may quote any session.
