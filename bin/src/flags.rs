@@ -6,7 +6,6 @@ use luxe_core::config::{
     Home, ProviderVars, Providers, Requested, Resume, SessionFile, Timings, settings_files,
 };
 use luxe_core::protocol::values::PermissionMode;
-use luxe_core::session::tools::paths::GUARDED_DIRS;
 use luxe_io::{environment, startup};
 
 /// Luxe, a coding agent. `luxe --rpc` speaks JSON frames over stdin and stdout, one per line.
@@ -16,6 +15,9 @@ pub struct Flags {
     /// Run without a user interface, speaking protocol v2 on stdin and stdout.
     #[arg(long)]
     rpc: bool,
+    /// Run as an Agent Client Protocol agent (JSON-RPC on stdin and stdout) for an editor.
+    #[arg(long)]
+    pub acp: bool,
     /// The model, as provider/model (anthropic/…, openai/…).
     #[arg(long, value_name = "PROVIDER/MODEL")]
     model: Option<String>,
@@ -60,8 +62,18 @@ pub struct Flags {
 impl Flags {
     /// The session's config, or the one-line reason luxe cannot start with these flags.
     pub fn into_config(self) -> Result<Config, String> {
-        if !self.rpc {
-            return Err("this build has no interactive interface: run `luxe --rpc`".into());
+        if self.acp && self.rpc {
+            return Err("--acp and --rpc are two protocols: give one".into());
+        }
+        if self.acp && (self.continue_session || self.resume.is_some()) {
+            return Err(
+                "--acp cannot be used with -c or --resume: the editor loads sessions".into(),
+            );
+        }
+        if !self.rpc && !self.acp {
+            return Err(
+                "this build has no interactive interface: run `luxe --rpc` or `luxe --acp`".into(),
+            );
         }
         let requested = Requested {
             issue: self.issue,
@@ -102,11 +114,7 @@ impl Flags {
         config.env_names = vars.names();
         config.mcp_env = luxe_core::mcp::config::HostEnv::from_vars(&vars);
         config.luxe_home = home.as_ref().map(|h| environment::absolute(h.path()));
-        let guarded = GUARDED_DIRS.iter().map(|dir| format!("{cwd}/{dir}"));
-        config.guarded_resolved = guarded
-            .chain(config.luxe_home.clone())
-            .filter_map(|path| environment::resolved(&path))
-            .collect();
+        config.guarded_resolved = environment::resolved_guards(&cwd, config.luxe_home.as_deref());
         config.settings = settings;
         config.timings = timings;
         config.rng_seed = environment::random_seed();

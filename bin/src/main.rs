@@ -7,15 +7,23 @@ use std::process::ExitCode;
 use clap::Parser;
 use flags::Flags;
 use luxe_core::Luxe;
+use luxe_core::acp::Acp;
 use tracing_subscriber::EnvFilter;
 
 fn main() -> ExitCode {
     let flags = Flags::parse();
     init_logging();
+    let acp = flags.acp;
     let config = match flags.into_config() {
         Ok(config) => config,
         Err(reason) => return refuse(&reason),
     };
+    if acp {
+        return match Acp::new(config, std::time::Instant::now()) {
+            Ok(host) => ExitCode::from(u8::try_from(luxe_io::run(host)).unwrap_or(1)),
+            Err(err) => refuse(&err.to_string()),
+        };
+    }
     let luxe = match Luxe::new(config, std::time::Instant::now()) {
         Ok(luxe) => luxe,
         Err(err) => return refuse(&err.to_string()),

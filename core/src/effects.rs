@@ -1,6 +1,7 @@
 //! The two vocabularies between core and io: [`Input`] names what happened, [`Output`] is an
 //! instruction. Every effect output carries an [`EffectId`] that its results echo back.
 
+pub use crate::acp::{Message, Site};
 use crate::model::wire::HttpRequest;
 use crate::permissions::redact::Redactor;
 use crate::protocol::codec;
@@ -224,6 +225,46 @@ pub enum InputOf<Bytes> {
         /// read, and frees it as soon as the review is built.
         result: Result<Box<DiffSource>, String>,
     },
+    /// What a session in a directory starts from was gathered (`luxe --acp` only).
+    SitePrepared {
+        /// The preparation.
+        id: EffectId,
+        /// The directory's facts, or why there can be no session there (no such directory).
+        result: Result<Box<Site>, String>,
+    },
+}
+
+impl<Bytes> InputOf<Bytes> {
+    /// The effect this result belongs to, and whether it is that effect's last result (after
+    /// it, no more come for the id); `None` for what is no effect's result (client bytes, a
+    /// signal).
+    pub fn result_of(&self) -> Option<(EffectId, bool)> {
+        Some(match self {
+            Self::HttpHeaders { id, .. }
+            | Self::HttpResponse { id, .. }
+            | Self::HttpBody { id, .. }
+            | Self::ProcessOutput { id, .. } => (*id, false),
+            Self::HttpEnded { id }
+            | Self::HttpFailed { id, .. }
+            | Self::FileRead { id, .. }
+            | Self::FileWritten { id, .. }
+            | Self::ProcessExited { id, .. }
+            | Self::SessionsRead { id, .. }
+            | Self::FileAppended { id, .. }
+            | Self::FileOpened { id, .. }
+            | Self::PathResolved { id, .. }
+            | Self::SearchDone { id, .. }
+            | Self::FilesListed { id, .. }
+            | Self::DiffRead { id, .. }
+            | Self::SitePrepared { id, .. } => (*id, true),
+            Self::ClientBytes(_)
+            | Self::ClientEof
+            | Self::ClientReadFailed(_)
+            | Self::Terminate => {
+                return None;
+            }
+        })
+    }
 }
 
 impl<Bytes: AsRef<[u8]>> InputOf<Bytes> {
@@ -267,6 +308,7 @@ impl<Bytes: AsRef<[u8]>> InputOf<Bytes> {
             Self::SearchDone { id, result } => feed(Input::SearchDone { id, result }),
             Self::FilesListed { id, result } => feed(Input::FilesListed { id, result }),
             Self::DiffRead { id, result } => feed(Input::DiffRead { id, result }),
+            Self::SitePrepared { id, result } => feed(Input::SitePrepared { id, result }),
         }
     }
 }
@@ -346,6 +388,17 @@ pub enum Output {
     ///
     /// [`Luxe::poll_output`]: crate::Luxe::poll_output
     Flush,
+    /// Write this JSON-RPC message as one line on stdout, with [`Message::encode`] (`luxe
+    /// --acp`'s only output to the client).
+    Message(Message),
+    /// Gather what a session in `cwd` starts from, as io does for the process's own directory
+    /// at start-up → `SitePrepared` (`luxe --acp`, for `session/new`, `load` and `resume`).
+    PrepareSite {
+        /// Echoed by the result.
+        id: EffectId,
+        /// Absolute directory the client named.
+        cwd: String,
+    },
     /// Flush what was written, end child processes and exit with this status.
     Exit {
         /// The process exit status.

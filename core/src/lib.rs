@@ -21,12 +21,14 @@
 
 #![warn(clippy::unwrap_used)]
 
+pub mod acp;
 pub mod config;
 pub mod effects;
 pub mod git;
 pub mod github;
 pub mod harness;
 mod luxe;
+mod machine;
 pub mod mcp;
 pub mod model;
 mod output_order;
@@ -43,3 +45,4 @@ pub mod store;
 pub use config::{Config, StartError};
 pub use effects::{Input, Output};
 pub use luxe::Luxe;
+pub use machine::Machine;

@@ -5,7 +5,7 @@ use std::io::{self, ErrorKind};
 use std::time::Instant;
 
 use async_signal::{Signal, Signals};
-use luxe_core::{Input, Luxe, Output};
+use luxe_core::{Input, Machine, Output};
 use smol::Unblock;
 use smol::channel::Receiver;
 use smol::future::FutureExt as _;
@@ -36,8 +36,9 @@ enum Wake {
     Deadline,
 }
 
-/// Runs a session to its end and returns the process exit status.
-pub fn run(luxe: Luxe) -> i32 {
+/// Runs a machine (`--rpc`'s `Luxe`, `--acp`'s `Acp`) to its end and returns the process exit
+/// status.
+pub fn run(luxe: impl Machine) -> i32 {
     let (sender, completions) = smol::channel::bounded(COMPLETION_BACKLOG);
     let effects = Effects::new(sender);
     // HTTP requests' tasks run on this thread, between the loop's turns.
@@ -45,7 +46,11 @@ pub fn run(luxe: Luxe) -> i32 {
     smol::block_on(local.run(drive(luxe, effects, completions)))
 }
 
-async fn drive(mut luxe: Luxe, mut effects: Effects, completions: Receiver<Completion>) -> i32 {
+async fn drive(
+    mut luxe: impl Machine,
+    mut effects: Effects,
+    completions: Receiver<Completion>,
+) -> i32 {
     let mut writer = FrameWriter::new();
     let mut stdin = Unblock::with_capacity(READ_CHUNK, io::stdin());
     let mut buf = vec![0u8; READ_CHUNK];
@@ -165,7 +170,7 @@ async fn drive(mut luxe: Luxe, mut effects: Effects, completions: Receiver<Compl
 /// `Flush` or the next wait, appends on the spot, effects started); returns the exit status
 /// once the core asks to exit.
 fn perform(
-    luxe: &mut Luxe,
+    luxe: &mut impl Machine,
     effects: &mut Effects,
     writer: &mut FrameWriter,
 ) -> io::Result<Option<i32>> {
@@ -183,6 +188,11 @@ fn perform(
             Output::Flush => {
                 if closed.is_none() {
                     closed = writer.flush().err();
+                }
+            }
+            Output::Message(message) => {
+                if closed.is_none() {
+                    closed = writer.push_message(&message).err();
                 }
             }
             Output::AppendFile { id, path, bytes } => {
@@ -207,6 +217,6 @@ fn perform(
 
 /// Hands an effect's result to the core, its bytes lent rather than copied: a diff read holds
 /// both sides of every changed file, which the core keeps until the review is built.
-fn feed(luxe: &mut Luxe, now: Instant, completion: Completion) {
+fn feed(luxe: &mut impl Machine, now: Instant, completion: Completion) {
     completion.lend(|input| luxe.handle_input(now, input));
 }

@@ -14,7 +14,7 @@ use smol::{LocalExecutor, Task};
 
 use crate::opened::OpenFiles;
 use crate::process::Process;
-use crate::{files, git, http, piped, search};
+use crate::{files, git, http, piped, search, site};
 
 /// Starts effects and keeps what must be cancellable: HTTP requests (dropping the task closes the
 /// connection) and processes (their group is killed on `Kill`, on [`Effects::shutdown`] and when
@@ -304,7 +304,13 @@ impl Effects {
                 result: search::list_files(&root, &pattern, max_results),
             }),
             Output::ReadDiff { id, cwd, target } => self.read_diff((id, cwd, target)),
-            Output::Frame(_) | Output::Flush | Output::Exit { .. } => {
+            Output::PrepareSite { id, cwd } => {
+                self.run_blocking(move || Completion::SitePrepared {
+                    id,
+                    result: site::prepare(&cwd).map(Box::new),
+                })
+            }
+            Output::Frame(_) | Output::Flush | Output::Message(_) | Output::Exit { .. } => {
                 tracing::warn!("not an effect output; ignored");
             }
         }

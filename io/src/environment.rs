@@ -11,6 +11,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use luxe_core::config::{ENV_SEARCH_MAX_ENTRIES, EnvFile, EnvVars};
 use luxe_core::effects::FileIdentity;
 use luxe_core::permissions::is_env_file;
+use luxe_core::session::tools::paths::GUARDED_DIRS;
 use luxe_core::settings::{Scope, SettingsSource};
 
 /// The process's working directory, as a string (lossy for non-UTF-8 paths).
@@ -49,6 +50,17 @@ pub fn absolute(path: &str) -> String {
 /// ancestor resolved and the rest appended), when it can be.
 pub fn resolved(path: &str) -> Option<String> {
     crate::files::resolve(path).ok()
+}
+
+/// The guarded directories of a session in `cwd` (core's `GUARDED_DIRS`) and `luxe_home`,
+/// with their symlinks resolved as the filesystem sees them now.
+pub fn resolved_guards(cwd: &str, luxe_home: Option<&str>) -> Vec<String> {
+    GUARDED_DIRS
+        .iter()
+        .map(|dir| format!("{cwd}/{dir}"))
+        .chain(luxe_home.map(str::to_owned))
+        .filter_map(|path| resolved(&path))
+        .collect()
 }
 
 /// Every `.env` file under `cwd` (as core names them), read whole: ignored and hidden files

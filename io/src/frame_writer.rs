@@ -2,7 +2,7 @@
 
 use std::io::{self, Write};
 
-use luxe_core::effects::Frame;
+use luxe_core::effects::{Frame, Message};
 
 /// The pipe size asked for stdout (Linux allows up to 1 MiB without privileges).
 const STDOUT_PIPE_BYTES: usize = 1024 * 1024;
@@ -49,6 +49,17 @@ impl FrameWriter {
             pending.clear();
             written
         })
+    }
+
+    /// Adds a JSON-RPC message (`--acp`) to the drain's output, as core encodes (and redacts) it.
+    pub(crate) fn push_message(&mut self, message: &Message) -> io::Result<()> {
+        message.encode(&mut self.pending);
+        if self.pending.len() < PART_BYTES {
+            return Ok(());
+        }
+        let written = self.stdout.lock().write_all(&self.pending);
+        self.pending.clear();
+        written
     }
 
     /// Writes and flushes what the drain produced. An error (the client closed stdout) is final.

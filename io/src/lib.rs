@@ -15,6 +15,7 @@ mod opened;
 mod piped;
 mod process;
 mod search;
+mod site;
 pub mod startup;
 
 pub use driver::run;

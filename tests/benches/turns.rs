@@ -5,12 +5,11 @@
 //!
 //! `cargo bench -p luxe-tests --bench turns` (release binary).
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpStream;
+use std::io::{BufRead, BufReader, Write};
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use luxe_tests::bench::{ms, proc_status_kib};
+use luxe_tests::bench::{Provider, ms, proc_status_kib, read_directly, sections};
 use luxe_tests::model_server::{ModelServer, Part, Reply, Script, Stop};
 use luxe_tests::process::{LuxeProcess, Workspace};
 use serde_json::json;
@@ -19,12 +18,7 @@ const DELTAS: usize = 100_000;
 
 fn main() {
     // `cargo bench --bench turns -- stream` runs only the sections whose names contain `stream`.
-    let filters: Vec<String> = std::env::args()
-        .skip(1)
-        .filter(|a| !a.starts_with("--"))
-        .collect();
-    let wanted =
-        |name: &str| filters.is_empty() || filters.iter().any(|f| name.contains(f.as_str()));
+    let wanted = sections();
     let ws = Workspace::new();
     if wanted("stream") || wanted("anthropic") {
         streaming_overhead(&ws, Provider::Anthropic);
@@ -58,43 +52,6 @@ fn start(ws: &Workspace, server: &ModelServer, extra: &[&str]) -> LuxeProcess {
 
 fn submit(luxe: &mut LuxeProcess, text: &str) {
     luxe.send(&json!({"kind":"submit_user_message","content":{"text":text}}).to_string());
-}
-
-/// Reads the server's response to one request straight off the socket, as a client with no
-/// processing at all would; returns the time to the end of the body.
-fn read_directly(server: &ModelServer, provider: Provider) -> Duration {
-    let url = server.anthropic_base_url();
-    let addr = url.trim_start_matches("http://");
-    let body = json!({"model":"m","max_tokens":10,"messages":[{"role":"user","content":"x"}],"stream":true,"stream_options":{"include_usage":true}}).to_string();
-    let (path, last) = match provider {
-        Provider::Anthropic => ("/v1/messages", &b"message_stop"[..]),
-        Provider::OpenAi => ("/v1/chat/completions", &b"[DONE]"[..]),
-    };
-    let start = Instant::now();
-    let mut stream = TcpStream::connect(addr).expect("the model server accepts");
-    write!(
-        stream,
-        "POST {path} HTTP/1.1\r\nhost: {addr}\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n{body}",
-        body.len()
-    )
-    .expect("request written");
-    let mut sink = Vec::with_capacity(32 << 20);
-    stream.read_to_end(&mut sink).expect("response read");
-    let elapsed = start.elapsed();
-    assert!(
-        sink.windows(last.len()).any(|w| w == last),
-        "the whole stream arrived"
-    );
-    elapsed
-}
-
-/// Which wire format a stream speaks. The direct side reads the raw response to its end; luxe's
-/// side reads luxe's frames line by line; the difference is luxe's work: HTTP, SSE and JSON
-/// decoding, frame encoding, and the pipe.
-#[derive(Clone, Copy, Debug)]
-enum Provider {
-    Anthropic,
-    OpenAi,
 }
 
 fn streaming_overhead(ws: &Workspace, provider: Provider) {

@@ -1,10 +1,26 @@
 //! What the benchmarks in `benches/` share: medians, milliseconds, memory figures.
 
-use std::time::Duration;
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+
+use crate::model_server::ModelServer;
 
 /// `d` in milliseconds, for printing.
 pub fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1e3
+}
+
+/// The sections a run asks for: `cargo bench --bench NAME -- a b` runs those whose names
+/// contain `a` or `b`; with none given, every one.
+pub fn sections() -> impl Fn(&str) -> bool {
+    let filters: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with("--"))
+        .collect();
+    move |name| filters.is_empty() || filters.iter().any(|f| name.contains(f.as_str()))
 }
 
 /// The median of `runs` samples, after one warm-up sample that is not counted.
@@ -24,4 +40,43 @@ pub fn proc_status_kib(pid: &str, field: &str) -> u64 {
         .find_map(|line| line.strip_prefix(field)?.strip_prefix(':'))
         .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
         .unwrap_or(0)
+}
+
+/// Reads the server's response to one request straight off the socket, as a client with no
+/// processing at all would; returns the time to the end of the body.
+pub fn read_directly(server: &ModelServer, provider: Provider) -> Duration {
+    let url = server.anthropic_base_url();
+    let addr = url.trim_start_matches("http://");
+    let body = json!({"model":"m","max_tokens":10,"messages":[{"role":"user","content":"x"}],"stream":true,"stream_options":{"include_usage":true}}).to_string();
+    let (path, last) = match provider {
+        Provider::Anthropic => ("/v1/messages", &b"message_stop"[..]),
+        Provider::OpenAi => ("/v1/chat/completions", &b"[DONE]"[..]),
+    };
+    let start = Instant::now();
+    let mut stream = TcpStream::connect(addr).expect("the model server accepts");
+    write!(
+        stream,
+        "POST {path} HTTP/1.1\r\nhost: {addr}\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n{body}",
+        body.len()
+    )
+    .expect("request written");
+    let mut sink = Vec::with_capacity(32 << 20);
+    stream.read_to_end(&mut sink).expect("response read");
+    let elapsed = start.elapsed();
+    assert!(
+        sink.windows(last.len()).any(|w| w == last),
+        "the whole stream arrived"
+    );
+    elapsed
+}
+
+/// Which wire format a stream speaks. The direct side reads the raw response to its end; luxe's
+/// side reads luxe's frames line by line; the difference is luxe's work: HTTP, SSE and JSON
+/// decoding, frame encoding, and the pipe.
+#[derive(Clone, Copy, Debug)]
+pub enum Provider {
+    /// The Messages API.
+    Anthropic,
+    /// Chat Completions.
+    OpenAi,
 }

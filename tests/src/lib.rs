@@ -3,6 +3,7 @@
 //! [`model_server::ModelServer`] that plays scripted model replies over HTTP, and a
 //! [`fake_gh::FakeGh`] that stands in for the user's `gh` on `PATH`.
 
+pub mod acp_client;
 pub mod bench;
 pub mod fake_gh;
 pub mod git_repo;

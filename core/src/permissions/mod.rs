@@ -111,6 +111,11 @@ impl Permissions {
         self.mode
     }
 
+    /// Switches the mode; the rules and grants stay.
+    pub fn set_mode(&mut self, mode: PermissionMode) {
+        self.mode = mode;
+    }
+
     /// Remembers an `always` reply's rule for the rest of this process.
     pub fn grant(&mut self, rule: Rule) {
         if !self.granted.contains(&rule) {

@@ -19,6 +19,7 @@
 //! Everything a session owns — its ids, effect namespace, random numbers, store — is inside
 //! the value, so one process can drive several.
 
+mod acp_hooks;
 mod commit_chapters;
 mod compaction;
 mod context;

@@ -52,7 +52,7 @@ impl Owners {
     /// Who takes `input`; the last result of an effect ends its entry. `None` for a result
     /// nobody waits for (one issued by no one, or a late one after the end).
     pub(super) fn route(&mut self, input: &Input<'_>) -> Option<Owner> {
-        let (id, last) = result_of(input)?;
+        let (id, last) = input.result_of()?;
         if last {
             self.waiting.remove(&id)
         } else {
@@ -82,34 +82,6 @@ impl crate::mcp::EffectIds for Owners {
     fn forget(&mut self, id: EffectId) {
         Owners::forget(self, id);
     }
-}
-
-/// The effect a result belongs to, and whether it is that effect's last.
-fn result_of(input: &Input<'_>) -> Option<(EffectId, bool)> {
-    Some(match input {
-        Input::HttpHeaders { id, .. }
-        | Input::HttpResponse { id, .. }
-        | Input::HttpBody { id, .. } => (*id, false),
-        Input::ProcessOutput { id, .. } => (*id, false),
-        Input::HttpEnded { id }
-        | Input::HttpFailed { id, .. }
-        | Input::FileRead { id, .. }
-        | Input::FileWritten { id, .. }
-        | Input::ProcessExited { id, .. }
-        | Input::SessionsRead { id, .. }
-        | Input::FileAppended { id, .. }
-        | Input::FileOpened { id, .. }
-        | Input::PathResolved { id, .. }
-        | Input::SearchDone { id, .. }
-        | Input::FilesListed { id, .. }
-        | Input::DiffRead { id, .. } => (*id, true),
-        Input::ClientBytes(_)
-        | Input::ClientEof
-        | Input::ClientReadFailed(_)
-        | Input::Terminate => {
-            return None;
-        }
-    })
 }
 
 #[cfg(test)]

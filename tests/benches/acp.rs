@@ -1,0 +1,263 @@
+//! `luxe --acp`'s start-up beside the Node ACP adapters of Claude Code and Codex, each spawned
+//! the same way: spawn → `initialize` response, and spawn → `session/new` response, median of
+//! `LUXE_BENCH_RUNS` (default 20) after a warm-up. No API key is set: each is measured as far
+//! as it gets, and where it stops is printed.
+//!
+//! Then the streaming overhead of a 20,000-token answer through `--acp` (from the prompt to its
+//! response) against the same stream read straight from the loopback model server, median of 5.
+//!
+//! `cargo bench -p luxe-tests --bench acp` (uses the bench profile's binary); `-- start`,
+//! `-- stream` or `-- adapters` runs only the sections whose names contain it. The adapters are
+//! installed from npm into a temporary directory first (`@zed-industries/claude-agent-acp`,
+//! `@zed-industries/codex-acp`); one that cannot be installed is reported and skipped.
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc::{Receiver, channel};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use luxe_tests::bench::{Provider, ms, read_directly, sections};
+use luxe_tests::model_server::{ModelServer, Part, Reply, Script, Stop};
+use luxe_tests::process::{Workspace, luxe_bin};
+use serde_json::{Value, json};
+
+/// How long one answer may take before the agent counts as stuck there.
+const PATIENCE: Duration = Duration::from_secs(30);
+
+/// How far one spawn got.
+struct Sample {
+    initialize: Option<Duration>,
+    /// The `session/new` answer's time, or what stopped it.
+    new: Result<Duration, String>,
+}
+
+fn main() {
+    let runs: usize = std::env::var("LUXE_BENCH_RUNS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(20);
+    let wanted = sections();
+    let ws = Workspace::new();
+    let cwd = std::fs::canonicalize(ws.path()).expect("the workspace exists");
+    let home = ws.path().join("home");
+    if wanted("start") {
+        let mut luxe = Command::new(luxe_bin());
+        luxe.arg("--acp").env("LUXE_HOME", &home);
+        report("luxe --acp", runs, &cwd, || clean(&luxe));
+    }
+    if wanted("stream") {
+        streaming_overhead(&ws, &cwd);
+    }
+    if !wanted("adapters") {
+        return;
+    }
+    let adapters = ws.path().join("adapters");
+    for (package, bin) in [
+        ("@zed-industries/claude-agent-acp", "claude-agent-acp"),
+        ("@zed-industries/codex-acp", "codex-acp"),
+    ] {
+        match install(&adapters, package) {
+            Ok(()) => {
+                let mut cmd = Command::new(adapters.join("node_modules/.bin").join(bin));
+                cmd.env("HOME", &home);
+                report(bin, runs, &cwd, || clean(&cmd));
+            }
+            Err(why) => println!("{bin:<20} not measured: {why}"),
+        }
+    }
+}
+
+/// `cmd` without provider keys, so that every agent runs as far as it can without one.
+fn clean(cmd: &Command) -> Command {
+    let mut fresh = Command::new(cmd.get_program());
+    fresh.args(cmd.get_args());
+    for (k, v) in cmd.get_envs() {
+        match v {
+            Some(v) => fresh.env(k, v),
+            None => fresh.env_remove(k),
+        };
+    }
+    for var in [
+        "ANTHROPIC_API_KEY",
+        "OPENAI_API_KEY",
+        "CLAUDE_CODE_OAUTH_TOKEN",
+        "CODEX_API_KEY",
+    ] {
+        fresh.env_remove(var);
+    }
+    fresh
+}
+
+fn install(dir: &Path, package: &str) -> Result<(), String> {
+    std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
+    let status = Command::new("npm")
+        .args(["install", "--no-audit", "--no-fund", "--silent", "--prefix"])
+        .arg(dir)
+        .arg(package)
+        .status()
+        .map_err(|e| format!("npm: {e}"))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("npm install {package} failed"))
+    }
+}
+
+fn report(name: &str, runs: usize, cwd: &Path, mut cmd: impl FnMut() -> Command) {
+    let _warm_up = sample(cmd(), cwd);
+    let samples: Vec<Sample> = (0..runs).map(|_| sample(cmd(), cwd)).collect();
+    let init = median(samples.iter().filter_map(|s| s.initialize).collect());
+    let new = median(samples.iter().filter_map(|s| s.new.clone().ok()).collect());
+    let stopped = samples.iter().find_map(|s| s.new.clone().err());
+    let shown = |d: Option<Duration>| d.map_or("-".to_owned(), |d| format!("{:.3} ms", ms(d)));
+    println!(
+        "{name:<20} spawn→initialize median {:>12}   spawn→session/new median {:>12}{}",
+        shown(init),
+        shown(new),
+        stopped.map_or(String::new(), |why| format!("   (session/new: {why})"))
+    );
+}
+
+fn median(mut times: Vec<Duration>) -> Option<Duration> {
+    times.sort();
+    times.get(times.len() / 2).copied()
+}
+
+fn sample(mut cmd: Command, cwd: &Path) -> Sample {
+    let start = Instant::now();
+    let mut child = match cmd
+        .current_dir(cwd)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+    {
+        Ok(child) => child,
+        Err(err) => {
+            return Sample {
+                initialize: None,
+                new: Err(format!("cannot spawn: {err}")),
+            };
+        }
+    };
+    let lines = read_lines(&mut child);
+    let mut stdin = child.stdin.take().expect("piped stdin");
+    let mut send = |message: Value| writeln!(stdin, "{message}").is_ok();
+    send(json!({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {"protocolVersion": 1, "clientCapabilities": {}}}));
+    let initialize = answer(&lines, 1).map(|_| start.elapsed());
+    let new = match initialize {
+        None => Err("initialize did not answer".to_owned()),
+        Some(_) => {
+            send(json!({"jsonrpc": "2.0", "id": 2, "method": "session/new",
+                "params": {"cwd": cwd, "mcpServers": []}}));
+            match answer(&lines, 2) {
+                Some(answer) if answer.get("result").is_some() => Ok(start.elapsed()),
+                Some(answer) => Err(format!("error {}", answer["error"])),
+                None => Err(format!("no answer within {} s", PATIENCE.as_secs())),
+            }
+        }
+    };
+    drop(stdin);
+    let _ = child.kill();
+    let _ = child.wait();
+    Sample { initialize, new }
+}
+
+fn read_lines(child: &mut Child) -> Receiver<String> {
+    let stdout = child.stdout.take().expect("piped stdout");
+    let (lines, received) = channel();
+    thread::spawn(move || {
+        for line in BufReader::new(stdout).lines() {
+            let Ok(line) = line else { return };
+            if lines.send(line).is_err() {
+                return;
+            }
+        }
+    });
+    received
+}
+
+/// The response to `id`, skipping notifications and the agent's own requests.
+fn answer(lines: &Receiver<String>, id: u64) -> Option<Value> {
+    let deadline = Instant::now() + PATIENCE;
+    loop {
+        let left = deadline.checked_duration_since(Instant::now())?;
+        let line = lines.recv_timeout(left).ok()?;
+        let Ok(message) = serde_json::from_str::<Value>(&line) else {
+            continue;
+        };
+        if message["id"] == id && message.get("method").is_none() {
+            return Some(message);
+        }
+    }
+}
+
+/// Tokens of the streamed answer.
+const TOKENS: usize = 20_000;
+
+fn streaming_overhead(ws: &Workspace, cwd: &Path) {
+    let server = ModelServer::start();
+    let mut direct = Vec::new();
+    let mut through = Vec::new();
+    for _ in 0..5 {
+        server.push(big_answer());
+        direct.push(read_directly(&server, Provider::Anthropic));
+        server.push(big_answer());
+        through.push(stream_through(ws, &server, cwd));
+    }
+    let (d, l) = (
+        median(direct).unwrap_or_default(),
+        median(through).unwrap_or_default(),
+    );
+    println!(
+        "stream {TOKENS} tokens     through --acp {:>8.1} ms   directly from the server {:>8.1} ms   overhead {:+.1}%  (median of 5)",
+        ms(l),
+        ms(d),
+        (l.as_secs_f64() / d.as_secs_f64() - 1.0) * 100.0
+    );
+}
+
+fn big_answer() -> Reply {
+    let deltas: Vec<String> = (0..TOKENS).map(|i| format!("tok{i} ")).collect();
+    Reply::Stream(Script::new(vec![Part::Text(deltas)], Stop::EndTurn))
+}
+
+/// One prompt through a fresh `luxe --acp`: the time from sending it to its response.
+fn stream_through(ws: &Workspace, server: &ModelServer, cwd: &Path) -> Duration {
+    let mut child = Command::new(luxe_bin())
+        .args(["--acp", "--model", "anthropic/claude-sonnet-4-5"])
+        .env("LUXE_HOME", ws.path().join("home"))
+        .env("ANTHROPIC_API_KEY", "k")
+        .env("ANTHROPIC_BASE_URL", server.anthropic_base_url())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("luxe spawns");
+    let lines = read_lines(&mut child);
+    let mut stdin = child.stdin.take().expect("piped stdin");
+    let mut send = |message: Value| writeln!(stdin, "{message}").expect("luxe reads");
+    send(
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": 1}}),
+    );
+    answer(&lines, 1).expect("initialize answered");
+    send(
+        json!({"jsonrpc": "2.0", "id": 2, "method": "session/new", "params": {"cwd": cwd, "mcpServers": []}}),
+    );
+    let new = answer(&lines, 2).expect("session/new answered");
+    let session = new["result"]["sessionId"].clone();
+    let start = Instant::now();
+    send(
+        json!({"jsonrpc": "2.0", "id": 3, "method": "session/prompt",
+        "params": {"sessionId": session, "prompt": [{"type": "text", "text": "go"}]}}),
+    );
+    let done = answer(&lines, 3).expect("the prompt answered");
+    let elapsed = start.elapsed();
+    assert_eq!(done["result"]["stopReason"], "end_turn", "{done}");
+    drop(stdin);
+    let _ = child.wait();
+    elapsed
+}
