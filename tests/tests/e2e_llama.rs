@@ -93,8 +93,12 @@ fn the_server_killed_mid_stream_ends_the_turn_and_luxe_goes_on_when_it_is_back()
     assert_eq!(ended(&frames)["reason"], "end_turn", "{frames:?}");
 }
 
+/// SmolLM2-135M calls a tool only when shown the exact call to make: asked to copy a
+/// `<tool_call>` example word for word it emits it, and the Qwen2.5 template's parser turns that
+/// into a streamed `tool_calls` delta. Sampling is greedy (`--temp 0`), and the answer does not
+/// depend on the working directory or the date in the system prompt (measured: 8 of 8 variants
+/// of both; "Repeat exactly:" or an example in AGENTS.md with a plain request did not hold).
 #[test]
-#[ignore = "not yet passing: SmolLM2 answers with a markdown list instead of the <tool_call> (greedy); the prompt needs work"]
 fn a_tool_call_through_the_tool_capable_template() {
     let Some(server) = LlamaServer::start(4096, false) else {
         return;
@@ -104,7 +108,7 @@ fn a_tool_call_through_the_tool_capable_template() {
     let mut luxe = spawn_luxe(&ws, &server, &["--yolo"]);
     let frames = turn(
         &mut luxe,
-        "Read the file notes.txt with the read tool. Answer with exactly this and nothing else:\n\
+        "Copy this text exactly:\n\
          <tool_call>\n{\"name\": \"read\", \"arguments\": {\"path\": \"notes.txt\"}}\n</tool_call>",
     );
     let started = of_kind(&frames, "tool_started");
