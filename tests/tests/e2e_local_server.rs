@@ -282,3 +282,40 @@ fn an_overflow_in_each_servers_words_recovers_and_teaches_the_window_it_names() 
         assert_answered(&frames, dialect);
     }
 }
+
+#[test]
+fn a_resumed_session_keeps_an_unknown_cost_unknown() {
+    let ws = Workspace::new();
+    let server = ModelServer::start();
+    let mut luxe = spawn_local(&ws, &server);
+    server.push(Reply::text("hello"));
+    let frames = turn(&mut luxe, "hi");
+    assert_eq!(turn_usage(&frames)["session_cost_usd"], Value::Null);
+    luxe.send(r#"{"kind":"close"}"#);
+    assert_eq!(luxe.wait().0.code(), Some(0));
+
+    // Resumed, then on a model whose prices are known: the first turn's cost stays unknown,
+    // so the session's is too (counting it as 0 would show a total that is too low).
+    let mut cmd = ws.luxe();
+    cmd.env("OPENAI_BASE_URL", server.openai_base_url())
+        .env("ANTHROPIC_API_KEY", "k")
+        .env("ANTHROPIC_BASE_URL", server.anthropic_base_url())
+        .arg("-c");
+    let mut luxe = LuxeProcess::spawn(cmd);
+    assert_eq!(luxe.expect("ready")["resumed"], true);
+    luxe.send(r#"{"kind":"set_model","content":{"model":"anthropic/claude-sonnet-4-5"}}"#);
+    loop {
+        let frame = luxe.recv();
+        if frame["kind"] == "state_changed"
+            && frame["content"]["model"]["id"] == "anthropic/claude-sonnet-4-5"
+        {
+            break;
+        }
+    }
+    server.push(Reply::text("priced"));
+    let frames = turn(&mut luxe, "again");
+    assert_answered(&frames, Dialect::OpenAi);
+    let usage = turn_usage(&frames);
+    assert!(usage["cost_usd"].as_f64().unwrap() > 0.0, "{usage}");
+    assert_eq!(usage["session_cost_usd"], Value::Null, "{usage}");
+}
