@@ -3,10 +3,20 @@
 //! a streamed turn, a tool call, interrupt, the server killed mid-stream, and a long session at
 //! `-c 2048` that overflows again and again and keeps working.
 
+use std::sync::{Mutex, MutexGuard, PoisonError};
+
 use luxe_tests::llama::LlamaServer;
 use luxe_tests::process::{LuxeProcess, Workspace};
 use luxe_tests::rig::{ended, of_kind, until_turn_ended};
 use serde_json::{Value, json};
+
+/// One real server at a time: each runs on one thread, and two or more on a 2-core machine slow
+/// each other's prompts past any sensible wait.
+static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+
+fn one_at_a_time() -> MutexGuard<'static, ()> {
+    ONE_AT_A_TIME.lock().unwrap_or_else(PoisonError::into_inner)
+}
 
 fn spawn_luxe(ws: &Workspace, server: &LlamaServer, extra: &[&str]) -> LuxeProcess {
     let mut cmd = ws.luxe();
@@ -18,8 +28,8 @@ fn spawn_luxe(ws: &Workspace, server: &LlamaServer, extra: &[&str]) -> LuxeProce
         .env("LUXE_RETRY_BASE_MS", "50")
         .env("LUXE_RETRY_MAX_MS", "200");
     let mut luxe = LuxeProcess::spawn(cmd);
-    // Prompt processing of a 2,000-token request on one loaded core can take half a minute.
-    luxe.set_patience(std::time::Duration::from_secs(120));
+    // Prompt processing of a 2,000-token request on one loaded core can take a minute or more.
+    luxe.set_patience(std::time::Duration::from_secs(300));
     luxe.expect("ready");
     luxe.expect("state_changed");
     luxe
@@ -32,6 +42,7 @@ fn turn(luxe: &mut LuxeProcess, text: &str) -> Vec<Value> {
 
 #[test]
 fn a_streamed_turn_reports_the_servers_usage_and_window() {
+    let _peer = one_at_a_time();
     let Some(server) = LlamaServer::start(4096, false) else {
         return;
     };
@@ -52,6 +63,7 @@ fn a_streamed_turn_reports_the_servers_usage_and_window() {
 
 #[test]
 fn interrupt_ends_the_turn_at_once_and_the_next_turn_works() {
+    let _peer = one_at_a_time();
     let Some(server) = LlamaServer::start(4096, false) else {
         return;
     };
@@ -76,6 +88,7 @@ fn interrupt_ends_the_turn_at_once_and_the_next_turn_works() {
 
 #[test]
 fn the_server_killed_mid_stream_ends_the_turn_and_luxe_goes_on_when_it_is_back() {
+    let _peer = one_at_a_time();
     let Some(mut server) = LlamaServer::start(4096, false) else {
         return;
     };
@@ -102,6 +115,7 @@ fn the_server_killed_mid_stream_ends_the_turn_and_luxe_goes_on_when_it_is_back()
 /// of both; "Repeat exactly:" or an example in AGENTS.md with a plain request did not hold).
 #[test]
 fn a_tool_call_through_the_tool_capable_template() {
+    let _peer = one_at_a_time();
     let Some(server) = LlamaServer::start(4096, false) else {
         return;
     };
@@ -127,6 +141,7 @@ fn a_tool_call_through_the_tool_capable_template() {
 /// script's (`llama_figures.rs`).
 #[test]
 fn a_session_at_2048_overflows_again_and_again_and_keeps_working() {
+    let _peer = one_at_a_time();
     let Some(server) = LlamaServer::start_with(2048, false, &["-n", "48"]) else {
         return;
     };

@@ -23,7 +23,7 @@ fn spawn_luxe(ws: &Workspace, base_url: &str) -> LuxeProcess {
         .env_remove("ANTHROPIC_API_KEY")
         .args(["--model", "openai/smollm2"]);
     let mut luxe = LuxeProcess::spawn(cmd);
-    luxe.set_patience(Duration::from_secs(180));
+    luxe.set_patience(Duration::from_secs(900));
     luxe.expect("ready");
     luxe.expect("state_changed");
     luxe
@@ -159,6 +159,13 @@ fn figures_streaming_overhead_and_a_long_session() {
             .iter()
             .filter(|c| c["trigger"] == "overflow")
             .count();
+        // Progress, for a run cut short.
+        let (requests, refused) = server.requests_and_overflows();
+        println!(
+            "turn {i}: {}; so far {ok} succeeded, {refused} of {requests} requests refused, {compactions} compactions, {:?}",
+            end["reason"],
+            start.elapsed()
+        );
     }
     let (requests, refused) = server.requests_and_overflows();
     println!(
