@@ -24,6 +24,8 @@ pub struct LlamaServer {
     command: Vec<std::ffi::OsString>,
     port: u16,
     context: u32,
+    /// Where the server's log goes: its refusals are counted there.
+    log: tempfile::NamedTempFile,
 }
 
 impl LlamaServer {
@@ -34,6 +36,12 @@ impl LlamaServer {
     /// # Panics
     /// Under `CI=true` when the binary is missing, and when the server does not come up.
     pub fn start(context: u32, no_cache: bool) -> Option<Self> {
+        Self::start_with(context, no_cache, &[])
+    }
+
+    /// [`start`](Self::start) with more of llama-server's flags, e.g. `-n 48` to cap every
+    /// answer at 48 tokens whatever the request asks.
+    pub fn start_with(context: u32, no_cache: bool, extra: &[&str]) -> Option<Self> {
         let dir = cache_dir();
         let server = dir.join("llama-server");
         let model = dir.join("SmolLM2-135M-Instruct.Q4_1.gguf");
@@ -81,12 +89,15 @@ impl LlamaServer {
         if no_cache {
             command.push("--no-cache-prompt".into());
         }
-        let child = launch(&command);
+        command.extend(extra.iter().map(Into::into));
+        let log = tempfile::NamedTempFile::new().expect("a log file for llama-server");
+        let child = launch(&command, &log);
         let mut started = Self {
             child,
             command,
             port,
             context,
+            log,
         };
         started.wait_healthy(Duration::from_secs(60));
         Some(started)
@@ -94,7 +105,7 @@ impl LlamaServer {
 
     /// Starts the server again on the same port after [`kill`](Self::kill).
     pub fn restart(&mut self) {
-        self.child = launch(&self.command);
+        self.child = launch(&self.command, &self.log);
         self.wait_healthy(Duration::from_secs(60));
     }
 
@@ -106,6 +117,17 @@ impl LlamaServer {
     /// The context the server runs with.
     pub fn context(&self) -> u32 {
         self.context
+    }
+
+    /// The requests the server took and those it refused as too long for its context, from
+    /// its log.
+    pub fn requests_and_overflows(&self) -> (usize, usize) {
+        let log = std::fs::read_to_string(self.log.path()).unwrap_or_default();
+        let count = |marker: &str| log.lines().filter(|l| l.contains(marker)).count();
+        (
+            count("launch_slot_"),
+            count("exceeds the available context size"),
+        )
     }
 
     /// Kills the server (SIGKILL), as a crash would.
@@ -135,12 +157,19 @@ impl Drop for LlamaServer {
     }
 }
 
-fn launch(command: &[std::ffi::OsString]) -> Child {
+fn launch(command: &[std::ffi::OsString], log: &tempfile::NamedTempFile) -> Child {
+    // Appending: stdout and stderr share the file, and a restart adds to it.
+    let file = || {
+        std::fs::OpenOptions::new()
+            .append(true)
+            .open(log.path())
+            .expect("llama-server's log file")
+    };
     Command::new(&command[0])
         .args(&command[1..])
         .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
+        .stdout(file())
+        .stderr(file())
         .spawn()
         .expect("llama-server starts")
 }

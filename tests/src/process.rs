@@ -130,6 +130,8 @@ pub struct LuxeProcess {
     transcript: Vec<String>,
     /// Whether `workspace_updated` frames reach the test (see [`LuxeProcess::watch_workspace`]).
     workspace: bool,
+    /// How long [`LuxeProcess::recv`] waits for a frame.
+    patience: Duration,
 }
 
 impl LuxeProcess {
@@ -164,7 +166,14 @@ impl LuxeProcess {
             stderr: Some(stderr),
             transcript: Vec::new(),
             workspace: false,
+            patience: patience(),
         }
+    }
+
+    /// Waits up to `patience` for each frame from now on (a real model on a CPU can think for
+    /// longer than the default before its first token).
+    pub fn set_patience(&mut self, patience: Duration) {
+        self.patience = patience;
     }
 
     /// Lets `workspace_updated` frames through to [`LuxeProcess::recv`]. Without it they are
@@ -218,7 +227,7 @@ impl LuxeProcess {
     /// The next frame, parsed; fails the test if none comes in time or it is not a frame.
     pub fn recv(&mut self) -> Value {
         loop {
-            match self.frames.recv_timeout(patience()) {
+            match self.frames.recv_timeout(self.patience) {
                 Ok(line) => {
                     self.transcript.push(format!("→ {line}"));
                     let frame: Value = serde_json::from_str(&line)

@@ -3,10 +3,20 @@
 //! a streamed turn, a tool call, interrupt, the server killed mid-stream, and a long session at
 //! `-c 2048` that overflows again and again and keeps working.
 
+use std::sync::{Mutex, MutexGuard, PoisonError};
+
 use luxe_tests::llama::LlamaServer;
 use luxe_tests::process::{LuxeProcess, Workspace};
 use luxe_tests::rig::{ended, of_kind, until_turn_ended};
 use serde_json::{Value, json};
+
+/// One real server at a time: each runs on one thread, and two or more on a 2-core machine slow
+/// each other's prompts past any sensible wait.
+static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+
+fn one_at_a_time() -> MutexGuard<'static, ()> {
+    ONE_AT_A_TIME.lock().unwrap_or_else(PoisonError::into_inner)
+}
 
 fn spawn_luxe(ws: &Workspace, server: &LlamaServer, extra: &[&str]) -> LuxeProcess {
     let mut cmd = ws.luxe();
@@ -18,6 +28,8 @@ fn spawn_luxe(ws: &Workspace, server: &LlamaServer, extra: &[&str]) -> LuxeProce
         .env("LUXE_RETRY_BASE_MS", "50")
         .env("LUXE_RETRY_MAX_MS", "200");
     let mut luxe = LuxeProcess::spawn(cmd);
+    // Prompt processing of a 2,000-token request on one loaded core can take a minute or more.
+    luxe.set_patience(std::time::Duration::from_secs(300));
     luxe.expect("ready");
     luxe.expect("state_changed");
     luxe
@@ -30,6 +42,7 @@ fn turn(luxe: &mut LuxeProcess, text: &str) -> Vec<Value> {
 
 #[test]
 fn a_streamed_turn_reports_the_servers_usage_and_window() {
+    let _peer = one_at_a_time();
     let Some(server) = LlamaServer::start(4096, false) else {
         return;
     };
@@ -50,6 +63,7 @@ fn a_streamed_turn_reports_the_servers_usage_and_window() {
 
 #[test]
 fn interrupt_ends_the_turn_at_once_and_the_next_turn_works() {
+    let _peer = one_at_a_time();
     let Some(server) = LlamaServer::start(4096, false) else {
         return;
     };
@@ -74,6 +88,7 @@ fn interrupt_ends_the_turn_at_once_and_the_next_turn_works() {
 
 #[test]
 fn the_server_killed_mid_stream_ends_the_turn_and_luxe_goes_on_when_it_is_back() {
+    let _peer = one_at_a_time();
     let Some(mut server) = LlamaServer::start(4096, false) else {
         return;
     };
@@ -93,9 +108,14 @@ fn the_server_killed_mid_stream_ends_the_turn_and_luxe_goes_on_when_it_is_back()
     assert_eq!(ended(&frames)["reason"], "end_turn", "{frames:?}");
 }
 
+/// SmolLM2-135M calls a tool only when shown the exact call to make: asked to copy a
+/// `<tool_call>` example word for word it emits it, and the Qwen2.5 template's parser turns that
+/// into a streamed `tool_calls` delta. Sampling is greedy (`--temp 0`), and the answer does not
+/// depend on the working directory or the date in the system prompt (measured: 8 of 8 variants
+/// of both; "Repeat exactly:" or an example in AGENTS.md with a plain request did not hold).
 #[test]
-#[ignore = "not yet passing: SmolLM2 answers with a markdown list instead of the <tool_call> (greedy); the prompt needs work"]
 fn a_tool_call_through_the_tool_capable_template() {
+    let _peer = one_at_a_time();
     let Some(server) = LlamaServer::start(4096, false) else {
         return;
     };
@@ -104,7 +124,7 @@ fn a_tool_call_through_the_tool_capable_template() {
     let mut luxe = spawn_luxe(&ws, &server, &["--yolo"]);
     let frames = turn(
         &mut luxe,
-        "Read the file notes.txt with the read tool. Answer with exactly this and nothing else:\n\
+        "Copy this text exactly:\n\
          <tool_call>\n{\"name\": \"read\", \"arguments\": {\"path\": \"notes.txt\"}}\n</tool_call>",
     );
     let started = of_kind(&frames, "tool_started");
@@ -113,17 +133,24 @@ fn a_tool_call_through_the_tool_capable_template() {
     assert_ne!(ended(&frames)["reason"], "error", "{frames:?}");
 }
 
+/// The long session, made cheap: `-n 48` caps every answer and summary server-side (luxe asks
+/// for more), so a request costs its prompt, not also the ten seconds of a 512-token summary;
+/// lists of 120 numbers fill what the system prompt and tools (about 1,075 tokens) leave of
+/// 2,048, so the second and the third turn each compact (measured: 3 turns, 2 compactions, about
+/// 2 minutes on a loaded 2-core machine; 4 turns took 3). The 50-turn session is the figures
+/// script's (`llama_figures.rs`).
 #[test]
-#[ignore = "passes in about 300 s on one thread with LUXE_TEST_PATIENCE_MS=180000 (a summary request takes longer than the default 20 s wait for a frame): too slow for every run"]
-fn a_long_session_at_2048_overflows_again_and_again_and_keeps_working() {
-    let Some(server) = LlamaServer::start(2048, false) else {
+fn a_session_at_2048_overflows_again_and_again_and_keeps_working() {
+    let _peer = one_at_a_time();
+    let Some(server) = LlamaServer::start_with(2048, false, &["-n", "48"]) else {
         return;
     };
     let ws = Workspace::new();
     let mut luxe = spawn_luxe(&ws, &server, &[]);
     let items: String = (1..=120).map(|i| format!("{i}, ")).collect();
     let mut compactions = 0;
-    for i in 0..8 {
+    for i in 0..3 {
+        let started = std::time::Instant::now();
         let frames = turn(
             &mut luxe,
             &format!("Turn {i}. Here is a list: {items}. Reply with one word: ok."),
@@ -134,7 +161,18 @@ fn a_long_session_at_2048_overflows_again_and_again_and_keeps_working() {
             "turn {i}: {end} {frames:?}"
         );
         compactions += of_kind(&frames, "compaction_started").len();
+        eprintln!(
+            "turn {i}: {} in {:?}, {compactions} compactions so far",
+            end["reason"],
+            started.elapsed()
+        );
     }
-    assert!(compactions > 0, "the session reached its window");
+    let (requests, overflows) = server.requests_and_overflows();
+    eprintln!("{requests} requests, {overflows} refused as too long");
+    assert!(
+        compactions >= 2,
+        "the session reached its window again and again: {compactions} compactions, \
+         {overflows} of {requests} requests refused"
+    );
     assert_eq!(server.context(), 2048);
 }

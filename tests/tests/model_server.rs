@@ -932,3 +932,171 @@ fn curl_sees_retry_after_and_a_cut_stream() {
     assert!(text.contains("event: content_block_start"), "{text}");
     assert!(!text.contains("event: ping"), "{text}");
 }
+
+/// The server's 400 refusal of a request of `prompt_tokens` as too long for `window`.
+fn refusal(server: &ModelServer, prompt_tokens: u64, window: u64) -> Response {
+    server.push(Reply::Overflow {
+        prompt_tokens,
+        window,
+    });
+    let refused = post(server, "/v1/chat/completions", &openai_request(true));
+    assert_eq!(refused.status, 400);
+    refused
+}
+
+/// The raw `data:` texts of a stream, key order included.
+fn raw_data(response: &Response) -> Vec<String> {
+    response.events().into_iter().map(|(_, d)| d).collect()
+}
+
+fn text_and_call() -> Reply {
+    let call = Part::ToolCall {
+        id: "call_7".into(),
+        name: "read".into(),
+        input: json!({"path": "a.txt"}),
+        chunks: 3,
+    };
+    Reply::Stream(
+        Script::new(vec![Part::Text(vec!["Hi".into()]), call], Stop::ToolUse).with_usage(
+            ScriptUsage {
+                input: 30,
+                output: 7,
+                cache_read: 3,
+                ..ScriptUsage::default()
+            },
+        ),
+    )
+}
+
+#[test]
+fn llama_cpp_streams_as_llama_server_does() {
+    let server = ModelServer::start();
+    server.serve_llama_info(2048, true);
+    server.push(text_and_call());
+    server.push(text_and_call());
+    let with_usage = post(&server, "/v1/chat/completions", &openai_request(true));
+    let raw = raw_data(&with_usage);
+    // Captured from llama-server: `choices` first, a role-only chunk with a null content.
+    assert!(
+        raw[0].starts_with(
+            r#"{"choices":[{"finish_reason":null,"index":0,"delta":{"role":"assistant","content":null}}],"created":"#
+        ),
+        "{}",
+        raw[0]
+    );
+    assert!(raw[0].ends_with(
+        r#","model":"gpt-test","system_fingerprint":"b0-unknown","object":"chat.completion.chunk"}"#
+    ));
+    assert!(
+        raw[1].starts_with(
+            r#"{"choices":[{"finish_reason":null,"index":0,"delta":{"content":"Hi"}}]"#
+        )
+    );
+    // The first delta of a call names it and carries the first fragment.
+    assert!(raw[2].starts_with(
+        r#"{"choices":[{"finish_reason":null,"index":0,"delta":{"tool_calls":[{"index":0,"id":"call_7","type":"function","function":{"name":"read","arguments":"{\"pat"}}]}}]"#
+    ), "{}", raw[2]);
+    let data = with_usage.data();
+    let n = data.len();
+    assert_eq!(data[n - 3]["choices"][0]["finish_reason"], "tool_calls");
+    assert!(data[n - 3].get("timings").is_none());
+    assert_eq!(data[n - 2]["choices"], json!([]));
+    assert_eq!(
+        data[n - 2]["usage"],
+        json!({"completion_tokens":7,"prompt_tokens":33,"total_tokens":40,"prompt_tokens_details":{"cached_tokens":3}})
+    );
+    assert_eq!(data[n - 2]["timings"]["prompt_n"], 30);
+    assert_eq!(data[n - 2]["timings"]["cache_n"], 3);
+    assert_eq!(data[n - 1], "[DONE]");
+    // Without include_usage: no usage anywhere, the timings on the finishing chunk.
+    let data = post(&server, "/v1/chat/completions", &openai_request(false)).data();
+    let n = data.len();
+    assert!(data.iter().all(|d| d.get("usage").is_none()), "{data:?}");
+    assert_eq!(data[n - 2]["choices"][0]["finish_reason"], "tool_calls");
+    assert_eq!(data[n - 2]["timings"]["predicted_n"], 7);
+
+    let refused = refusal(&server, 2301, 2048);
+    assert_eq!(
+        refused.body,
+        r#"{"error":{"code":400,"message":"request (2301 tokens) exceeds the available context size (2048 tokens), try increasing it","type":"exceed_context_size_error","n_prompt_tokens":2301,"n_ctx":2048}}"#
+    );
+}
+
+#[test]
+fn ollama_streams_as_its_openai_endpoint_does_and_answers_api_show() {
+    let server = ModelServer::start();
+    server.serve_ollama_info("qwen2.5:0.5b", 32768, Some(8192), true);
+    server.push(text_and_call());
+    let data = post(&server, "/v1/chat/completions", &openai_request(true)).data();
+    // Every delta says its role; no role-only chunk; the call arrives whole.
+    assert_eq!(
+        data[0]["choices"][0]["delta"],
+        json!({"role": "assistant", "content": "Hi"})
+    );
+    assert_eq!(data[0]["system_fingerprint"], "fp_ollama");
+    assert_eq!(
+        data[1]["choices"][0]["delta"]["tool_calls"],
+        json!([{"id": "call_7", "index": 0, "type": "function",
+                "function": {"name": "read", "arguments": "{\"path\":\"a.txt\"}"}}])
+    );
+    assert_eq!(data[2]["choices"][0]["finish_reason"], "tool_calls");
+    assert_eq!(
+        data[3],
+        json!({"id": data[3]["id"], "object": "chat.completion.chunk", "created": data[3]["created"],
+               "model": "gpt-test", "system_fingerprint": "fp_ollama", "choices": [],
+               "usage": {"prompt_tokens": 33, "completion_tokens": 7, "total_tokens": 40}})
+    );
+    assert_eq!(data[4], "[DONE]");
+
+    let show = post(&server, "/api/show", &json!({"model": "qwen2.5:0.5b"})).json();
+    assert_eq!(show["model_info"]["qwen2.context_length"], 32768);
+    assert!(
+        show["parameters"]
+            .as_str()
+            .unwrap()
+            .contains("num_ctx                        8192")
+    );
+    assert_eq!(show["capabilities"], json!(["completion", "tools"]));
+    assert_eq!(server.requests().last().unwrap().method, "POST");
+
+    let refused = refusal(&server, 9000, 8192);
+    assert_eq!(
+        refused.json()["error"]["message"],
+        "the input length exceeds the context length"
+    );
+}
+
+#[test]
+fn vllm_streams_as_its_openai_server_does() {
+    let server = ModelServer::start();
+    server.serve_vllm_info("Qwen/Qwen2.5-0.5B-Instruct", 4096);
+    server.push(text_and_call());
+    let data = post(&server, "/v1/chat/completions", &openai_request(true)).data();
+    assert_eq!(
+        data[0]["choices"][0],
+        json!({"index": 0, "delta": {"role": "assistant", "content": ""}, "logprobs": null,
+               "finish_reason": null})
+    );
+    // Named first, arguments after.
+    assert_eq!(
+        data[2]["choices"][0]["delta"]["tool_calls"],
+        json!([{"id": "call_7", "type": "function", "index": 0, "function": {"name": "read"}}])
+    );
+    let n = data.len();
+    assert_eq!(
+        data[n - 3]["choices"][0],
+        json!({"index": 0, "delta": {"content": ""}, "logprobs": null,
+               "finish_reason": "tool_calls", "stop_reason": null})
+    );
+    assert_eq!(
+        data[n - 2]["usage"],
+        json!({"prompt_tokens": 33, "total_tokens": 40, "completion_tokens": 7})
+    );
+    assert!(data[..n - 2].iter().all(|d| d.get("usage").is_none()));
+
+    let refused = refusal(&server, 4200, 4096);
+    assert_eq!(
+        refused.json()["error"]["message"],
+        "This model's maximum context length is 4096 tokens. However, your request has 4200 input tokens. Please reduce the length of the input messages."
+    );
+}

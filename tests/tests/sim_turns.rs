@@ -273,9 +273,12 @@ impl World {
                 assert!(!text.contains(SECRET), "a frame carries the secret: {text}");
             }
             match output {
-                Output::HttpRequest { id, request } if request.method == HttpMethod::Get => {
-                    // A question to a local server about its model: it answers when the test
-                    // says, or never, and nothing waits for it.
+                Output::HttpRequest { id, request }
+                    if request.method == HttpMethod::Get || request.url.ends_with("/api/show") =>
+                {
+                    // A question to a local server about its model (GETs, and Ollama's POST
+                    // /api/show): it answers when the test says, or never, and nothing waits
+                    // for it.
                     self.gets.push((id, request.url));
                 }
                 Output::HttpRequest { id, request } => {
@@ -1101,7 +1104,11 @@ fn the_server_says_its_window_and_that_its_template_cannot_use_tools_without_del
     let urls: Vec<&str> = world.gets.iter().map(|(_, url)| url.as_str()).collect();
     assert_eq!(
         urls,
-        ["http://llama.test/v1/models", "http://llama.test/props"]
+        [
+            "http://llama.test/v1/models",
+            "http://llama.test/props",
+            "http://llama.test/api/show"
+        ]
     );
     // A turn goes ahead while the server has not answered.
     submit_go(&mut world);

@@ -124,4 +124,3 @@ impl crate::Machine for Acp {
         Self::is_closed(self)
     }
 }
-

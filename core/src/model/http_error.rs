@@ -59,8 +59,9 @@ pub struct OverflowFacts {
 }
 
 /// Reads the window and the request's size from an overflow body: llama.cpp's `n_ctx` and
-/// `n_prompt_tokens` fields, vLLM's and OpenAI's "maximum context length is N tokens … you
-/// requested M tokens", Anthropic's "M tokens > N maximum".
+/// `n_prompt_tokens` fields, vLLM's "maximum context length is N tokens. However, your request
+/// has M input tokens" (older: "you requested M tokens", or "your prompt contains M input
+/// tokens"), OpenAI's "… your messages resulted in M tokens", Anthropic's "M tokens > N maximum".
 pub fn overflow_facts(body: &[u8]) -> OverflowFacts {
     let json: Option<serde_json::Value> = serde_json::from_slice(body).ok();
     let field = |name: &str| {
@@ -93,6 +94,9 @@ pub fn overflow_facts(body: &[u8]) -> OverflowFacts {
         .or_else(|| number_after("maximum context length is"))
         .or_else(|| number_before(" maximum"));
     let prompt_tokens = field("n_prompt_tokens")
+        .or_else(|| number_after("your request has"))
+        .or_else(|| number_after("your prompt contains"))
+        .or_else(|| number_after("your messages resulted in"))
         .or_else(|| number_after("you requested"))
         .or_else(|| number_after("prompt is too long:"));
     OverflowFacts {
@@ -124,6 +128,12 @@ mod tests {
             facts(Some(200_000), Some(213_456))
         );
         assert_eq!(overflow_facts(bare), facts(None, None));
+        let vllm_now = br#"{"error":{"message":"This model's maximum context length is 2048 tokens. However, your request has 2301 input tokens. Please reduce the length of the input messages.","type":"BadRequestError","param":null,"code":400}}"#;
+        assert_eq!(overflow_facts(vllm_now), facts(Some(2048), Some(2301)));
+        let vllm_output = br#"{"error":{"message":"'max_tokens' or 'max_completion_tokens' is too large: 4096. This model's maximum context length is 4096 tokens and your request has 2778 input tokens (4096 > 4096 - 2778).","type":"BadRequestError","param":null,"code":400}}"#;
+        assert_eq!(overflow_facts(vllm_output), facts(Some(4096), Some(2778)));
+        let openai = br#"{"error":{"message":"This model's maximum context length is 128000 tokens. However, your messages resulted in 130512 tokens. Please reduce the length of the messages.","type":"invalid_request_error","param":"messages","code":"context_length_exceeded"}}"#;
+        assert_eq!(overflow_facts(openai), facts(Some(128_000), Some(130_512)));
         assert_eq!(overflow_facts(b"not json"), facts(None, None));
     }
 

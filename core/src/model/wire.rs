@@ -44,7 +44,7 @@ pub struct ModelCall<'a> {
 /// How an [`HttpRequest`] is sent.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum HttpMethod {
-    /// A model request with its JSON body.
+    /// A request with a JSON body: a model request, or a question such as Ollama's `/api/show`.
     Post,
     /// A question to the server about itself (`/props`, `/v1/models`); the body is empty.
     Get,

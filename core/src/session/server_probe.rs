@@ -1,5 +1,5 @@
 //! Asking a local server about the model it runs: for `openai/…` models outside the catalogue,
-//! once per model, `/v1/models` and `/props` (see `model::openai::server_info`). The answers
+//! once per model, `/v1/models`, `/props` and `/api/show` (see `model::openai::server_info`). The answers
 //! come whenever they come: nothing waits for them, and a probe that takes longer than
 //! `server_probe_timeout` is given up.
 
@@ -57,7 +57,7 @@ impl Session {
         if !self.probes.asked.insert(model.spec()) {
             return;
         }
-        for question in [ServerQuestion::Models, ServerQuestion::Props] {
+        for question in ServerQuestion::ALL {
             let id = self.effect_id(Owner::ServerProbe);
             self.probes.pending.insert(
                 id,
@@ -70,7 +70,7 @@ impl Session {
                     deadline: now + self.timings.server_probe_timeout,
                 },
             );
-            let request = probe_request(&endpoint, question);
+            let request = probe_request(&endpoint, question, &model.id);
             self.outputs.push_back(Output::HttpRequest { id, request });
         }
     }

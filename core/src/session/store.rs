@@ -206,7 +206,8 @@ impl Session {
     /// Takes over a restored session's conversation and tells the client.
     pub(super) fn restore(&mut self, restored: Restored) {
         self.turns_started = u64::from(restored.turns);
-        self.session_cost_usd = Some(restored.cost_usd);
+        // A turn whose prices were unknown leaves the session's total unknown, as it was.
+        self.session_cost_usd = (!restored.cost_unknown).then_some(restored.cost_usd);
         let messages = restored.messages.iter().map(restored_message).collect();
         self.history = restored.view.unwrap_or(restored.messages);
         self.emit(Event::SessionRestored(SessionRestored {

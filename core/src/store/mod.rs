@@ -96,8 +96,10 @@ pub struct Restored {
     pub settings: Option<(Option<String>, Mode, Thinking)>,
     /// Turns that ended.
     pub turns: u32,
-    /// What they cost.
+    /// What they cost, counting only the turns whose prices were known.
     pub cost_usd: f64,
+    /// Whether a turn ended without a known cost: the session's total is then unknown.
+    pub cost_unknown: bool,
     /// Lines that could not be read, for a warning on stderr.
     pub skipped: Vec<String>,
 }
@@ -176,6 +178,7 @@ pub fn restore(file: &[u8]) -> Result<Restored, String> {
             }) => restored.settings = Some((model, mode, thinking)),
             Ok(Record::TurnEnded { cost_usd, .. }) => {
                 restored.turns += 1;
+                restored.cost_unknown |= cost_usd.is_none();
                 restored.cost_usd += cost_usd.unwrap_or(0.0);
             }
             Ok(Record::Session { .. }) => {

@@ -95,7 +95,7 @@ fn appends_extend_the_last_message_and_turns_sum() {
     ]);
     let r = restore(&bytes).unwrap();
     assert_eq!(r.messages[0].content.len(), 2);
-    assert_eq!((r.turns, r.cost_usd), (2, 0.5));
+    assert_eq!((r.turns, r.cost_usd, r.cost_unknown), (2, 0.5, true));
     assert_eq!(
         r.settings,
         Some((Some("openai/gpt-5".into()), Mode::Plan, Thinking::High))
@@ -134,6 +134,10 @@ fn a_compaction_changes_the_view_not_the_messages() {
     let r = restore(&bytes).unwrap();
     assert_eq!(r.messages.len(), 3, "the store keeps everything");
     assert_eq!(r.cost_usd, 0.25);
+    assert!(
+        !r.cost_unknown,
+        "an automatic compaction's cost is its turn's"
+    );
     assert_eq!(
         r.skipped.len(),
         1,

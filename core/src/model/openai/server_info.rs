@@ -1,8 +1,16 @@
 //! What an OpenAI-compatible server says about the model it runs: the context window it runs
-//! with and whether its chat template can use tools. Asked once per model outside the catalogue
-//! with two GETs: `/v1/models` (llama.cpp's `meta.n_ctx`, vLLM's `max_model_len`) and
-//! llama.cpp's `/props` (`n_ctx`, `chat_template_caps.supports_tools`). Servers without an
-//! endpoint answer 404, which teaches nothing.
+//! with and whether the model can use tools. Asked once per model outside the catalogue with
+//! three questions: `GET /v1/models` (llama.cpp's `meta.n_ctx`, vLLM's `max_model_len`),
+//! llama.cpp's `GET /props` (`n_ctx`, `chat_template_caps.supports_tools`) and Ollama's
+//! `POST /api/show` (the `num_ctx` its Modelfile sets, capped by the model's
+//! `<arch>.context_length`, and `capabilities`). Servers without an endpoint answer 404, which
+//! teaches nothing.
+//!
+//! A training length alone (llama.cpp's `n_ctx_train`, Ollama's `<arch>.context_length` without
+//! a `num_ctx`) is the model's, not the server's: llama.cpp runs with `-c`, Ollama with its own
+//! default (`OLLAMA_CONTEXT_LENGTH`), which no endpoint reports. Taking it for the window would
+//! let requests grow past what the server keeps (Ollama then cuts the prompt silently), so it
+//! teaches nothing; only a limit it puts on `num_ctx` counts.
 
 use serde_json::Value;
 
@@ -15,6 +23,17 @@ pub enum ServerQuestion {
     Models,
     /// `GET {server}/props` (llama.cpp), beside the `/v1` base.
     Props,
+    /// `POST {server}/api/show` with the model's name (Ollama), beside the `/v1` base.
+    Show,
+}
+
+impl ServerQuestion {
+    /// Every question, in the order asked.
+    pub const ALL: [ServerQuestion; 3] = [
+        ServerQuestion::Models,
+        ServerQuestion::Props,
+        ServerQuestion::Show,
+    ];
 }
 
 /// What a server said of its model; `None` where it said nothing.
@@ -22,26 +41,34 @@ pub enum ServerQuestion {
 pub struct ServerFacts {
     /// The context window the server runs the model with (not the model's training length).
     pub window: Option<u32>,
-    /// Whether the chat template can use tools.
+    /// Whether the model can use tools (llama.cpp: its chat template; Ollama: its capabilities).
     pub supports_tools: Option<bool>,
 }
 
-/// The GET for `question`.
-pub fn probe_request(endpoint: &Endpoint, question: ServerQuestion) -> HttpRequest {
+/// The request for `question` about `model` (its id as the server knows it).
+pub fn probe_request(endpoint: &Endpoint, question: ServerQuestion, model: &str) -> HttpRequest {
     let base = endpoint.base_url.trim_end_matches('/');
-    let url = match question {
-        ServerQuestion::Models => format!("{base}/models"),
-        ServerQuestion::Props => format!("{}/props", base.strip_suffix("/v1").unwrap_or(base)),
-    };
+    let server = base.strip_suffix("/v1").unwrap_or(base);
     let mut headers = vec![("accept".to_owned(), "application/json".to_owned())];
     if let Some(key) = &endpoint.api_key {
         headers.push(("authorization".to_owned(), format!("Bearer {key}")));
     }
+    let (method, url, body) = match question {
+        ServerQuestion::Models => (HttpMethod::Get, format!("{base}/models"), Vec::new()),
+        ServerQuestion::Props => (HttpMethod::Get, format!("{server}/props"), Vec::new()),
+        ServerQuestion::Show => {
+            headers.push(("content-type".to_owned(), "application/json".to_owned()));
+            let body = serde_json::json!({ "model": model })
+                .to_string()
+                .into_bytes();
+            (HttpMethod::Post, format!("{server}/api/show"), body)
+        }
+    };
     HttpRequest {
-        method: HttpMethod::Get,
+        method,
         url,
         headers,
-        body: Vec::new(),
+        body,
     }
 }
 
@@ -65,6 +92,7 @@ pub fn read_answer(question: ServerQuestion, model: &str, body: &[u8]) -> Server
                 .and_then(|c| c.get("supports_tools"))
                 .and_then(Value::as_bool),
         },
+        ServerQuestion::Show => read_show(&json),
     }
 }
 
@@ -88,6 +116,35 @@ fn read_models(json: &Value, model: &str) -> ServerFacts {
     }
 }
 
+/// Ollama's `/api/show`: `parameters` is the Modelfile's text, one `name value` a line; the
+/// server cannot run the model past its training length.
+fn read_show(json: &Value) -> ServerFacts {
+    let num_ctx = json
+        .get("parameters")
+        .and_then(Value::as_str)
+        .and_then(|text| {
+            text.lines().find_map(|line| {
+                let mut words = line.split_whitespace();
+                (words.next() == Some("num_ctx"))
+                    .then(|| words.next()?.parse::<u32>().ok())
+                    .flatten()
+            })
+        })
+        .filter(|n| *n > 0);
+    let info = json.get("model_info");
+    let trained = info
+        .and_then(|i| i.get("general.architecture"))
+        .and_then(Value::as_str)
+        .and_then(|arch| window(info?.get(format!("{arch}.context_length").as_str())));
+    ServerFacts {
+        window: num_ctx.map(|n| trained.map_or(n, |t| n.min(t))),
+        supports_tools: json
+            .get("capabilities")
+            .and_then(Value::as_array)
+            .map(|caps| caps.iter().any(|c| c == "tools")),
+    }
+}
+
 fn window(value: Option<&Value>) -> Option<u32> {
     value
         .and_then(Value::as_u64)
@@ -108,14 +165,20 @@ mod tests {
 
     #[test]
     fn the_questions_go_to_models_and_props() {
-        let models = probe_request(&endpoint(), ServerQuestion::Models);
+        let models = probe_request(&endpoint(), ServerQuestion::Models, "m");
         assert_eq!(
             (models.method, models.url.as_str()),
             (HttpMethod::Get, "http://127.0.0.1:8080/v1/models")
         );
-        let props = probe_request(&endpoint(), ServerQuestion::Props);
+        let props = probe_request(&endpoint(), ServerQuestion::Props, "m");
         assert_eq!(props.url, "http://127.0.0.1:8080/props");
         assert!(props.body.is_empty());
+        let show = probe_request(&endpoint(), ServerQuestion::Show, "qwen2.5:0.5b");
+        assert_eq!(
+            (show.method, show.url.as_str()),
+            (HttpMethod::Post, "http://127.0.0.1:8080/api/show")
+        );
+        assert_eq!(show.body, br#"{"model":"qwen2.5:0.5b"}"#);
     }
 
     #[test]
@@ -153,6 +216,49 @@ mod tests {
         );
         assert_eq!(
             read_answer(ServerQuestion::Props, "m", b"404 page not found"),
+            ServerFacts::default()
+        );
+    }
+
+    #[test]
+    fn ollama_says_the_num_ctx_it_runs_with_capped_by_the_training_length() {
+        let show = |parameters: &str, trained: u64, caps: &str| {
+            format!(
+                r#"{{"parameters":"{parameters}","details":{{"family":"qwen2"}},"model_info":{{"general.architecture":"qwen2","qwen2.context_length":{trained},"qwen2.block_count":24}},"capabilities":{caps}}}"#
+            )
+        };
+        let set = show(
+            r#"stop \"<|im_end|>\"\nnum_ctx                        8192"#,
+            32768,
+            r#"["completion","tools"]"#,
+        );
+        assert_eq!(
+            read_answer(ServerQuestion::Show, "qwen2.5", set.as_bytes()),
+            ServerFacts {
+                window: Some(8192),
+                supports_tools: Some(true)
+            }
+        );
+        let over = show("num_ctx 65536", 32768, r#"["completion"]"#);
+        assert_eq!(
+            read_answer(ServerQuestion::Show, "qwen2.5", over.as_bytes()),
+            ServerFacts {
+                window: Some(32768),
+                supports_tools: Some(false)
+            }
+        );
+        // Without num_ctx the server runs with its own default, which it does not say.
+        let unset = show(r#"stop \"<|im_end|>\""#, 32768, r#"["completion","tools"]"#);
+        assert_eq!(
+            read_answer(ServerQuestion::Show, "qwen2.5", unset.as_bytes()).window,
+            None
+        );
+        assert_eq!(
+            read_answer(
+                ServerQuestion::Show,
+                "m",
+                br#"{"error":"model 'm' not found"}"#
+            ),
             ServerFacts::default()
         );
     }

@@ -299,7 +299,10 @@ fn the_working_tree_is_head_against_the_disk_with_staged_rewrites_paired() {
         let reference = repo.reference();
         let settled = settled_from_status(repo.clone());
         // quickcheck shows the shrunk repository; the two results are in the assertion.
-        assert_eq!(settled, reference, "settled from status against the reference");
+        assert_eq!(
+            settled, reference,
+            "settled from status against the reference"
+        );
         true
     }
     QuickCheck::new()
