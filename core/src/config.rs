@@ -269,6 +269,9 @@ pub struct Config {
     pub read_only: bool,
     /// `--auto-approve`.
     pub auto_approve: bool,
+    /// Whether someone can answer `ask_user`; without (an ACP client that offers no
+    /// elicitation) the tool is not offered.
+    pub questions: bool,
     /// `--github-writes`: the client may publish to GitHub (never when read-only).
     pub github_writes: bool,
     /// `--trust-project`: the project's own `allow` rules count.
@@ -317,6 +320,7 @@ impl Config {
             yolo: false,
             read_only: false,
             auto_approve: false,
+            questions: true,
             github_writes: false,
             trust_project: false,
             max_frame_bytes: MAX_FRAME_BYTES,

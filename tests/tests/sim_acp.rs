@@ -631,3 +631,31 @@ fn the_fuzz_body_keeps_every_promise_on_its_seeds() {
         luxe_core::acp::checked::fuzz(Instant::now(), line.as_bytes());
     }
 }
+
+#[test]
+fn ask_user_is_offered_only_to_a_client_that_can_ask_the_user() {
+    for elicitation in [false, true] {
+        let mut c = Checked::new(Instant::now());
+        let caps = if elicitation {
+            json!({"elicitation": {"form": {}}})
+        } else {
+            json!({})
+        };
+        c.request(
+            "initialize",
+            json!({"protocolVersion": 1, "clientCapabilities": caps}),
+        );
+        c.request("session/new", json!({"cwd": DIRS[0], "mcpServers": []}));
+        settle(&mut c);
+        let session = c.created[0].clone();
+        prompt(&mut c, &session, "hello");
+        settle(&mut c);
+        let body = c.model_requests.first().expect("the turn asked the model");
+        assert_eq!(
+            body.contains("\"ask_user\""),
+            elicitation,
+            "elicitation {elicitation}: {body}"
+        );
+        c.finish();
+    }
+}

@@ -92,6 +92,8 @@ pub struct Checked {
     pub model: Model,
     /// Every message luxe wrote, in order.
     pub seen: Vec<Value>,
+    /// The body of every model request, in order.
+    pub model_requests: Vec<String>,
 }
 
 impl Checked {
@@ -118,6 +120,7 @@ impl Checked {
             created: Vec::new(),
             model: Model::Text,
             seen: Vec::new(),
+            model_requests: Vec::new(),
         }
     }
 
@@ -483,6 +486,7 @@ impl Checked {
             Output::HttpRequest { id, request } => {
                 let body = String::from_utf8_lossy(&request.body).into_owned();
                 assert!(!body.contains(SECRET), "a .env value reached the model");
+                self.model_requests.push(body);
                 self.model_answer(id, ok);
             }
             Output::Spawn { id, .. } => {

@@ -1,16 +1,17 @@
 //! The git probe: `git status --porcelain=v2 --branch` parsed into branch, head, upstream,
 //! ahead/behind and dirtiness. The system prompt uses it now; `workspace_updated` will too.
 
-/// The arguments that produce what [`parse`] reads. `--no-optional-locks`: luxe's status
-/// never refreshes the user's index, so it never holds `index.lock` while the user's own
-/// `git add` needs it.
+/// The arguments that produce what [`parse`] reads (run with [`NO_OPTIONAL_LOCKS`]).
 pub const STATUS_ARGS: &[&str] = &[
-    "--no-optional-locks",
     "status",
     "--porcelain=v2",
     "--branch",
     "--untracked-files=normal",
 ];
+
+/// What luxe's own git runs with: a status never refreshes the user's index, so it never
+/// holds `index.lock` while the user's own `git add` needs it.
+pub const NO_OPTIONAL_LOCKS: (&str, &str) = ("GIT_OPTIONAL_LOCKS", "0");
 
 /// The state of the checkout.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -1,7 +1,7 @@
 //! The start-up probes: `git status` and the project's `AGENTS.md` for the system prompt.
 
 use crate::effects::{EffectId, Input, Output};
-use crate::git::status::{self, GitStatus, STATUS_ARGS};
+use crate::git::status::{self, GitStatus, NO_OPTIONAL_LOCKS, STATUS_ARGS};
 
 /// The most of `AGENTS.md` read.
 const AGENTS_MD_MAX: u64 = 64 * 1024;
@@ -41,7 +41,10 @@ impl Context {
                 program: "git".to_owned(),
                 args: STATUS_ARGS.iter().map(|a| (*a).to_owned()).collect(),
                 cwd: cwd.to_owned(),
-                env: Vec::new(),
+                env: vec![(
+                    NO_OPTIONAL_LOCKS.0.to_owned(),
+                    NO_OPTIONAL_LOCKS.1.to_owned(),
+                )],
                 unset: unset.to_vec(),
             },
             Output::ReadFile {

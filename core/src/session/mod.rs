@@ -109,6 +109,8 @@ pub struct Session {
     /// The guarded directories and `$LUXE_HOME` with their symlinks resolved, as io found them.
     guarded_resolved: Vec<String>,
     auto_approve: bool,
+    /// Whether `ask_user` is offered: someone can answer it.
+    questions: bool,
     trust_project: bool,
     github_writes: bool,
     context: Context,
@@ -220,6 +222,7 @@ impl Session {
             luxe_home: config.luxe_home.clone(),
             guarded_resolved: config.guarded_resolved.clone(),
             auto_approve: config.auto_approve,
+            questions: config.questions,
             trust_project: config.trust_project,
             github_writes: config.github_writes && !read_only,
             context: Context::default(),

@@ -10,6 +10,7 @@ use super::Session;
 use super::own_commands::{Commands, Finished};
 use super::owners::Owner;
 use crate::effects::{EffectId, Input};
+use crate::git::status::NO_OPTIONAL_LOCKS;
 use crate::github::gh;
 use crate::steps::{Cmd, Flow, Next, Program, Ran};
 
@@ -117,9 +118,14 @@ impl Session {
     }
 }
 
-/// What git gets on top of luxe's environment: never a prompt for credentials.
+/// What git gets on top of luxe's environment: never a prompt for credentials, never a lock
+/// it can do without.
 pub(super) fn git_env() -> Vec<(String, String)> {
-    vec![("GIT_TERMINAL_PROMPT".into(), "0".into())]
+    let (locks, off) = NO_OPTIONAL_LOCKS;
+    vec![
+        ("GIT_TERMINAL_PROMPT".into(), "0".into()),
+        (locks.into(), off.into()),
+    ]
 }
 
 /// A command's end as a flow takes it.

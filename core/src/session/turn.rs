@@ -359,6 +359,9 @@ impl Session {
             Some(m) if self.tools_unsupported.contains(&m.spec()) => Vec::new(),
             _ => {
                 let mut tools = tools_for(self.mode, extra);
+                if !self.questions {
+                    tools.retain(|t| t.name != "ask_user");
+                }
                 tools.extend(self.mcp_tool_specs());
                 tools
             }

@@ -212,6 +212,8 @@ impl Host {
         // The client's servers join the configured ones, started after the session's `ready`
         // like them (one of the same name replaces the configured one).
         config.extra_mcp_servers = opening.mcp_servers.clone();
+        // `ask_user` is offered only when the client can put the question to the user.
+        config.questions = self.client.elicitation;
         let session = match Session::start(&config, now) {
             Ok(session) => session,
             Err(err) => {

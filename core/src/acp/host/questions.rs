@@ -1,6 +1,6 @@
 //! `ask_user` through the client's elicitation: a form with one field, `answer`, whose choices
-//! are the question's options. Without elicitation (form mode) the question is dismissed at
-//! once and the model is told so.
+//! are the question's options. Without elicitation (form mode) the tool is not offered; a
+//! model that calls it anyway has its question dismissed at once and is told so.
 
 use std::time::Instant;
 
