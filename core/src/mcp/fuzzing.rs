@@ -93,38 +93,3 @@ pub fn server_output(now: Instant, data: &[u8]) {
         "every request answered or timed out"
     );
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[allow(clippy::disallowed_methods)]
-    fn now() -> Instant {
-        Instant::now()
-    }
-
-    #[test]
-    fn seeds_hold_the_invariants() {
-        let handshake = concat!(
-            r#"{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}}}}"#,
-            "\n",
-            r#"{"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"t","inputSchema":{"type":"object"}}]}}"#,
-            "\n",
-            r#"{"jsonrpc":"2.0","id":3,"result":{"content":[]}}"#,
-            "\n",
-            r#"{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}"#,
-            "\n",
-            r#"{"jsonrpc":"2.0","id":4,"error":{"code":1,"message":"no"}}"#,
-            "\n",
-            "garbage\n",
-        );
-        for chunk in [1u8, 7, 64, 255] {
-            let mut data = vec![chunk];
-            data.extend_from_slice(handshake.as_bytes());
-            server_output(now(), &data);
-            server_output(now(), &data[..data.len() / 2]);
-        }
-        server_output(now(), b"");
-        server_output(now(), b"\x05{\"jsonrpc\":\"2.0\",\"id\":1}\n\n\n");
-    }
-}
