@@ -20,20 +20,27 @@ pub trait Machine {
     fn is_closed(&self) -> bool;
 }
 
-impl Machine for crate::Luxe {
-    fn handle_input(&mut self, now: Instant, input: Input<'_>) {
-        Self::handle_input(self, now, input);
-    }
-    fn poll_output(&mut self) -> Option<Output> {
-        Self::poll_output(self)
-    }
-    fn poll_timeout(&self) -> Option<Instant> {
-        Self::poll_timeout(self)
-    }
-    fn handle_timeout(&mut self, now: Instant) {
-        Self::handle_timeout(self, now);
-    }
-    fn is_closed(&self) -> bool {
-        Self::is_closed(self)
-    }
+/// `Machine` by the type's own methods of the same names, for the machines io can run.
+macro_rules! by_own_methods {
+    ($($machine:ty),+) => {$(
+        impl Machine for $machine {
+            fn handle_input(&mut self, now: Instant, input: Input<'_>) {
+                Self::handle_input(self, now, input);
+            }
+            fn poll_output(&mut self) -> Option<Output> {
+                Self::poll_output(self)
+            }
+            fn poll_timeout(&self) -> Option<Instant> {
+                Self::poll_timeout(self)
+            }
+            fn handle_timeout(&mut self, now: Instant) {
+                Self::handle_timeout(self, now);
+            }
+            fn is_closed(&self) -> bool {
+                Self::is_closed(self)
+            }
+        }
+    )+};
 }
+
+by_own_methods!(crate::Luxe, crate::acp::Acp);

@@ -106,21 +106,3 @@ fn read_line(host: &mut host::Host, now: Instant, line: Line<'_>) {
         Line::Complete(bytes) => host.handle_line(now, bytes),
     }
 }
-
-impl crate::Machine for Acp {
-    fn handle_input(&mut self, now: Instant, input: Input<'_>) {
-        Self::handle_input(self, now, input);
-    }
-    fn poll_output(&mut self) -> Option<Output> {
-        Self::poll_output(self)
-    }
-    fn poll_timeout(&self) -> Option<Instant> {
-        Self::poll_timeout(self)
-    }
-    fn handle_timeout(&mut self, now: Instant) {
-        Self::handle_timeout(self, now);
-    }
-    fn is_closed(&self) -> bool {
-        Self::is_closed(self)
-    }
-}
