@@ -813,12 +813,13 @@ fn retries_back_off_on_the_virtual_clock() {
     assert_eq!(world.http.len(), 1, "the retry went out after the backoff");
 }
 
-/// A llama.cpp-like server at its context limit: a window of `window` tokens, counting a token
-/// for every `chars_per_token` characters of the request body, answering each turn with
-/// `answers[i]` characters; the user's messages are `messages[i]` characters.
+/// A llama.cpp-like server at its context limit: a window of `slack` tokens more than the first
+/// request takes (the system prompt and the tools, about 5,000 characters, are most of a small
+/// window such as llama-server's `-c 2048`), counting a token for every `chars_per_token`
+/// characters of the request body; turn `i`'s user message and answer have sizes from `turns[i]`.
 #[derive(Clone, Debug)]
 struct ContextLimit {
-    window: u64,
+    slack: u64,
     chars_per_token: u64,
     turns: Vec<(u16, u16)>,
 }
@@ -827,8 +828,7 @@ impl Arbitrary for ContextLimit {
     fn arbitrary(g: &mut Gen) -> Self {
         let turns: Vec<(u16, u16)> = Vec::arbitrary(g);
         Self {
-            // The system prompt and the tools alone take about 5,000 characters.
-            window: 4_096 + u64::from(u16::arbitrary(g) % 12_288),
+            slack: 300 + u64::from(u16::arbitrary(g) % 12_288),
             chars_per_token: 2 + u64::from(u8::arbitrary(g) % 3),
             turns: turns.into_iter().take(12).collect(),
         }
@@ -856,8 +856,10 @@ fn openai_text_stream(text: &str, prompt: u64, completion: u64) -> Vec<u8> {
 /// every turn ends with the model's answer.
 fn turns_at_the_context_limit_always_recover(limit: ContextLimit) -> bool {
     let mut world = local_world();
-    let room = usize::try_from(limit.window * limit.chars_per_token / 5).unwrap_or(1_000);
+    let mut window = None;
     for (i, (message, answer)) in limit.turns.iter().enumerate() {
+        // A user message of up to a fifth of the slack: the window holds it with the base.
+        let room = usize::try_from(limit.slack * limit.chars_per_token / 5).unwrap_or(1_000);
         let text = format!(
             "question {i}: {}",
             "1, 2, 3, ".repeat(usize::from(*message) % room / 9)
@@ -870,14 +872,15 @@ fn turns_at_the_context_limit_always_recover(limit: ContextLimit) -> bool {
             };
             let body = world.bodies.remove(&id).expect("a request has a body");
             let tokens = body.len() as u64 / limit.chars_per_token;
+            let window = *window.get_or_insert(tokens + limit.slack);
             let max: u64 =
                 serde_json::from_slice::<Value>(&body).expect("JSON")["max_completion_tokens"]
                     .as_u64()
                     .expect("max_completion_tokens");
-            if tokens > limit.window {
+            if tokens > window {
                 refusals += 1;
                 assert!(refusals <= 8, "refused {refusals} times in one turn");
-                let error = json!({"error":{"code":400,"message":format!("request ({tokens} tokens) exceeds the available context size ({} tokens), try increasing it", limit.window),"type":"exceed_context_size_error","n_prompt_tokens":tokens,"n_ctx":limit.window}});
+                let error = json!({"error":{"code":400,"message":format!("request ({tokens} tokens) exceeds the available context size ({window} tokens), try increasing it"),"type":"exceed_context_size_error","n_prompt_tokens":tokens,"n_ctx":window}});
                 world.fail_with(id, 400, error.to_string().as_bytes());
                 continue;
             }

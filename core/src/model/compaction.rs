@@ -81,11 +81,34 @@ pub fn cut_point(messages: &[Message], keep_tokens: u64) -> Option<usize> {
     fitting.or(latest)
 }
 
+/// The summary a compacted view opens with, when `first` is such a view's first message.
+pub fn summary_of(first: &Message) -> Option<&str> {
+    match first.content.first() {
+        Some(Block::Text { text }) if first.role == Role::User => text.strip_prefix(SUMMARY_PREFIX),
+        _ => None,
+    }
+}
+
 /// The model's view after compaction: the summary, then `kept` unchanged. The summary opens the
-/// first kept message when that is the user's, so that roles still alternate.
+/// first kept message when that is the user's, so that roles still alternate. A summary that
+/// `kept` opens with gives way to the new one: a cut is always past the summary, so it is kept
+/// only when the summary itself is what is being dropped.
 pub fn compacted_view(summary: &str, kept: &[Message]) -> Vec<Message> {
     let opening = Block::Text {
         text: format!("{SUMMARY_PREFIX}{summary}"),
+    };
+    let without_old;
+    let kept = match kept.split_first() {
+        Some((first, rest)) if summary_of(first).is_some() => {
+            let mut first = first.clone();
+            first.content.remove(0);
+            without_old = std::iter::once(first)
+                .filter(|m| !m.content.is_empty())
+                .chain(rest.iter().cloned())
+                .collect::<Vec<_>>();
+            &without_old[..]
+        }
+        _ => kept,
     };
     let mut view = Vec::with_capacity(kept.len() + 1);
     match kept.split_first() {

@@ -9,7 +9,8 @@ use std::time::Instant;
 
 use crate::model::catalogue::ModelRef;
 use crate::model::compaction::{
-    SUMMARY_SYSTEM, compacted_view, cut_point, message_chars, summary_request, transcript,
+    SUMMARY_SYSTEM, compacted_view, cut_point, message_chars, summary_of, summary_request,
+    transcript,
 };
 use crate::model::conversation::Message;
 use crate::model::http_error::OverflowFacts;
@@ -281,11 +282,16 @@ impl Session {
     }
 
     /// Drops the oldest turns so that the rest fits `budget` tokens (or, when nothing fits,
-    /// all but the latest place a view may start); `false` when there is nothing to drop.
+    /// all but the latest place a view may start); with no older turn left, drops the summary
+    /// the view opens with. `false` when there is nothing to drop.
     fn drop_oldest(&mut self, budget: u64) -> bool {
         // `cut_point` counts four characters a token; the budget is in calibrated tokens.
         let budget_at_four = (budget as f64 * self.chars_per_token / 4.0) as u64;
-        let Some(cut) = cut_point(&self.history, budget_at_four) else {
+        let cut = cut_point(&self.history, budget_at_four).or_else(|| {
+            let summary = self.history.first().and_then(summary_of)?;
+            (summary != DROPPED_NOTE).then_some(0)
+        });
+        let Some(cut) = cut else {
             return false;
         };
         self.replace_older(cut, DROPPED_NOTE, None);

@@ -64,6 +64,22 @@ fn the_summary_opens_the_first_kept_user_message() {
 }
 
 #[test]
+fn a_new_summary_replaces_the_one_the_kept_part_opens_with() {
+    for kept in [vec![text(Role::User, "next"), call("t")], vec![call("t")]] {
+        let once = compacted_view("old", &kept);
+        assert_eq!(summary_of(&once[0]), Some("old"));
+        let again = compacted_view("new", &once);
+        assert_eq!(
+            again,
+            compacted_view("new", &kept),
+            "one summary, the new one"
+        );
+    }
+    assert_eq!(summary_of(&text(Role::User, "next")), None);
+    assert_eq!(summary_of(&text(Role::Assistant, SUMMARY_PREFIX)), None);
+}
+
+#[test]
 fn the_transcript_cuts_long_results_and_keeps_the_latest_part() {
     let older = vec![
         text(Role::User, "first question"),
