@@ -224,4 +224,4 @@ fn tail(text: &str, max: usize) -> &str {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

@@ -8,10 +8,7 @@
 use std::time::Instant;
 
 use crate::model::catalogue::ModelRef;
-use crate::model::compaction::{
-    SUMMARY_SYSTEM, compacted_view, cut_point, message_chars, summary_of, summary_request,
-    transcript,
-};
+use crate::model::compaction::{SUMMARY_SYSTEM, compacted_view, summary_request, transcript};
 use crate::model::conversation::Message;
 use crate::model::http_error::OverflowFacts;
 use crate::model::wire::ModelCall;
@@ -45,10 +42,6 @@ const OUTPUT_TOKENS_UNKNOWN: u32 = 4_096;
 
 /// Output tokens always left room for when the window is known.
 const OUTPUT_TOKENS_MIN: u32 = 256;
-
-/// Characters per token before the provider has counted any request: what tokenizers average
-/// on prose and code. Lists, numbers and JSON take fewer (measured: 2.1–2.6).
-const CHARS_PER_TOKEN_DEFAULT: f64 = 4.0;
 
 /// How many times a turn drops older turns after a refusal as too long before it gives up.
 const DROPS_PER_TURN: u8 = 4;
@@ -129,7 +122,7 @@ impl Session {
             });
         }
         let model = self.usable_model()?;
-        if cut_point(&self.history, self.keep_tokens()).is_none() {
+        if self.conversation.cut_keeping(self.keep_tokens()).is_none() {
             return Err("nothing to compact yet: the conversation has no older part".into());
         }
         let cost = model.cost().map(|_| 0.0);
@@ -152,7 +145,7 @@ impl Session {
         request_id: Option<String>,
         instructions: Option<String>,
     ) -> bool {
-        let Some(cut) = cut_point(&self.history, self.keep_tokens()) else {
+        let Some(cut) = self.conversation.cut_keeping(self.keep_tokens()) else {
             return false;
         };
         let tokens_before = self.estimated_tokens();
@@ -163,7 +156,7 @@ impl Session {
                         .saturating_sub(u64::from(self.summary_max_tokens()))
                         .saturating_sub(SUMMARY_OVERHEAD_TOKENS);
                     // A tenth kept back: the count of characters a token is an average.
-                    (room as f64 * self.chars_per_token * 0.9) as usize
+                    (room as f64 * self.conversation.chars_per_token() * 0.9) as usize
                 });
         let Some(turn) = self.turn.as_mut() else {
             return false;
@@ -197,7 +190,8 @@ impl Session {
         let Some(pending) = self.turn.as_mut().and_then(|t| t.compaction.pending_mut()) else {
             return;
         };
-        let transcript = transcript(&self.history[..pending.cut.min(self.history.len())]);
+        let messages = self.conversation.messages();
+        let transcript = transcript(&messages[..pending.cut.min(messages.len())]);
         // What was sent, so that a retry after a refusal always sends less.
         pending.transcript_chars = pending.transcript_chars.min(transcript.len());
         let message = summary_request(
@@ -244,7 +238,7 @@ impl Session {
             return self.compact_by_dropping(now);
         }
         if let Some(prompt) = facts.prompt_tokens {
-            self.calibrate(history_len, prompt);
+            self.conversation.calibrate(history_len, prompt);
         }
         let Some(turn) = self.turn.as_mut() else {
             return;
@@ -285,13 +279,7 @@ impl Session {
     /// all but the latest place a view may start); with no older turn left, drops the summary
     /// the view opens with. `false` when there is nothing to drop.
     fn drop_oldest(&mut self, budget: u64) -> bool {
-        // `cut_point` counts four characters a token; the budget is in calibrated tokens.
-        let budget_at_four = (budget as f64 * self.chars_per_token / 4.0) as u64;
-        let cut = cut_point(&self.history, budget_at_four).or_else(|| {
-            let summary = self.history.first().and_then(summary_of)?;
-            (summary != DROPPED_NOTE).then_some(0)
-        });
-        let Some(cut) = cut else {
+        let Some(cut) = self.conversation.drop_cut(budget, DROPPED_NOTE) else {
             return false;
         };
         self.replace_older(cut, DROPPED_NOTE, None);
@@ -300,12 +288,10 @@ impl Session {
 
     /// Replaces the history before `cut` with `summary` in the model's view, and records it.
     fn replace_older(&mut self, cut: usize, summary: &str, cost_usd: Option<f64>) {
-        let kept = self.history.split_off(cut.min(self.history.len()));
-        self.history = compacted_view(summary, &kept);
-        self.known_tokens = None;
+        let kept = self.conversation.replace_older(cut, summary);
         self.record(Record::Compacted {
             summary: summary.to_owned(),
-            kept: kept.len(),
+            kept,
             cost_usd,
         });
     }
@@ -323,9 +309,8 @@ impl Session {
         let Some(pending) = turn.compaction.pending() else {
             return;
         };
-        let cut = pending.cut.min(self.history.len());
-        let replaced = self.estimate(&self.history[..cut]);
-        let summary_tokens = self.estimate(&compacted_view(summary, &[])[..]);
+        let replaced = self.conversation.estimate_first(pending.cut);
+        let summary_tokens = self.conversation.estimate(&compacted_view(summary, &[]));
         if summary_tokens >= replaced {
             // A summary no shorter than what it replaces would grow the request it should shrink.
             return self.compact_by_dropping(now);
@@ -421,7 +406,7 @@ impl Session {
         let model = self.model.as_ref()?;
         model
             .context_window()
-            .or_else(|| self.learned_windows.get(&model.spec()).copied())
+            .or_else(|| self.probes.window(&model.spec()))
     }
 
     /// Remembers the window the server runs the current model with.
@@ -432,20 +417,9 @@ impl Session {
         if model.context_window().is_some() {
             return;
         }
-        if self.learned_windows.insert(model.spec(), window) != Some(window) {
+        if self.probes.learn_window(model.spec(), window) {
             self.emit_state();
         }
-    }
-
-    /// The provider counted `prompt` tokens for the request that carried the first `len`
-    /// messages: later estimates start from that count, at the characters per token it shows.
-    pub(super) fn calibrate(&mut self, len: usize, prompt: u64) {
-        if prompt == 0 || len > self.history.len() {
-            return;
-        }
-        let chars = message_chars(&self.history[..len]) + self.overhead_chars;
-        self.chars_per_token = (chars as f64 / prompt as f64).clamp(1.0, 8.0);
-        self.known_tokens = Some((len, prompt));
     }
 
     /// The most output tokens to ask of `model` for the next request: its limit (or a size
@@ -482,53 +456,32 @@ impl Session {
     /// the system prompt, tools and room for the answer, and at most half the current size (the
     /// window may be unknown, or the estimate off).
     fn history_budget(&self) -> u64 {
-        let history = self.estimate(&self.history);
+        let history = self.conversation.estimate(self.conversation.messages());
         let Some(window) = self.context_window() else {
             return history / 2;
         };
         let window = u64::from(window);
         (window * 9 / 10)
-            .saturating_sub(self.tokens_for_chars(self.overhead_chars))
+            .saturating_sub(self.conversation.overhead_tokens())
             .saturating_sub(u64::from(OUTPUT_TOKENS_MIN).min(window / 8))
             .min(history / 2)
     }
 
-    /// The tokens the model's view takes: the provider's count for what it last saw, plus an
-    /// estimate of what came after; an estimate of everything when there is no count.
+    /// The tokens the model's view takes in a request.
     pub(super) fn estimated_tokens(&self) -> u64 {
-        match self.known_tokens {
-            Some((len, tokens)) if len <= self.history.len() => {
-                tokens + self.estimate(&self.history[len..])
-            }
-            _ => self.estimate(&self.history) + self.tokens_for_chars(self.overhead_chars),
-        }
-    }
-
-    /// An estimate of the tokens `messages` take, at the calibrated characters per token.
-    fn estimate(&self, messages: &[crate::model::conversation::Message]) -> u64 {
-        self.tokens_for_chars(message_chars(messages))
-    }
-
-    pub(super) fn tokens_for_chars(&self, chars: usize) -> u64 {
-        (chars as f64 / self.chars_per_token).ceil() as u64
+        self.conversation.estimated_tokens()
     }
 
     /// How much of the recent conversation compaction keeps word for word: a quarter of the
     /// window, or of the conversation when the window is not known (so that most of it is
-    /// summarized), at most 20,000 tokens. In `cut_point`'s units of four characters a token.
+    /// summarized), at most 20,000 tokens.
     fn keep_tokens(&self) -> u64 {
         let keep = self
             .context_window()
             .map_or_else(|| self.estimated_tokens(), u64::from)
             / 4;
-        let keep = keep.min(KEEP_TOKENS_MAX);
-        (keep as f64 * self.chars_per_token / 4.0) as u64
+        keep.min(KEEP_TOKENS_MAX)
     }
-}
-
-/// The characters per token assumed before the provider counts.
-pub(super) fn default_chars_per_token() -> f64 {
-    CHARS_PER_TOKEN_DEFAULT
 }
 
 #[cfg(test)]

@@ -23,6 +23,7 @@ mod acp_hooks;
 mod commit_chapters;
 mod compaction;
 mod context;
+mod conversation;
 mod github;
 mod mcp_tools;
 mod own_commands;
@@ -46,7 +47,6 @@ use std::time::Instant;
 use crate::config::{Config, Providers, StartError, Timings};
 use crate::effects::{EffectId, Frame, Input, Output};
 use crate::model::catalogue::{ModelRef, Provider};
-use crate::model::conversation::Message;
 use crate::permissions::Permissions;
 use crate::permissions::redact::{Redactor, is_weak, secret_values};
 use crate::protocol::PROTOCOL_VERSION;
@@ -114,19 +114,9 @@ pub struct Session {
     trust_project: bool,
     github_writes: bool,
     context: Context,
-    /// The conversation as the model sees it (after compaction, a summary and the rest).
-    history: Vec<Message>,
-    /// The provider's prompt tokens for the first `.0` messages of `history`, when it said.
-    known_tokens: Option<(usize, u64)>,
-    /// The characters the system prompt and tools add to a request, for estimates.
-    overhead_chars: usize,
-    /// Characters per token in this conversation, from the provider's last count.
-    chars_per_token: f64,
-    /// Context windows servers said they run models outside the catalogue with, by `provider/id`.
-    learned_windows: std::collections::BTreeMap<String, u32>,
-    /// Models whose server said their chat template cannot use tools, by `provider/id`.
-    tools_unsupported: std::collections::BTreeSet<String>,
-    /// Questions to the local server about its model, in flight.
+    /// The conversation as the model sees it, and its size.
+    conversation: conversation::Conversation,
+    /// Questions to the local server about its model, and what servers said of their models.
     probes: server_probe::ServerProbes,
     queue: VecDeque<Queued>,
     turn: Option<Turn>,
@@ -226,12 +216,7 @@ impl Session {
             trust_project: config.trust_project,
             github_writes: config.github_writes && !read_only,
             context: Context::default(),
-            history: Vec::new(),
-            known_tokens: None,
-            overhead_chars: 0,
-            chars_per_token: compaction::default_chars_per_token(),
-            learned_windows: std::collections::BTreeMap::new(),
-            tools_unsupported: std::collections::BTreeSet::new(),
+            conversation: conversation::Conversation::default(),
             probes: server_probe::ServerProbes::default(),
             queue: VecDeque::new(),
             turn: None,
@@ -600,7 +585,7 @@ impl Session {
     fn model_info(&self) -> Option<crate::protocol::events::ModelInfo> {
         let mut info = self.model.as_ref()?.info(self.providers.access());
         info.context_window = self.context_window();
-        if self.tools_unsupported.contains(&info.id) {
+        if self.probes.tools_unsupported(&info.id) {
             info.supports_tools = Some(false);
         }
         Some(info)

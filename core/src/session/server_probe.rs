@@ -4,7 +4,7 @@
 //! `server_probe_timeout` is given up.
 
 use super::owners::Owner;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::time::Instant;
 
 use crate::effects::{EffectId, Input, Output};
@@ -16,12 +16,17 @@ use super::Session;
 /// The most of an answer kept: `/props` carries the chat template, a few kilobytes.
 const ANSWER_MAX: usize = 256 * 1024;
 
-/// The probes in flight.
+/// Questions to servers about the models outside the catalogue they run, and what the servers
+/// said of them (in an answer, or in an error refusing a request as too long), by `provider/id`.
 #[derive(Debug, Default)]
 pub(super) struct ServerProbes {
     pending: BTreeMap<EffectId, Probe>,
-    /// The models asked about already, by `provider/id`.
-    asked: std::collections::BTreeSet<String>,
+    /// The models asked about already.
+    asked: BTreeSet<String>,
+    /// The context windows the servers run the models with.
+    windows: BTreeMap<String, u32>,
+    /// The models whose chat template cannot use tools.
+    no_tools: BTreeSet<String>,
 }
 
 #[derive(Debug)]
@@ -39,6 +44,26 @@ impl ServerProbes {
     /// The earliest deadline of a probe in flight.
     pub(super) fn deadline(&self) -> Option<Instant> {
         self.pending.values().map(|p| p.deadline).min()
+    }
+
+    /// The window a server said it runs `model` with.
+    pub(super) fn window(&self, model: &str) -> Option<u32> {
+        self.windows.get(model).copied()
+    }
+
+    /// Remembers `model`'s window; whether that changed what was known.
+    pub(super) fn learn_window(&mut self, model: String, window: u32) -> bool {
+        self.windows.insert(model, window) != Some(window)
+    }
+
+    /// Whether a server said `model`'s chat template cannot use tools.
+    pub(super) fn tools_unsupported(&self, model: &str) -> bool {
+        self.no_tools.contains(model)
+    }
+
+    /// Remembers that `model` cannot use tools; whether that was news.
+    fn learn_no_tools(&mut self, model: String) -> bool {
+        self.no_tools.insert(model)
     }
 }
 
@@ -133,8 +158,7 @@ impl Session {
             self.learn_window(window);
         }
         // `state_changed.model.supports_tools:false` tells the client.
-        if facts.supports_tools == Some(false) && self.tools_unsupported.insert(probe.model.clone())
-        {
+        if facts.supports_tools == Some(false) && self.probes.learn_no_tools(probe.model.clone()) {
             self.emit_state();
         }
     }

@@ -78,7 +78,7 @@ impl Session {
         self.record(Record::Message {
             message: message.clone(),
         });
-        self.history.push(message);
+        self.conversation.push(message);
     }
 
     /// Appends a record, the header first if this is the first. Records of one step share a
@@ -209,7 +209,8 @@ impl Session {
         // A turn whose prices were unknown leaves the session's total unknown, as it was.
         self.session_cost_usd = (!restored.cost_unknown).then_some(restored.cost_usd);
         let messages = restored.messages.iter().map(restored_message).collect();
-        self.history = restored.view.unwrap_or(restored.messages);
+        self.conversation
+            .restore(restored.view.unwrap_or(restored.messages));
         self.emit(Event::SessionRestored(SessionRestored {
             session_id: restored.id,
             messages,

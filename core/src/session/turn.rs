@@ -320,15 +320,13 @@ impl Session {
         if !steering.is_empty() {
             let blocks = steering.into_iter().map(|text| Block::Text { text });
             let blocks: Vec<Block> = blocks.collect();
-            match self.history.last_mut() {
-                Some(last) if last.role == Role::User => {
-                    last.content.extend(blocks.iter().cloned());
-                    self.record(Record::Append { blocks });
-                }
-                _ => self.remember(Message {
+            if self.conversation.extend_last_user(&blocks) {
+                self.record(Record::Append { blocks });
+            } else {
+                self.remember(Message {
                     role: Role::User,
                     content: blocks,
-                }),
+                });
             }
         }
         if self.compaction_due(&model)
@@ -356,7 +354,7 @@ impl Session {
         // A chat template that cannot use tools drops them: offering none says so honestly
         // and keeps the request's estimate true.
         let tools = match &self.model {
-            Some(m) if self.tools_unsupported.contains(&m.spec()) => Vec::new(),
+            Some(m) if self.probes.tools_unsupported(&m.spec()) => Vec::new(),
             _ => {
                 let mut tools = tools_for(self.mode, extra);
                 if !self.questions {
@@ -366,11 +364,12 @@ impl Session {
                 tools
             }
         };
-        self.overhead_chars = system.len() + tools_chars(&tools);
+        self.conversation
+            .set_overhead(system.len() + tools_chars(&tools));
         let call = ModelCall {
             model: &model.id,
             system: &system,
-            messages: &self.history,
+            messages: self.conversation.messages(),
             tools: &tools,
             max_tokens: self.max_output(&model),
             thinking: self.thinking,
@@ -389,7 +388,7 @@ impl Session {
         decoder: Box<dyn StreamDecoder>,
     ) {
         let http = self.effect_id(Owner::Model);
-        let history_len = self.history.len();
+        let history_len = self.conversation.messages().len();
         let estimated_prompt = self.estimated_tokens();
         if let Some(turn) = self.turn.as_mut() {
             turn.step = Step::Model(Box::new(ModelStep {
@@ -595,7 +594,7 @@ impl Session {
         let prompt =
             reported.prompt_tokens + reported.cache_read_tokens + reported.cache_write_tokens;
         if !summary && prompt > 0 {
-            self.calibrate(step.history_len, prompt);
+            self.conversation.calibrate(step.history_len, prompt);
         }
         match outcome {
             Outcome::Retry {
@@ -672,7 +671,9 @@ impl Session {
         let mut usage = step.assembler.usage();
         if usage == Usage::default() && step.assembler.has_output() {
             usage.prompt_tokens = step.estimated_prompt;
-            usage.completion_tokens = self.tokens_for_chars(step.assembler.streamed_chars());
+            usage.completion_tokens = self
+                .conversation
+                .tokens_for_chars(step.assembler.streamed_chars());
         }
         let prices = self.model.as_ref().and_then(|m| m.cost());
         let Some(turn) = self.turn.as_mut() else {

@@ -11,7 +11,7 @@ impl Session {
     /// Closes the model's view after a turn that got no answer: results for tool calls that
     /// have none, then a note in the model's place saying why there was no answer.
     pub(super) fn settle_unanswered(&mut self, why: &str) {
-        let Some(last) = self.history.last() else {
+        let Some(last) = self.conversation.messages().last() else {
             return;
         };
         let unanswered: Vec<Block> = match last.role {

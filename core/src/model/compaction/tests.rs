@@ -4,7 +4,7 @@ use super::*;
 use quickcheck::{Arbitrary, Gen, quickcheck};
 use serde_json::json;
 
-fn text(role: Role, text: &str) -> Message {
+pub(crate) fn text(role: Role, text: &str) -> Message {
     Message {
         role,
         content: vec![Block::Text { text: text.into() }],
@@ -121,7 +121,7 @@ fn estimates_count_every_kind_of_block() {
 /// A conversation as turns produce them: user text, then answers with or without tool calls,
 /// each call answered by the next user message.
 #[derive(Clone, Debug)]
-struct Conversation(Vec<Message>);
+pub(crate) struct Conversation(pub(crate) Vec<Message>);
 
 impl Arbitrary for Conversation {
     fn arbitrary(g: &mut Gen) -> Self {
@@ -146,7 +146,7 @@ impl Arbitrary for Conversation {
 }
 
 /// Roles alternate, the view starts with the user, and every result follows its call.
-fn valid(view: &[Message]) -> bool {
+pub(crate) fn valid(view: &[Message]) -> bool {
     let alternates = view.windows(2).all(|w| w[0].role != w[1].role);
     let answered = view.iter().enumerate().all(|(at, m)| {
         m.content.iter().all(|b| match b {
