@@ -23,11 +23,7 @@ impl Session {
     /// read-only session cannot be switched out of read-only, nor a session into it: start-up
     /// decided that.
     pub fn set_permission_mode(&mut self, mode: PermissionMode) -> Result<(), String> {
-        let read_only = PermissionMode::ReadOnly;
-        if self.permissions.mode() == read_only || mode == read_only {
-            return Err("read-only is decided at start-up and cannot be switched".into());
-        }
-        self.permissions.set_mode(mode);
+        self.gate.switch_mode(mode)?;
         self.emit_state();
         Ok(())
     }

@@ -136,7 +136,7 @@ impl Session {
             tool: tool.tool,
             input,
         };
-        match self.permissions.decide_mcp(name, tool.read_only) {
+        match self.gate.verdict_mcp(name, tool.read_only) {
             Decision::Deny { reason } => self.finish_tool(ToolStatus::Denied, reason, None),
             Decision::Allow => self.execute(now, args),
             Decision::Ask { always_rule } => self.ask_permission(now, name, args, always_rule),

@@ -36,6 +36,7 @@ mod stack;
 mod step_runner;
 mod store;
 pub mod system_prompt;
+mod tool_gate;
 mod tool_run;
 pub mod tools;
 mod turn;
@@ -96,18 +97,13 @@ pub struct Session {
     model: Option<ModelRef>,
     mode: Mode,
     thinking: Thinking,
-    permissions: Permissions,
+    /// The permission rules and mode, and the places every tool call is checked against.
+    gate: tool_gate::ToolGate,
     redactor: Redactor,
-    /// The project's `.env` files as files (device and inode), for another name of one.
-    env_identities: Vec<crate::effects::FileIdentity>,
     /// What the model's commands do not inherit of luxe's environment.
     tool_env_unset: Vec<String>,
     /// What the commands luxe runs for itself (git, gh) do not inherit: the providers' keys.
     own_env_unset: Vec<String>,
-    /// `$LUXE_HOME`, where a tool write always asks.
-    luxe_home: Option<String>,
-    /// The guarded directories and `$LUXE_HOME` with their symlinks resolved, as io found them.
-    guarded_resolved: Vec<String>,
     auto_approve: bool,
     /// Whether `ask_user` is offered: someone can answer it.
     questions: bool,
@@ -196,7 +192,16 @@ impl Session {
             model,
             mode: Mode::default(),
             thinking: Thinking::default(),
-            permissions: Permissions::new(permission_mode, loaded.rules).in_dir(&config.cwd),
+            gate: tool_gate::ToolGate::new(
+                &config.cwd,
+                Permissions::new(permission_mode, loaded.rules),
+                config.env_files.iter().filter_map(|f| f.identity).collect(),
+                config
+                    .luxe_home
+                    .iter()
+                    .chain(&config.guarded_resolved)
+                    .cloned(),
+            ),
             // The providers' keys too: a command can read luxe's own environment
             // (`/proc/$PPID/environ`) even though none it runs inherits them.
             redactor: Redactor::new(
@@ -206,11 +211,8 @@ impl Session {
                     .flat_map(|file| secret_values(&file.bytes))
                     .chain(config.providers.keys().filter(|key| !is_weak(key))),
             ),
-            env_identities: config.env_files.iter().filter_map(|f| f.identity).collect(),
             tool_env_unset: tools::environment::withheld(&config.env_names, &loaded.tool_env_pass),
             own_env_unset: tools::environment::provider_keys(&config.env_names),
-            luxe_home: config.luxe_home.clone(),
-            guarded_resolved: config.guarded_resolved.clone(),
             auto_approve: config.auto_approve,
             questions: config.questions,
             trust_project: config.trust_project,
@@ -547,7 +549,7 @@ impl Session {
 
     /// The refusal that applies to `kind` whatever this build supports, if any.
     fn gate(&self, kind: &str) -> Option<&'static str> {
-        let read_only = self.permissions.mode() == PermissionMode::ReadOnly;
+        let read_only = self.gate.mode() == PermissionMode::ReadOnly;
         if read_only && (is_github_write(kind) || kind == "commit_review_chapters") {
             Some("read-only session")
         } else if is_github_write(kind) && !self.github_writes {
@@ -602,7 +604,7 @@ impl Session {
             streaming: self.turn.is_some(),
             mode: self.mode,
             thinking: self.thinking,
-            permission_mode: self.permissions.mode(),
+            permission_mode: self.gate.mode(),
             auto_approve: self.auto_approve,
             trust_project: self.trust_project,
         };

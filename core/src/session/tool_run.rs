@@ -10,9 +10,9 @@ use crate::effects::{
     EffectId, FileContent, FileIdentity, FileKind, Input, OpenFor, Output, Stream,
 };
 use crate::model::conversation::{Block, Message, Role};
+use crate::permissions::Decision;
 use crate::permissions::redact::{Redactor, TextStream};
 use crate::permissions::rules::Rule;
-use crate::permissions::{Decision, Target, escape_glob};
 use crate::protocol::actions::{AnswerQuestion, RespondPermission};
 use crate::protocol::events::{
     Event, FilesChanged, OutputStream, PermissionRequested, PermissionResolved, PlanUpdated,
@@ -24,7 +24,7 @@ use crate::protocol::values::{Mode, PermissionReply, QuestionReply};
 use super::Session;
 use super::tools::args::ToolArgs;
 use super::tools::definitions::{PLAN_TOOLS, REVIEW_TOOLS};
-use super::tools::paths::{GUARDED_DIRS, Resolved, resolve};
+use super::tools::paths::{Resolved, resolve};
 use super::tools::shaping::{CappedOutput, apply_edit, cap_text, is_binary, numbered_lines};
 use super::turn::Turn;
 
@@ -220,7 +220,7 @@ impl Session {
             };
             match args.path().map(|p| resolve(&self.cwd, p).absolute) {
                 Some(path) => {
-                    if let Some(reason) = self.denied_by_name(&name, &path) {
+                    if let Some(reason) = self.gate.denied_by_name(&name, &path) {
                         self.finish_tool(ToolStatus::Denied, reason, None);
                         continue;
                     }
@@ -260,66 +260,10 @@ impl Session {
 
     /// Decides a call (its path, if any, already resolved) and runs, asks or refuses it.
     fn decide(&mut self, now: Instant, tool: &str, args: ToolArgs, requested: Option<String>) {
-        let target = match (&args, args.path()) {
-            (_, Some(path)) => {
-                let resolved = resolve(&self.cwd, path);
-                Target::Path {
-                    shown: resolved.shown,
-                    requested: requested.clone().unwrap_or_default(),
-                    inside_cwd: resolved.inside_cwd,
-                }
-            }
-            (ToolArgs::Bash { command, .. }, None) => Target::Command(command.clone()),
-            _ => Target::Nothing,
-        };
-        match self.permissions.decide(tool, &target) {
+        match self.gate.verdict(tool, &args, requested.as_deref()) {
             Decision::Deny { reason } => self.finish_tool(ToolStatus::Denied, reason, None),
-            // Luxe's own settings decide what later sessions may do: a change to them is the
-            // user's to approve, whatever the mode, a rule or an earlier `always` says.
-            Decision::Allow if self.touches_own_settings(&args, requested.as_deref()) => {
-                let always_rule = Rule {
-                    tool: tool.to_owned(),
-                    pattern: subject_of(&target),
-                };
-                self.ask_permission(now, tool, args, always_rule);
-            }
             Decision::Allow => self.execute(now, args),
             Decision::Ask { always_rule } => self.ask_permission(now, tool, args, always_rule),
-        }
-    }
-
-    /// Whether `args` writes where Luxe's own behaviour is decided — the project's `.luxe/`
-    /// (its settings), its `.git/` (hooks and config run inside the git Luxe runs for itself),
-    /// `$LUXE_HOME` — by the path the model wrote or the one it resolves to, or is a command that
-    /// names one of them.
-    fn touches_own_settings(&self, args: &ToolArgs, requested: Option<&str>) -> bool {
-        let root = self.cwd.trim_end_matches('/');
-        let literal = GUARDED_DIRS.iter().map(|dir| format!("{root}/{dir}"));
-        let guarded: Vec<String> = literal
-            .chain(self.luxe_home.iter().cloned())
-            .chain(self.guarded_resolved.iter().cloned())
-            .map(|dir| dir.trim_end_matches('/').to_owned())
-            .filter(|dir| !dir.is_empty())
-            .collect();
-        let under = |path: &str| {
-            guarded.iter().any(|dir| {
-                path == dir
-                    || path
-                        .strip_prefix(dir.as_str())
-                        .is_some_and(|r| r.starts_with('/'))
-            })
-        };
-        match args {
-            ToolArgs::Write { path, .. } | ToolArgs::Edit { path, .. } => {
-                under(&resolve(&self.cwd, path).absolute) || requested.is_some_and(under)
-            }
-            // A command's paths are not resolved: any mention of the places asks.
-            ToolArgs::Bash { command, .. } => {
-                GUARDED_DIRS.iter().any(|dir| names_dir(command, dir))
-                    || command.contains("LUXE_HOME")
-                    || guarded.iter().any(|dir| command.contains(dir.as_str()))
-            }
-            _ => false,
         }
     }
 
@@ -331,7 +275,7 @@ impl Session {
         result: Result<String, String>,
         identity: Option<FileIdentity>,
     ) {
-        if identity.is_some_and(|id| self.env_identities.contains(&id)) {
+        if identity.is_some_and(|id| self.gate.is_env_file(&id)) {
             // Another name for a `.env` file (a hard link): denied as the file itself is.
             let tool = match self.tool_step().and_then(|s| s.running.as_ref()) {
                 Some(Running {
@@ -369,26 +313,12 @@ impl Session {
             }
             // A path that cannot be resolved or opened is still decided on by its name: a
             // denied one is denied (whether it exists is nobody's business).
-            Err(error) => match self.denied_by_name(&tool, &requested) {
+            Err(error) => match self.gate.denied_by_name(&tool, &requested) {
                 Some(reason) => self.finish_tool(ToolStatus::Denied, reason, None),
                 None => self.finish_tool(ToolStatus::Error, error, None),
             },
         }
         self.run_next_tool(now);
-    }
-
-    /// Why a call of `tool` on the path the model wrote is denied by that name alone (a `.env`
-    /// name, a deny rule), before anything is opened.
-    fn denied_by_name(&self, tool: &str, requested: &str) -> Option<String> {
-        let target = Target::Path {
-            shown: resolve(&self.cwd, requested).shown,
-            requested: requested.to_owned(),
-            inside_cwd: false,
-        };
-        match self.permissions.decide(tool, &target) {
-            Decision::Deny { reason } => Some(reason),
-            Decision::Allow | Decision::Ask { .. } => None,
-        }
     }
 
     pub(super) fn ask_permission(&mut self, now: Instant, tool: &str, args: ToolArgs, rule: Rule) {
@@ -498,7 +428,7 @@ impl Session {
                 self.run_next_tool(now);
             }
             PermissionReply::Always => {
-                self.permissions.grant(rule);
+                self.gate.grant(rule);
                 self.execute(now, args);
                 self.run_next_tool(now);
             }
@@ -866,7 +796,7 @@ impl Session {
                 // whatever the pattern.
                 let root = std::mem::take(root);
                 let result = result.map(|mut hits| {
-                    hits.retain(|h| !self.permissions.hides(&under(&root, &h.path)));
+                    hits.retain(|h| !self.gate.hides(&under(&root, &h.path)));
                     hits
                 });
                 let (status, text) = match result {
@@ -889,7 +819,7 @@ impl Session {
             (Input::FilesListed { id, result }, Work::Glob { root }) if id == effect => {
                 let root = std::mem::take(root);
                 let result = result.map(|mut paths| {
-                    paths.retain(|p| !self.permissions.hides(&under(&root, p)));
+                    paths.retain(|p| !self.gate.hides(&under(&root, p)));
                     paths
                 });
                 let (status, text) = match result {
@@ -1087,34 +1017,6 @@ impl Session {
     }
 }
 
-/// Whether `command` names the directory `dir` (`.git`, `.git/config`, `"./.luxe"`), not just
-/// text that ends the same way (`repo.git`).
-fn names_dir(command: &str, dir: &str) -> bool {
-    command.match_indices(dir).any(|(at, _)| {
-        let before = command[..at].chars().next_back();
-        let after = command[at + dir.len()..].chars().next();
-        let edge = |c: Option<char>| {
-            c.is_none_or(|c| {
-                c.is_whitespace()
-                    || matches!(
-                        c,
-                        '/' | '\'' | '"' | '=' | ';' | '&' | '|' | '<' | '>' | '(' | ')'
-                    )
-            })
-        };
-        edge(before) && edge(after)
-    })
-}
-
-/// What a rule about `target` names: the path as shown, or the command, matched literally.
-fn subject_of(target: &Target) -> String {
-    escape_glob(match target {
-        Target::Path { shown, .. } => shown,
-        Target::Command(command) => command,
-        Target::Nothing => "",
-    })
-}
-
 /// A `tool_output_delta` for `text`, within what the client may still be sent of this call.
 fn client_delta(
     call_id: String,
@@ -1230,32 +1132,6 @@ mod tests {
             };
             let (_, shown) = read_view(&redactor, content, None, None);
             !shown.contains("xsk-l") && !shown.starts_with("     1\tsk-l")
-        }
-    }
-
-    #[test]
-    fn a_command_names_a_guarded_dir_only_as_a_path() {
-        for command in [
-            "cat .git/config",
-            "echo x > .luxe/settings.json",
-            "ls .git",
-            "cp a './.luxe/x'",
-            "git --git-dir=.git log",
-        ] {
-            assert!(
-                names_dir(command, ".git") || names_dir(command, ".luxe"),
-                "{command}"
-            );
-        }
-        for command in [
-            "git clone https://github.com/o/r.git",
-            "ls my.luxe.bak",
-            "echo x.gitignore",
-        ] {
-            assert!(
-                !names_dir(command, ".git") && !names_dir(command, ".luxe"),
-                "{command}"
-            );
         }
     }
 }
