@@ -11,27 +11,23 @@ use crate::effects::{
 };
 use crate::model::conversation::{Block, Message, Role};
 use crate::permissions::Decision;
-use crate::permissions::redact::{Redactor, TextStream};
 use crate::permissions::rules::Rule;
 use crate::protocol::actions::{AnswerQuestion, RespondPermission};
 use crate::protocol::events::{
     Event, FilesChanged, OutputStream, PermissionRequested, PermissionResolved, PlanUpdated,
-    QuestionAsked, QuestionResolved, ResolvedBy, ToolFinished, ToolOutputDelta, ToolStarted,
-    ToolStatus,
+    QuestionAsked, QuestionResolved, ResolvedBy, ToolFinished, ToolStarted, ToolStatus,
 };
 use crate::protocol::values::{Mode, PermissionReply, QuestionReply};
 
 use super::Session;
 use super::tools::args::ToolArgs;
+use super::tools::bash_run::{BashOutput, MODEL_OUTPUT_MAX};
 use super::tools::definitions::{PLAN_TOOLS, REVIEW_TOOLS};
 use super::tools::paths::{Resolved, resolve};
-use super::tools::shaping::{CappedOutput, apply_edit, cap_text, is_binary, numbered_lines};
+use super::tools::shaping::{apply_edit, cap_text};
+use super::tools::views::{glob_view, grep_view, read_view, title, under, unified_diff};
 use super::turn::Turn;
 
-/// What the model gets of one tool's output.
-const MODEL_OUTPUT_MAX: usize = 30_000;
-/// What the client is streamed of one process's output.
-const CLIENT_OUTPUT_MAX: usize = 1024 * 1024;
 /// The largest file `read` shows (from its start) and `edit` changes.
 const READ_MAX: u64 = 4 * 1024 * 1024;
 /// Matches `grep` returns.
@@ -106,9 +102,7 @@ enum Work {
         diff: Option<String>,
     },
     Bash {
-        redact: TextStream,
-        model: CappedOutput,
-        client_sent: usize,
+        output: BashOutput,
         deadline: Instant,
         limit: Duration,
         timed_out: bool,
@@ -574,9 +568,7 @@ impl Session {
                         unset: self.tool_env_unset.clone(),
                     },
                     Work::Bash {
-                        redact: self.redactor.text_stream(),
-                        model: CappedOutput::new(MODEL_OUTPUT_MAX),
-                        client_sent: 0,
+                        output: BashOutput::new(&self.redactor),
                         deadline: now + timeout,
                         limit: timeout,
                         timed_out: false,
@@ -698,69 +690,32 @@ impl Session {
         let call_id = running.call_id.clone();
         let effect = *effect;
         match (input, work) {
-            (
-                Input::ProcessOutput { id, stream, bytes },
-                Work::Bash {
-                    redact,
-                    model,
-                    client_sent,
-                    ..
-                },
-            ) if id == effect => {
-                // Redacted as bytes, then decoded: a value split inside a character is caught.
-                let safe = redact.push(bytes);
-                model.push(safe.as_bytes());
+            (Input::ProcessOutput { id, stream, bytes }, Work::Bash { output, .. })
+                if id == effect =>
+            {
                 let stream = match stream {
                     Stream::Stdout => OutputStream::Stdout,
                     Stream::Stderr => OutputStream::Stderr,
                 };
-                if let Some(delta) = client_delta(call_id, stream, &safe, client_sent) {
+                if let Some(delta) = output.output(&call_id, stream, bytes) {
                     self.emit(delta);
                 }
             }
             (
                 Input::ProcessExited { id, status },
                 Work::Bash {
-                    redact,
-                    model,
-                    client_sent,
+                    output,
                     timed_out,
                     limit,
                     ..
                 },
             ) if id == effect => {
-                let rest = redact.finish();
-                model.push(rest.as_bytes());
-                // Held back in case it began a secret; the stream is over, so it goes out now.
-                let delta = client_delta(call_id, OutputStream::Stdout, &rest, client_sent);
-                let mut text = model.text();
-                let (timed_out, limit) = (*timed_out, *limit);
+                let timed_out = timed_out.then_some(*limit);
+                let (delta, status, text) = output.exited(&call_id, status, timed_out);
                 if let Some(delta) = delta {
                     self.emit(delta);
                 }
-                let tool_status = match (status, timed_out) {
-                    (_, true) => {
-                        text.push_str(&format!(
-                            "\n[timed out after {} ms; killed]",
-                            limit.as_millis()
-                        ));
-                        ToolStatus::Error
-                    }
-                    (Err(error), false) => {
-                        text = format!("bash could not start: {error}");
-                        ToolStatus::Error
-                    }
-                    (Ok(Some(0)), false) => ToolStatus::Ok,
-                    (Ok(Some(code)), false) => {
-                        text.push_str(&format!("\n[exit code {code}]"));
-                        ToolStatus::Error
-                    }
-                    (Ok(None), false) => {
-                        text.push_str("\n[killed by a signal]");
-                        ToolStatus::Error
-                    }
-                };
-                self.finish_tool(tool_status, text, None);
+                self.finish_tool(status, text, None);
                 self.run_next_tool(now);
             }
             (Input::FileRead { id, result }, Work::Read { offset, limit }) if id == effect => {
@@ -799,20 +754,7 @@ impl Session {
                     hits.retain(|h| !self.gate.hides(&under(&root, &h.path)));
                     hits
                 });
-                let (status, text) = match result {
-                    Err(error) => (ToolStatus::Error, error),
-                    Ok(hits) if hits.is_empty() => (ToolStatus::Ok, "No matches.".to_owned()),
-                    Ok(hits) => {
-                        let mut text: String = hits
-                            .iter()
-                            .map(|h| format!("{}:{}:{}\n", h.path, h.line, h.text))
-                            .collect();
-                        if hits.len() >= GREP_MAX {
-                            text.push_str(&format!("[stopped at {GREP_MAX} matches]\n"));
-                        }
-                        (ToolStatus::Ok, text)
-                    }
-                };
+                let (status, text) = grep_view(result, GREP_MAX);
                 self.finish_tool(status, text, None);
                 self.run_next_tool(now);
             }
@@ -822,17 +764,7 @@ impl Session {
                     paths.retain(|p| !self.gate.hides(&under(&root, p)));
                     paths
                 });
-                let (status, text) = match result {
-                    Err(error) => (ToolStatus::Error, error),
-                    Ok(paths) if paths.is_empty() => (ToolStatus::Ok, "No files match.".to_owned()),
-                    Ok(paths) => {
-                        let mut text = paths.join("\n");
-                        if paths.len() >= GLOB_MAX {
-                            text.push_str(&format!("\n[stopped at {GLOB_MAX} paths]"));
-                        }
-                        (ToolStatus::Ok, text)
-                    }
-                };
+                let (status, text) = glob_view(result, GLOB_MAX);
                 self.finish_tool(status, text, None);
                 self.run_next_tool(now);
             }
@@ -1014,124 +946,5 @@ impl Session {
             role: Role::User,
             content: step.results,
         });
-    }
-}
-
-/// A `tool_output_delta` for `text`, within what the client may still be sent of this call.
-fn client_delta(
-    call_id: String,
-    stream: OutputStream,
-    text: &str,
-    sent: &mut usize,
-) -> Option<Event> {
-    let room = CLIENT_OUTPUT_MAX.saturating_sub(*sent);
-    let mut end = room.min(text.len());
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    if end == 0 {
-        return None;
-    }
-    *sent += end;
-    Some(Event::ToolOutputDelta(ToolOutputDelta {
-        call_id,
-        stream,
-        chunk: text[..end].to_owned(),
-    }))
-}
-
-/// What `read` shows of a file: redacted before any line is cut. Of a file read only in part,
-/// the end that could begin a secret cut off by the read is left out too.
-fn read_view(
-    redactor: &Redactor,
-    mut content: FileContent,
-    offset: Option<u64>,
-    limit: Option<u64>,
-) -> (ToolStatus, String) {
-    let read = content.bytes.len();
-    let partial = content.total_len > read as u64;
-    content.bytes = if partial {
-        redactor.stream().push(&content.bytes)
-    } else {
-        redactor.redact_bytes(&content.bytes).into_owned()
-    };
-    if is_binary(&content.bytes) {
-        return (
-            ToolStatus::Error,
-            format!("binary file ({} bytes): not shown", content.total_len),
-        );
-    }
-    let text = String::from_utf8_lossy(&content.bytes);
-    let mut view = numbered_lines(&text, offset, limit);
-    if partial {
-        view.push_str(&format!(
-            "[the file is {} bytes; only the first {read} were read]\n",
-            content.total_len,
-        ));
-    }
-    (ToolStatus::Ok, view)
-}
-
-/// A small diff of an edit, for the client.
-fn unified_diff(path: &str, old: &str, new: &str) -> String {
-    let mut diff = format!("--- a/{path}\n+++ b/{path}\n");
-    for line in old.lines() {
-        diff.push_str(&format!("-{line}\n"));
-    }
-    for line in new.lines() {
-        diff.push_str(&format!("+{line}\n"));
-    }
-    diff
-}
-
-/// A one-line summary of a call for `tool_started.title`, redacted before it is cut.
-fn title(redactor: &Redactor, name: &str, input: &Value) -> String {
-    let field = |key: &str| input.get(key).and_then(Value::as_str).unwrap_or("");
-    let subject = match name {
-        "read" | "write" | "edit" => field("path").to_owned(),
-        "bash" => field("command").to_owned(),
-        "grep" | "glob" => field("pattern").to_owned(),
-        "ask_user" => field("question").to_owned(),
-        _ => String::new(),
-    };
-    let subject: String = redactor.redact(&subject).chars().take(120).collect();
-    if subject.is_empty() {
-        name.to_owned()
-    } else {
-        format!("{name} {subject}")
-    }
-}
-
-/// `path` (relative to a search root) as rules see it: relative to cwd.
-fn under(root: &str, path: &str) -> String {
-    if root == "." {
-        path.to_owned()
-    } else {
-        format!("{root}/{path}")
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use quickcheck::quickcheck;
-
-    const SECRET: &str = "sk-live-9f8e7d6c5b4a";
-
-    quickcheck! {
-        /// Wherever the line cut (2,000 characters) or the end of a partial read falls, no
-        /// start of the value is shown.
-        fn cuts_come_after_redaction(before: u16, read: u16) -> bool {
-            let redactor = Redactor::new([SECRET.to_owned()]);
-            let line = format!("{}{SECRET} tail\n", "x".repeat(usize::from(before) % 2100));
-            let read = usize::from(read) % (line.len() + 1);
-            let content = FileContent {
-                bytes: line.as_bytes()[..read].to_vec(),
-                total_len: line.len() as u64,
-                identity: None,
-            };
-            let (_, shown) = read_view(&redactor, content, None, None);
-            !shown.contains("xsk-l") && !shown.starts_with("     1\tsk-l")
-        }
     }
 }

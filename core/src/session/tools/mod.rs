@@ -3,8 +3,10 @@
 
 pub mod arg_errors;
 pub mod args;
+pub mod bash_run;
 pub mod definitions;
 pub mod environment;
 pub mod paths;
 pub mod review_args;
 pub mod shaping;
+pub mod views;
