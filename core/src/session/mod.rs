@@ -26,6 +26,7 @@ mod context;
 mod conversation;
 mod github;
 mod mcp_tools;
+mod model_step;
 mod own_commands;
 mod owners;
 mod pr_review;

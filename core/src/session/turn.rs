@@ -2,7 +2,7 @@
 //! its answer, fails, or the client interrupts.
 
 use super::owners::Owner;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use crate::effects::{EffectId, Output};
 use crate::model::anthropic::{self, AnthropicStream};
@@ -10,32 +10,22 @@ use crate::model::assembler::MessageAssembler;
 use crate::model::catalogue::{ModelRef, Provider};
 use crate::model::conversation::ToolSpec;
 use crate::model::conversation::{Block, Message, Role};
-use crate::model::http_error::{OverflowFacts, is_context_overflow, overflow_facts};
 use crate::model::openai::{self, OpenAiStream};
 use crate::model::wire::{
     Endpoint, HttpRequest, ModelCall, ModelEvent, StopReason, StreamDecoder, Usage,
 };
-use crate::permissions::redact::TextStream;
 use crate::protocol::events::{
-    Event, ModelRetrying, TokenDelta, TurnEnded, TurnStarted, TurnSteered, TurnUsage,
+    Event, ModelRetrying, TurnEnded, TurnStarted, TurnSteered, TurnUsage,
 };
 use crate::protocol::values::{CompactionTrigger, TurnEndReason, TurnSource};
 
 use super::compaction::TurnCompaction;
+use super::model_step::{ModelStep, Outcome, Sent, retry_delay};
 use super::review::ReviewTask;
 use super::tool_run::ToolStep;
 use super::tools::definitions::tools_for;
 use super::{Queued, Session};
 use crate::store::Record;
-
-/// The most of an error response body kept for its message.
-const ERROR_BODY_MAX: usize = 64 * 1024;
-
-/// HTTP statuses worth another attempt.
-const RETRY_STATUSES: &[u16] = &[429, 500, 502, 503, 504, 529];
-
-/// Stream error kinds worth another attempt (when nothing was shown yet).
-const RETRY_STREAM_ERRORS: &[&str] = &["overloaded_error", "api_error", "rate_limit_error"];
 
 /// A running turn, or a compaction the client asked for (which runs like a turn that only
 /// compacts: it holds the session, queues messages and can be interrupted).
@@ -76,70 +66,15 @@ pub(super) enum TurnKind {
 pub(super) enum Step {
     /// Waiting for the start-up probes before the first request.
     WaitingForContext,
-    /// A model request is under way.
-    Model(Box<ModelStep>),
+    /// A model request is under way; it is given up for silence at `idle_deadline`.
+    Model {
+        step: Box<ModelStep>,
+        idle_deadline: Instant,
+    },
     /// Waiting before the next attempt.
     Backoff { attempt: u32, until: Instant },
     /// Running the tool calls of the last answer.
     Tools(Box<ToolStep>),
-}
-
-/// One model request in flight.
-#[derive(Debug)]
-pub(super) struct ModelStep {
-    http: EffectId,
-    attempt: u32,
-    provider: Provider,
-    status: Option<u16>,
-    retry_after: Option<String>,
-    error_body: Vec<u8>,
-    decoder: Box<dyn StreamDecoder>,
-    assembler: MessageAssembler,
-    idle_deadline: Instant,
-    /// The length of the history the request carried, to tie the usage reported to it.
-    history_len: usize,
-    /// The block whose deltas are being shown, with what is held back of it.
-    shown: Option<Shown>,
-    /// The request's tokens as estimated when it was sent.
-    estimated_prompt: u64,
-}
-
-/// The text or thinking block being streamed to the client, through the redaction gate's
-/// stream: a secret split across two deltas is held back until it is whole (and redacted).
-#[derive(Debug)]
-struct Shown {
-    thinking: bool,
-    block: u32,
-    stream: TextStream,
-}
-
-impl Shown {
-    /// The delta frame for `text`, or `None` while all of it is held back.
-    fn push(&mut self, text: &str) -> Option<Event> {
-        let shown = self.stream.push(text.as_bytes());
-        self.frame(shown)
-    }
-
-    /// The delta frame for what is still held back, at the end of the block.
-    fn finish(mut self) -> Option<Event> {
-        let rest = self.stream.finish();
-        self.frame(rest)
-    }
-
-    fn frame(&self, delta: String) -> Option<Event> {
-        if delta.is_empty() {
-            return None;
-        }
-        let delta = TokenDelta {
-            block: self.block,
-            delta,
-        };
-        Some(if self.thinking {
-            Event::ThinkingDelta(delta)
-        } else {
-            Event::TokenDelta(delta)
-        })
-    }
 }
 
 impl Turn {
@@ -202,24 +137,12 @@ impl Turn {
     /// The earliest deadline the turn waits on.
     pub(super) fn deadline(&self) -> Option<Instant> {
         match &self.step {
-            Step::Model(model) => Some(model.idle_deadline),
+            Step::Model { idle_deadline, .. } => Some(*idle_deadline),
             Step::Backoff { until, .. } => Some(*until),
             Step::Tools(tools) => tools.deadline(),
             Step::WaitingForContext => None,
         }
     }
-}
-
-/// How a model step ended.
-enum Outcome {
-    Finished(StopReason),
-    Retry {
-        reason: String,
-        retry_after: Option<String>,
-    },
-    Fail(String),
-    /// The provider refused the request as too long for the context window.
-    Overflow(String, OverflowFacts),
 }
 
 impl Session {
@@ -390,29 +313,35 @@ impl Session {
         let http = self.effect_id(Owner::Model);
         let history_len = self.conversation.messages().len();
         let estimated_prompt = self.estimated_tokens();
+        let sent = Sent {
+            http,
+            attempt,
+            provider,
+            history_len,
+            estimated_prompt,
+        };
+        let idle_deadline = now + self.timings.model_idle_timeout;
         if let Some(turn) = self.turn.as_mut() {
-            turn.step = Step::Model(Box::new(ModelStep {
-                http,
-                attempt,
-                provider,
-                status: None,
-                retry_after: None,
-                error_body: Vec::new(),
-                decoder,
-                assembler: MessageAssembler::default(),
-                idle_deadline: now + self.timings.model_idle_timeout,
-                history_len,
-                shown: None,
-                estimated_prompt,
-            }));
+            turn.step = Step::Model {
+                step: Box::new(ModelStep::new(sent, decoder)),
+                idle_deadline,
+            };
         }
         self.outputs
             .push_back(Output::HttpRequest { id: http, request });
     }
 
-    fn model_step(&mut self, id: EffectId) -> Option<&mut ModelStep> {
+    /// The model step waiting on `id`, which just heard from it at `now`.
+    fn model_step(&mut self, now: Instant, id: EffectId) -> Option<&mut ModelStep> {
+        let idle = now + self.timings.model_idle_timeout;
         match self.turn.as_mut().map(|t| &mut t.step) {
-            Some(Step::Model(step)) if step.http == id => Some(step),
+            Some(Step::Model {
+                step,
+                idle_deadline,
+            }) if step.http() == id => {
+                *idle_deadline = idle;
+                Some(step)
+            }
             _ => None,
         }
     }
@@ -424,75 +353,37 @@ impl Session {
         status: u16,
         retry_after: Option<String>,
     ) {
-        let idle = self.timings.model_idle_timeout;
-        if let Some(step) = self.model_step(id) {
-            step.status = Some(status);
-            step.retry_after = retry_after;
-            step.idle_deadline = now + idle;
+        if let Some(step) = self.model_step(now, id) {
+            step.response(status, retry_after);
         }
     }
 
     pub(super) fn http_body(&mut self, now: Instant, id: EffectId, bytes: &[u8]) {
-        let idle = self.timings.model_idle_timeout;
-        let Some(step) = self.model_step(id) else {
+        let Some(step) = self.model_step(now, id) else {
             return;
         };
-        step.idle_deadline = now + idle;
-        if !step.status.is_some_and(|s| (200..300).contains(&s)) {
-            let room = ERROR_BODY_MAX.saturating_sub(step.error_body.len());
-            step.error_body
-                .extend_from_slice(&bytes[..room.min(bytes.len())]);
-            return;
-        }
-        let mut events = Vec::new();
-        step.decoder.push(bytes, &mut events);
+        let events = step.body(bytes);
         self.model_events(now, events);
     }
 
     pub(super) fn http_ended(&mut self, now: Instant, id: EffectId) {
-        let Some(step) = self.model_step(id) else {
+        let Some(step) = self.model_step(now, id) else {
             return;
         };
-        match step.status {
-            Some(status) if (200..300).contains(&status) => {
-                let mut events = Vec::new();
-                step.decoder.finish(&mut events);
-                self.model_events(now, events);
-            }
-            status => {
-                let status = status.unwrap_or(0);
-                let message = match step.provider {
-                    Provider::Anthropic => anthropic::error_message(status, &step.error_body),
-                    Provider::OpenAi => openai::error_message(status, &step.error_body),
-                };
-                let reason = format!("HTTP {status}: {message}");
-                let outcome = if is_context_overflow(status, &step.error_body) {
-                    Outcome::Overflow(reason, overflow_facts(&step.error_body))
-                } else if RETRY_STATUSES.contains(&status) {
-                    Outcome::Retry {
-                        reason,
-                        retry_after: step.retry_after.clone(),
-                    }
-                } else {
-                    Outcome::Fail(format!("the model request failed: {reason}"))
-                };
-                self.model_outcome(now, outcome);
-            }
+        match step.ended() {
+            Ok(events) => self.model_events(now, events),
+            Err(outcome) => self.model_outcome(now, outcome),
         }
     }
 
     pub(super) fn http_failed(&mut self, now: Instant, id: EffectId, error: String) {
-        let Some(step) = self.model_step(id) else {
+        let Some(step) = self.model_step(now, id) else {
             return;
         };
-        let outcome = if step.assembler.has_output() {
-            Outcome::Fail(format!("the model stream broke off: {error}"))
-        } else {
-            Outcome::Retry {
-                reason: format!("network error: {error}"),
-                retry_after: None,
-            }
-        };
+        let outcome = step.broke(
+            format!("network error: {error}"),
+            format!("the model stream broke off: {error}"),
+        );
         self.model_outcome(now, outcome);
     }
 
@@ -503,72 +394,28 @@ impl Session {
                 return;
             };
             // A summary is for the model's view, not a reply to show.
-            let quiet = turn.compaction.is_running();
-            let Step::Model(step) = &mut turn.step else {
+            let show = (!turn.compaction.is_running()).then_some(&self.redactor);
+            let Step::Model { step, .. } = &mut turn.step else {
                 return;
             };
-            step.assembler.apply(&event);
-            let (thinking, block, text) = match event {
-                ModelEvent::TextDelta { block, text } => (false, block, text),
-                ModelEvent::ThinkingDelta { block, text } => (true, block, text),
-                ModelEvent::Finished(stop) => {
-                    let http = step.http;
-                    self.outputs.push_back(Output::CancelHttp { id: http });
-                    return self.model_outcome(now, Outcome::Finished(stop));
+            match step.event(event, show) {
+                Ok(frames) => {
+                    for frame in frames.into_iter().flatten() {
+                        self.emit(frame);
+                    }
                 }
-                ModelEvent::Error { kind, message } => {
-                    let retryable = !step.assembler.has_output()
-                        && kind
-                            .as_deref()
-                            .is_some_and(|k| RETRY_STREAM_ERRORS.contains(&k));
-                    let http = step.http;
-                    let reason = match kind {
-                        Some(kind) => format!("{kind}: {message}"),
-                        None => message,
-                    };
+                Err(outcome) => {
+                    let http = step.http();
                     self.outputs.push_back(Output::CancelHttp { id: http });
-                    let outcome = if retryable {
-                        Outcome::Retry {
-                            reason,
-                            retry_after: None,
-                        }
-                    } else {
-                        Outcome::Fail(format!("the model reported an error: {reason}"))
-                    };
                     return self.model_outcome(now, outcome);
                 }
-                _ => continue,
-            };
-            if quiet {
-                continue;
-            }
-            // A new block ends the one shown before it.
-            let ended = match &step.shown {
-                Some(shown) if (shown.thinking, shown.block) != (thinking, block) => {
-                    step.shown.take().and_then(Shown::finish)
-                }
-                _ => None,
-            };
-            let shown = step.shown.get_or_insert_with(|| Shown {
-                thinking,
-                block,
-                stream: self.redactor.text_stream(),
-            });
-            // Without secrets the text goes out as it came, uncopied: this runs once a token.
-            let frame = if self.redactor.is_empty() {
-                shown.frame(text)
-            } else {
-                shown.push(&text)
-            };
-            for frame in [ended, frame].into_iter().flatten() {
-                self.emit(frame);
             }
         }
     }
 
     /// Shows what `step` still holds back of its last block: its stream is over.
     fn show_rest(&mut self, step: &mut ModelStep) {
-        if let Some(frame) = step.shown.take().and_then(Shown::finish) {
+        if let Some(frame) = step.rest() {
             self.emit(frame);
         }
     }
@@ -578,7 +425,7 @@ impl Session {
             return;
         };
         let mut step = match std::mem::replace(&mut turn.step, Step::WaitingForContext) {
-            Step::Model(step) => step,
+            Step::Model { step, .. } => step,
             other => {
                 turn.step = other;
                 return;
@@ -589,38 +436,38 @@ impl Session {
             return;
         };
         let summary = turn.compaction.is_running();
-        let reported = step.assembler.usage();
+        let reported = step.assembler().usage();
         self.count_usage(&step);
         let prompt =
             reported.prompt_tokens + reported.cache_read_tokens + reported.cache_write_tokens;
         if !summary && prompt > 0 {
-            self.conversation.calibrate(step.history_len, prompt);
+            self.conversation.calibrate(step.history_len(), prompt);
         }
+        let (attempt, history_len) = (step.attempt(), step.history_len());
+        let assembler = step.into_assembler();
         match outcome {
             Outcome::Retry {
                 reason,
                 retry_after,
-            } => self.retry_or_fail(now, step.attempt, reason, retry_after),
+            } => self.retry_or_fail(now, attempt, reason, retry_after),
             Outcome::Fail(error) if summary => self.compaction_failed(now, error),
             Outcome::Fail(error) => {
-                self.keep_partial_answer(step.assembler);
+                self.keep_partial_answer(assembler);
                 self.end_turn(now, TurnEndReason::Error, Some(error));
             }
             Outcome::Overflow(reason, facts) => {
-                self.overflowed(now, step.attempt, reason, facts, step.history_len);
+                self.overflowed(now, attempt, reason, facts, history_len);
             }
-            Outcome::Finished(_) if summary => match step.assembler.finish() {
+            Outcome::Finished(_) if summary => match assembler.finish() {
                 Ok(message) => self.compaction_done(now, &message),
                 Err(error) => self.compaction_failed(now, format!("unusable summary: {error}")),
             },
-            Outcome::Finished(StopReason::MaxTokens)
-                if step.assembler.clone().finish().is_err() =>
-            {
+            Outcome::Finished(StopReason::MaxTokens) if assembler.clone().finish().is_err() => {
                 // Cut by the token limit in the middle of a tool call: the call cannot run.
-                self.keep_partial_answer(step.assembler);
+                self.keep_partial_answer(assembler);
                 self.end_turn(now, TurnEndReason::MaxTokens, None);
             }
-            Outcome::Finished(stop) => match step.assembler.finish() {
+            Outcome::Finished(stop) => match assembler.finish() {
                 Err(error) => self.end_turn(
                     now,
                     TurnEndReason::Error,
@@ -668,12 +515,13 @@ impl Session {
     /// Adds a model step's tokens and cost to the turn: the provider's counts, or, when the
     /// stream ended without them (interrupted, broken), estimates of what was sent and streamed.
     fn count_usage(&mut self, step: &ModelStep) {
-        let mut usage = step.assembler.usage();
-        if usage == Usage::default() && step.assembler.has_output() {
-            usage.prompt_tokens = step.estimated_prompt;
+        let assembler = step.assembler();
+        let mut usage = assembler.usage();
+        if usage == Usage::default() && assembler.has_output() {
+            usage.prompt_tokens = step.estimated_prompt();
             usage.completion_tokens = self
                 .conversation
-                .tokens_for_chars(step.assembler.streamed_chars());
+                .tokens_for_chars(assembler.streamed_chars());
         }
         let prices = self.model.as_ref().and_then(|m| m.cost());
         let Some(turn) = self.turn.as_mut() else {
@@ -715,7 +563,13 @@ impl Session {
             let error = format!("the model request failed after {attempt} attempts: {reason}");
             return self.fail_step(now, error);
         }
-        let delay = self.retry_delay(attempt, retry_after.as_deref());
+        let delay = retry_delay(
+            attempt,
+            retry_after.as_deref(),
+            self.timings.retry_base,
+            self.timings.retry_max,
+            &mut self.rng,
+        );
         if let Some(turn) = self.turn.as_mut() {
             turn.step = Step::Backoff {
                 attempt: attempt + 1,
@@ -729,26 +583,6 @@ impl Session {
         }));
     }
 
-    /// Exponential backoff with jitter, or the server's `retry-after` (in seconds), capped.
-    fn retry_delay(&mut self, attempt: u32, retry_after: Option<&str>) -> Duration {
-        let max = self.timings.retry_max;
-        if let Some(seconds) = retry_after.and_then(|v| v.trim().parse::<f64>().ok())
-            && seconds.is_finite()
-            && seconds >= 0.0
-        {
-            return Duration::from_secs_f64(seconds).min(max);
-        }
-        let base = self
-            .timings
-            .retry_base
-            .saturating_mul(1 << (attempt - 1).min(16));
-        let base = base.min(max);
-        let jitter_ms = self
-            .rng
-            .below_or_equal(u64::try_from(base.as_millis() / 4).unwrap_or(0));
-        (base + Duration::from_millis(jitter_ms)).min(max)
-    }
-
     /// Runs a due timer of the turn.
     pub(super) fn turn_timeout(&mut self, now: Instant) {
         let Some(turn) = self.turn.as_ref() else {
@@ -759,18 +593,15 @@ impl Session {
                 let attempt = *attempt;
                 self.send_request(now, attempt);
             }
-            Step::Model(step) if step.idle_deadline <= now => {
-                let http = step.http;
-                self.outputs.push_back(Output::CancelHttp { id: http });
+            Step::Model {
+                step,
+                idle_deadline,
+            } if *idle_deadline <= now => {
+                self.outputs
+                    .push_back(Output::CancelHttp { id: step.http() });
                 let seconds = self.timings.model_idle_timeout.as_secs_f64();
-                let outcome = if step.assembler.has_output() {
-                    Outcome::Fail(format!("the model sent nothing for {seconds}s"))
-                } else {
-                    Outcome::Retry {
-                        reason: format!("the model sent nothing for {seconds}s"),
-                        retry_after: None,
-                    }
-                };
+                let silence = format!("the model sent nothing for {seconds}s");
+                let outcome = step.broke(silence.clone(), silence);
                 self.model_outcome(now, outcome);
             }
             Step::Tools(_) => self.tool_timeout(now),
@@ -784,11 +615,12 @@ impl Session {
             return;
         };
         match std::mem::replace(&mut turn.step, Step::WaitingForContext) {
-            Step::Model(mut step) => {
-                self.outputs.push_back(Output::CancelHttp { id: step.http });
+            Step::Model { mut step, .. } => {
+                self.outputs
+                    .push_back(Output::CancelHttp { id: step.http() });
                 self.show_rest(&mut step);
                 self.count_usage(&step);
-                self.keep_partial_answer(step.assembler);
+                self.keep_partial_answer(step.into_assembler());
             }
             Step::Tools(tools) => self.interrupt_tools(*tools),
             Step::Backoff { .. } | Step::WaitingForContext => {}
