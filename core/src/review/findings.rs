@@ -1,11 +1,13 @@
 //! The review session: findings anchored to the review, their threads, and every edit the
 //! protocol names, applied purely. A change is applied to a copy and kept only once it is on
-//! disk (see `session/review.rs`), so an edit here either returns the new state or says why not.
+//! disk (the session's review save queue), so an edit here either returns the new state or says why not.
 
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
+use crate::protocol::actions::EditReview;
 use crate::protocol::findings::{
     Anchor, Author, EntryKind, Finding, FindingStatus, ReviewSession, Severity, Side, ThreadEntry,
 };
@@ -489,6 +491,75 @@ fn follow_anchor(anchor: &Anchor, position: Option<(u32, u32)>, review: &Review)
                 (None, _) => (anchor.clone(), true),
             }
         }
+    }
+}
+
+impl Edit {
+    /// The edit an `edit_review` describes, or why its fields do not make one.
+    pub fn from_request(edit: EditReview) -> Result<Self, String> {
+        let comment_id = || {
+            edit.comment_id
+                .clone()
+                .ok_or_else(|| format!("{} needs comment_id", edit.edit))
+        };
+        let body = || {
+            edit.body
+                .clone()
+                .ok_or_else(|| format!("{} needs body", edit.edit))
+        };
+        let severity = edit
+            .severity
+            .as_deref()
+            .map(|s| {
+                serde_json::from_value::<Severity>(Value::String(s.to_owned())).map_err(|_| {
+                    format!(
+                        "unknown severity {s:?}: question, suggestion, issue, nitpick or praise"
+                    )
+                })
+            })
+            .transpose()?;
+        let send = edit.send.unwrap_or(false);
+        Ok(match edit.edit.as_str() {
+            "comment" => Self::Comment {
+                anchor: serde_json::from_value(edit.anchor.clone().ok_or("comment needs anchor")?)
+                    .map_err(|e| format!("invalid anchor: {e}"))?,
+                body: body()?,
+                severity: severity.ok_or("comment needs severity")?,
+                send,
+            },
+            "reply" => Self::Reply {
+                comment_id: comment_id()?,
+                body: body()?,
+                send,
+            },
+            "request_fix" => Self::RequestFix {
+                comment_id: comment_id()?,
+                body: edit.body.clone(),
+                send,
+            },
+            "update" => Self::Update {
+                comment_id: comment_id()?,
+                body: edit.body.clone(),
+                severity,
+            },
+            "delete" => Self::Delete {
+                comment_id: comment_id()?,
+            },
+            "resolve" => Self::Resolve {
+                comment_id: comment_id()?,
+            },
+            "reopen" => Self::Reopen {
+                comment_id: comment_id()?,
+            },
+            "send" => Self::Send {
+                comment_id: comment_id()?,
+            },
+            other => {
+                return Err(format!(
+                    "unknown edit {other:?}: comment, reply, request_fix, update, delete, resolve, reopen or send"
+                ));
+            }
+        })
     }
 }
 

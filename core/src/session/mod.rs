@@ -32,6 +32,7 @@ mod owners;
 mod pr_review;
 mod review;
 mod review_prompts;
+mod review_saves;
 mod server_probe;
 mod stack;
 mod step_runner;

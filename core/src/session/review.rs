@@ -7,7 +7,6 @@
 //! order, each checked against everything saved before it, and a failed write changes nothing.
 
 use super::owners::Owner;
-use std::collections::VecDeque;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -20,17 +19,18 @@ use crate::protocol::events::{
     Event, GuidedReviewLoaded, GuidedReviewUpdated, RequestFailed, ReviewSessionEvent,
     ReviewSessionSaved,
 };
-use crate::protocol::findings::{Anchor, Author, EntryKind, ReportStatus, Severity, ThreadEntry};
+use crate::protocol::findings::{Author, EntryKind, ReportStatus, ThreadEntry};
 use crate::protocol::review::{Review, ReviewTarget};
 use crate::protocol::values::TurnSource;
 use crate::review::build::build;
-use crate::review::findings::{AgentTask, Edit, Stored};
+use crate::review::findings::{Edit, Stored};
 use crate::review::ids::review_id;
 use crate::review::patch::build_from_patch;
 use crate::review::path_line::{NotShown, Place, anchor_at, review_path};
 use crate::review::source::DiffSource;
 
 use super::review_prompts::{agent_review_prompt, finding_prompt};
+use super::review_saves::{Change, Kept, ReviewSaves, SaveOutcome};
 use super::tools::review_args::{AddFinding, Report};
 use super::{Queued, Session};
 
@@ -127,34 +127,6 @@ enum Reading {
     Refresh { review_id: String },
 }
 
-/// A change waiting for its turn to be saved.
-#[derive(Debug)]
-enum Change {
-    /// A client's `edit_review`, checked when its turn comes.
-    Edit {
-        request_id: String,
-        edit: Result<Edit, String>,
-    },
-    /// `request_agent_review`: recorded, then the agent reviews.
-    AgentReviewRequested { request_id: String },
-    /// An entry on a finding's thread, and whether a turn still works on it.
-    Entry {
-        finding_id: String,
-        entry: ThreadEntry,
-        pending: bool,
-    },
-    /// A finding the agent added.
-    AgentFinding {
-        anchor: Anchor,
-        severity: Severity,
-        body: String,
-    },
-    /// A note about the whole review.
-    Note { body: String },
-    /// The re-read review moved anchors.
-    Follow,
-}
-
 /// The review part of the session.
 #[derive(Debug, Default)]
 pub(super) struct ReviewState {
@@ -165,11 +137,8 @@ pub(super) struct ReviewState {
     /// A load waiting for its session file.
     opening: Option<Opening>,
     open: Option<OpenReview>,
-    /// Changes waiting to be saved, for the open review.
-    queue: VecDeque<Change>,
-    /// The save being written: its effect, the state it writes, what it was, and the agent's
-    /// task it starts once on disk.
-    writing: Option<(EffectId, Stored, Change, Option<ReviewTask>)>,
+    /// The open review's changes, saved one at a time.
+    saves: ReviewSaves,
 }
 
 impl ReviewState {
@@ -275,8 +244,9 @@ impl Session {
                 }
             }
             Input::FileWritten { id, result } => {
-                if matches!(&self.review.writing, Some((w, ..)) if w == id) {
-                    self.written(now, result.clone());
+                if let Some(outcome) = self.review.saves.written(*id, result.clone()) {
+                    self.save_done(now, outcome);
+                    self.save_next(now);
                 }
             }
             _ => {}
@@ -441,7 +411,7 @@ impl Session {
             now,
             Change::Edit {
                 request_id,
-                edit: parse_edit(edit),
+                edit: Edit::from_request(edit),
             },
         );
     }
@@ -508,68 +478,53 @@ impl Session {
 
     /// Queues `change` and saves it when it is its turn.
     fn queue_change(&mut self, now: Instant, change: Change) {
-        self.review.queue.push_back(change);
+        self.review.saves.push(change);
         self.save_next(now);
     }
 
-    /// Applies and writes the next queued change, if no write is in flight.
+    /// Applies and writes the next queued changes, until one is being written.
     fn save_next(&mut self, now: Instant) {
-        while self.review.writing.is_none() {
-            let Some(change) = self.review.queue.pop_front() else {
-                return;
-            };
+        let at = self.wall_ms(now);
+        loop {
             let Some(open) = self.review.open.as_ref() else {
                 return self.drop_queued_changes();
             };
-            let at = self.wall_ms(now);
-            let review_id = open.review.id.clone();
-            let applied = apply_change(&open.stored, &change, &open.review, at);
-            let (next, task) = match applied {
-                Ok(done) => done,
-                Err(reason) => {
-                    self.change_failed(change, reason);
-                    continue;
-                }
+            let Some(outcome) = self.review.saves.next(&open.stored, &open.review, at) else {
+                return;
             };
-            let task = task.map(|work| ReviewTask { review_id, work });
-            match open.path.clone() {
-                Some(path) => {
+            match (outcome, open.path.clone()) {
+                (Ok(kept), Some(path)) => {
                     let id = self.effect_id(Owner::Review);
-                    self.outputs.push_back(Output::WriteFile {
-                        id,
-                        path,
-                        bytes: next.to_bytes(),
-                    });
-                    self.review.writing = Some((id, next, change, task));
+                    let bytes = kept.next.to_bytes();
+                    self.outputs
+                        .push_back(Output::WriteFile { id, path, bytes });
+                    return self.review.saves.writing(id, kept);
                 }
-                None => self.saved(now, next, change, task),
+                (outcome, _) => self.save_done(now, outcome),
             }
         }
     }
 
-    /// The write of the save in flight ended.
-    fn written(&mut self, now: Instant, result: Result<(), String>) {
-        let Some((_, next, change, task)) = self.review.writing.take() else {
-            return;
-        };
-        match result {
-            Ok(()) => self.saved(now, next, change, task),
-            Err(err) => self.change_failed(
-                change,
-                format!("the review session could not be saved: {err}"),
-            ),
+    /// A change is kept (on disk, or in memory for a review without a file) or refused.
+    fn save_done(&mut self, now: Instant, outcome: SaveOutcome) {
+        match outcome {
+            Ok(kept) => self.saved(now, kept),
+            Err(refused) => self.change_failed(refused.change, refused.reason),
         }
-        self.save_next(now);
     }
 
-    /// A change is on disk: keep it, say so, and start the agent's task.
-    fn saved(&mut self, now: Instant, next: Stored, change: Change, task: Option<ReviewTask>) {
+    /// A change is kept: keep it, say so, and start the agent's task.
+    fn saved(&mut self, now: Instant, kept: Kept) {
         let Some(open) = self.review.open.as_mut() else {
             return;
         };
-        open.stored = next;
+        open.stored = kept.next;
         let session = open.stored.session.clone();
-        let request_id = match change {
+        let task = kept.work.map(|work| ReviewTask {
+            review_id: open.review.id.clone(),
+            work,
+        });
+        let request_id = match kept.change {
             Change::Edit { request_id, .. } | Change::AgentReviewRequested { request_id } => {
                 Some(request_id)
             }
@@ -605,7 +560,7 @@ impl Session {
 
     /// Answers the requests among the queued changes of a review that is no longer open.
     fn drop_queued_changes(&mut self) {
-        for change in std::mem::take(&mut self.review.queue) {
+        for change in self.review.saves.take_queued() {
             if let Change::Edit { request_id, .. } | Change::AgentReviewRequested { request_id } =
                 change
             {
@@ -799,121 +754,6 @@ impl Session {
             self.wall_ms(now),
         )
     }
-}
-
-/// Applies `change` to `stored`: the new state and the agent's task, or why not.
-fn apply_change(
-    stored: &Stored,
-    change: &Change,
-    review: &Review,
-    at: u64,
-) -> Result<(Stored, Option<ReviewWork>), String> {
-    let mut next = stored.clone();
-    let work = match change {
-        Change::Edit { edit, .. } => {
-            let (applied, task) = stored.apply(edit.clone()?, review, at)?;
-            next = applied;
-            task.map(|(id, task)| match task {
-                AgentTask::Answer => ReviewWork::Answer(id),
-                AgentTask::Fix => ReviewWork::Fix(id),
-            })
-        }
-        Change::AgentReviewRequested { .. } => {
-            next.add_note("The agent was asked to review the change.".into(), at);
-            Some(ReviewWork::Review)
-        }
-        Change::Entry {
-            finding_id,
-            entry,
-            pending,
-        } => {
-            next.add_entry(finding_id, entry.clone(), *pending)?;
-            None
-        }
-        Change::AgentFinding {
-            anchor,
-            severity,
-            body,
-        } => {
-            next.add_agent_finding(anchor.clone(), *severity, body.clone(), review, at)?;
-            None
-        }
-        Change::Note { body } => {
-            next.add_note(body.clone(), at);
-            None
-        }
-        Change::Follow => {
-            next.follow(review);
-            next.session.revision += 1;
-            None
-        }
-    };
-    Ok((next, work))
-}
-
-/// The edit an `edit_review` describes, or why its fields do not make one.
-fn parse_edit(edit: EditReview) -> Result<Edit, String> {
-    let comment_id = || {
-        edit.comment_id
-            .clone()
-            .ok_or_else(|| format!("{} needs comment_id", edit.edit))
-    };
-    let body = || {
-        edit.body
-            .clone()
-            .ok_or_else(|| format!("{} needs body", edit.edit))
-    };
-    let severity = edit
-        .severity
-        .as_deref()
-        .map(|s| {
-            serde_json::from_value::<Severity>(Value::String(s.to_owned())).map_err(|_| {
-                format!("unknown severity {s:?}: question, suggestion, issue, nitpick or praise")
-            })
-        })
-        .transpose()?;
-    let send = edit.send.unwrap_or(false);
-    Ok(match edit.edit.as_str() {
-        "comment" => Edit::Comment {
-            anchor: serde_json::from_value(edit.anchor.clone().ok_or("comment needs anchor")?)
-                .map_err(|e| format!("invalid anchor: {e}"))?,
-            body: body()?,
-            severity: severity.ok_or("comment needs severity")?,
-            send,
-        },
-        "reply" => Edit::Reply {
-            comment_id: comment_id()?,
-            body: body()?,
-            send,
-        },
-        "request_fix" => Edit::RequestFix {
-            comment_id: comment_id()?,
-            body: edit.body.clone(),
-            send,
-        },
-        "update" => Edit::Update {
-            comment_id: comment_id()?,
-            body: edit.body.clone(),
-            severity,
-        },
-        "delete" => Edit::Delete {
-            comment_id: comment_id()?,
-        },
-        "resolve" => Edit::Resolve {
-            comment_id: comment_id()?,
-        },
-        "reopen" => Edit::Reopen {
-            comment_id: comment_id()?,
-        },
-        "send" => Edit::Send {
-            comment_id: comment_id()?,
-        },
-        other => {
-            return Err(format!(
-                "unknown edit {other:?}: comment, reply, request_fix, update, delete, resolve, reopen or send"
-            ));
-        }
-    })
 }
 
 /// Whether a read failed because the file is not there.

@@ -372,3 +372,38 @@ fn a_session_file_from_before_report_status_still_reads_and_a_status_round_trips
     );
     assert_eq!(Stored::parse(&bytes, "review:r").unwrap(), stored);
 }
+
+#[test]
+fn an_edit_request_names_what_it_lacks() {
+    let request = |edit: &str, fields: serde_json::Value| {
+        let mut frame = serde_json::json!({"request_id":"r","review_id":"review:r","edit":edit});
+        frame
+            .as_object_mut()
+            .unwrap()
+            .extend(fields.as_object().unwrap().clone());
+        Edit::from_request(serde_json::from_value(frame).unwrap())
+    };
+    let err = |edit, fields| request(edit, fields).unwrap_err();
+    assert_eq!(
+        err("reply", serde_json::json!({"body":"b"})),
+        "reply needs comment_id"
+    );
+    assert_eq!(
+        err("comment", serde_json::json!({"body":"b"})),
+        "comment needs anchor"
+    );
+    assert!(err("undo", serde_json::json!({})).starts_with("unknown edit \"undo\""));
+    assert!(
+        err(
+            "update",
+            serde_json::json!({"comment_id":"c","severity":"bad"})
+        )
+        .contains("unknown severity")
+    );
+    assert_eq!(
+        request("resolve", serde_json::json!({"comment_id":"c"})),
+        Ok(Edit::Resolve {
+            comment_id: "c".into()
+        })
+    );
+}
