@@ -88,7 +88,8 @@ frame_enum! {
     }
 }
 
-/// `load_guided_review`.
+/// `load_guided_review`: read a diff (working tree, staged, a branch, a commit, a patch) and open
+/// it as a guided review with its chapters and its saved findings.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct LoadGuidedReview {
     /// Echoed on `guided_review_loaded` or `guided_review_failed`.
@@ -133,7 +134,8 @@ pub struct ReviewRequest {
     pub review_id: String,
 }
 
-/// `commit_review_chapters`.
+/// `commit_review_chapters`: commit the open review's chapters, each as its own commit, in reading
+/// order.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct CommitReviewChapters {
     /// Echoed on the answer.
@@ -158,7 +160,8 @@ pub struct RequestOnly {
     pub request_id: String,
 }
 
-/// `submit_user_message`.
+/// `submit_user_message`: the user's message; it starts a turn, or waits in the queue behind the
+/// running one.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct SubmitUserMessage {
     /// What the user wrote.
@@ -177,14 +180,14 @@ pub struct Image {
     pub data: String,
 }
 
-/// `steer_turn`.
+/// `steer_turn`: text added to the running turn, read by the model at its next request.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct SteerTurn {
     /// Added to the running turn.
     pub text: String,
 }
 
-/// `respond_permission`.
+/// `respond_permission`: the user's answer to a `permission_requested` prompt.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct RespondPermission {
     /// The `id` of the `permission_requested` being answered.
@@ -196,7 +199,7 @@ pub struct RespondPermission {
     pub message: Option<String>,
 }
 
-/// `answer_question`.
+/// `answer_question`: the user's answer to the model's `question_asked`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct AnswerQuestion {
     /// The `id` of the `question_asked` being answered.
@@ -205,35 +208,36 @@ pub struct AnswerQuestion {
     pub reply: QuestionReply,
 }
 
-/// `set_permission_auto_approve`.
+/// `set_permission_auto_approve`: whether prompts the rules leave as ask are approved (`once`)
+/// without the user; turning it on approves the one open now.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct SetPermissionAutoApprove {
     /// Whether prompts are approved (`once`) without asking.
     pub enabled: bool,
 }
 
-/// `set_model`.
+/// `set_model`: the model the next turn uses (`provider/id`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct SetModel {
     /// `provider/model`, for example `anthropic/claude-sonnet-4-5`.
     pub model: String,
 }
 
-/// `set_mode`.
+/// `set_mode`: build (every tool) or plan (read-only tools and `update_plan`) for the next request.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct SetMode {
     /// The new mode.
     pub mode: Mode,
 }
 
-/// `set_thinking`.
+/// `set_thinking`: how much the model reasons before it answers, from the next request.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct SetThinking {
     /// The new reasoning effort.
     pub thinking: Thinking,
 }
 
-/// `compact`.
+/// `compact`: summarize the older conversation now, so later requests carry less.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Compact {
     /// Chosen by the client; echoed on `compaction_ended`.

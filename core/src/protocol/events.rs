@@ -166,14 +166,15 @@ pub struct McpServer {
     pub error: Option<String>,
 }
 
-/// `mcp_servers_updated`.
+/// `mcp_servers_updated`: an MCP server started, became ready, failed or stopped; every server's
+/// state.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct McpServersUpdated {
     /// Every configured server, in settings order.
     pub servers: Vec<McpServer>,
 }
 
-/// `mcp_servers_listed`.
+/// `mcp_servers_listed`: the answer to `list_mcp_servers`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct McpServersListed {
     /// The `list_mcp_servers` request.
@@ -182,7 +183,7 @@ pub struct McpServersListed {
     pub servers: Vec<McpServer>,
 }
 
-/// `guided_review_loaded`.
+/// `guided_review_loaded`: the answer to `load_guided_review`: the review and its saved session.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct GuidedReviewLoaded {
     /// The `load_guided_review`'s.
@@ -192,7 +193,8 @@ pub struct GuidedReviewLoaded {
     pub review: Arc<Review>,
 }
 
-/// `guided_review_updated`.
+/// `guided_review_updated`: a turn changed files, so the open review was read again; its findings
+/// follow their hunks.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct GuidedReviewUpdated {
     /// The review as it is now.
@@ -210,14 +212,14 @@ pub struct RequestFailed {
     pub reason: String,
 }
 
-/// `review_session_restored`.
+/// `review_session_restored`: the open review's saved findings and threads, as read from its file.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct ReviewSessionEvent {
     /// The session.
     pub session: ReviewSession,
 }
 
-/// `review_session_saved`.
+/// `review_session_saved`: a change to the review session is on disk; the session as saved.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct ReviewSessionSaved {
     /// The request whose change this is; absent for progress of an agent turn.
@@ -227,7 +229,7 @@ pub struct ReviewSessionSaved {
     pub session: ReviewSession,
 }
 
-/// `review_chapters_committed`.
+/// `review_chapters_committed`: the answer to `commit_review_chapters`: the commits made.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct ReviewChaptersCommitted {
     /// The request's.
@@ -248,7 +250,7 @@ pub struct ChapterCommit {
     pub branch: Option<String>,
 }
 
-/// `ready`.
+/// `ready`: the first frame; the session and what this Luxe speaks.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Ready {
     /// 2. Refuse a number you do not know.
@@ -267,7 +269,7 @@ pub struct Ready {
     pub resumed: bool,
 }
 
-/// `state_changed`.
+/// `state_changed`: the session's settings and status, whole, whenever one of them changes.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct StateChanged {
     /// The model the next turn uses; `null` when none is configured.
@@ -324,7 +326,7 @@ pub struct ModelCost {
     pub cache_write: f64,
 }
 
-/// `action_rejected`.
+/// `action_rejected`: a line that was not a valid action, or an action refused; nothing changed.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct ActionRejected {
     /// The rejected frame's kind; `null` when the line had no readable kind.
@@ -336,14 +338,14 @@ pub struct ActionRejected {
     pub request_id: Option<String>,
 }
 
-/// `error`.
+/// `error`: something went wrong outside any request (a save, a probe); the session goes on.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct ErrorEvent {
     /// What went wrong.
     pub message: String,
 }
 
-/// `turn_started`.
+/// `turn_started`: a queued message became a turn.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct TurnStarted {
     /// `turn_1`, `turn_2`, … in order.
@@ -352,7 +354,7 @@ pub struct TurnStarted {
     pub source: TurnSource,
 }
 
-/// `turn_ended`.
+/// `turn_ended`: a turn is over, and why; `turn_usage` comes just before it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct TurnEnded {
     /// The `turn_started.turn_id`.
@@ -364,7 +366,7 @@ pub struct TurnEnded {
     pub error: Option<String>,
 }
 
-/// `user_message_queued`.
+/// `user_message_queued`: a message waits behind the running turn (or a compaction).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct UserMessageQueued {
     /// The queued message.
@@ -373,7 +375,7 @@ pub struct UserMessageQueued {
     pub position: u32,
 }
 
-/// `turn_steered`.
+/// `turn_steered`: `steer_turn`'s text joined the running turn.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct TurnSteered {
     /// The running turn.
@@ -382,7 +384,7 @@ pub struct TurnSteered {
     pub text: String,
 }
 
-/// `compaction_started`.
+/// `compaction_started`: the model is asked to summarize the older conversation.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct CompactionStarted {
     /// The `compact` request's id; absent when a turn compacts on its own.
@@ -391,13 +393,15 @@ pub struct CompactionStarted {
     /// The turn that compacts; absent for `compact`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub turn_id: Option<String>,
-    /// Why.
+    /// What started it: a `compact` request, a request that would come near the window, or a
+    /// refusal as too long.
     pub trigger: CompactionTrigger,
     /// The estimated tokens of the model's view now.
     pub tokens_before: u64,
 }
 
-/// `compaction_ended`.
+/// `compaction_ended`: the summary replaced the older conversation in the model's view, or could
+/// not.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct CompactionEnded {
     /// As on `compaction_started`.
@@ -424,7 +428,7 @@ pub struct TokenDelta {
     pub delta: String,
 }
 
-/// `tool_started`.
+/// `tool_started`: the model called a tool; its permission is decided next.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct ToolStarted {
     /// `call_1`, `call_2`, … for the session.
@@ -437,7 +441,8 @@ pub struct ToolStarted {
     pub input: serde_json::Value,
 }
 
-/// `tool_output_delta`.
+/// `tool_output_delta`: output of a running call (a command's, an MCP server's progress), redacted,
+/// as it comes.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct ToolOutputDelta {
     /// The call.
@@ -472,7 +477,7 @@ pub enum ToolStatus {
     Interrupted,
 }
 
-/// `tool_finished`.
+/// `tool_finished`: a call ended; what the model reads of it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct ToolFinished {
     /// The call.
@@ -500,7 +505,7 @@ pub enum ResolvedBy {
     Interrupt,
 }
 
-/// `permission_requested`.
+/// `permission_requested`: a call the rules leave as ask waits for `respond_permission`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct PermissionRequested {
     /// `perm_1`, … — echo it in `respond_permission`.
@@ -517,7 +522,7 @@ pub struct PermissionRequested {
     pub always_rule: String,
 }
 
-/// `permission_resolved`.
+/// `permission_resolved`: a permission prompt was settled, and by whom.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct PermissionResolved {
     /// The prompt.
@@ -538,7 +543,7 @@ pub struct QuestionOption {
     pub description: Option<String>,
 }
 
-/// `question_asked`.
+/// `question_asked`: the model asks the user (`ask_user`); the turn waits for `answer_question`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct QuestionAsked {
     /// `q_1`, … — echo it in `answer_question`.
@@ -553,7 +558,7 @@ pub struct QuestionAsked {
     pub multiple: bool,
 }
 
-/// `question_resolved`.
+/// `question_resolved`: a question was answered or dismissed, and by whom.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct QuestionResolved {
     /// The question.
@@ -581,25 +586,26 @@ pub enum PlanStatus {
     Pending,
     /// Under way.
     InProgress,
-    /// Finished.
+    /// Done: the step is finished.
     Done,
 }
 
-/// `plan_updated`.
+/// `plan_updated`: the model's plan (`update_plan`), whole.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct PlanUpdated {
     /// The whole plan.
     pub entries: Vec<PlanEntry>,
 }
 
-/// `files_changed`.
+/// `files_changed`: a tool wrote files.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct FilesChanged {
     /// The files, relative to cwd when inside it.
     pub paths: Vec<String>,
 }
 
-/// `model_retrying`.
+/// `model_retrying`: a model request failed in a way worth another try; the next attempt waits
+/// `delay_ms`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct ModelRetrying {
     /// The attempt that follows, from 2.
@@ -610,7 +616,7 @@ pub struct ModelRetrying {
     pub reason: String,
 }
 
-/// `turn_usage`.
+/// `turn_usage`: what a turn took (tokens, cost, the context now), just before its `turn_ended`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct TurnUsage {
     /// Prompt tokens not read from or written to the cache, summed over the turn's requests.
@@ -633,7 +639,7 @@ pub struct TurnUsage {
     pub session_cost_usd: Option<f64>,
 }
 
-/// `models_listed`.
+/// `models_listed`: the answer to `list_models`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct ModelsListed {
     /// The `list_models` request.
@@ -656,7 +662,7 @@ pub struct ProviderStatus {
     pub hint: Option<String>,
 }
 
-/// `session_restored`.
+/// `session_restored`: a resumed session's conversation, after `ready`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct SessionRestored {
     /// The session's id (also in `ready`).
@@ -706,7 +712,7 @@ pub struct RestoredToolResult {
     pub is_error: bool,
 }
 
-/// `sessions_listed`.
+/// `sessions_listed`: the answer to `list_sessions`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct SessionsListed {
     /// The `list_sessions` request.

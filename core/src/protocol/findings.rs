@@ -87,9 +87,9 @@ pub enum Anchor {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Side {
-    /// Before.
+    /// The old side of the diff (a deleted or context line's old number).
     Old,
-    /// After.
+    /// The new side of the diff (an added or context line's new number).
     New,
 }
 
@@ -103,7 +103,7 @@ pub enum Severity {
     Suggestion,
     /// Should be fixed.
     Issue,
-    /// Trivial.
+    /// A small matter of style or taste; fine to leave.
     Nitpick,
     /// Well done.
     Praise,
@@ -128,7 +128,7 @@ pub enum FindingStatus {
     Draft,
     /// Sent, not resolved.
     Open,
-    /// Done.
+    /// Settled: nothing more to do on it.
     Resolved,
 }
 

@@ -4,7 +4,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-/// `list_pull_requests`.
+/// `list_pull_requests`: the repository's pull requests, by state.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct ListPullRequests {
     /// Echoed on the answer.
@@ -27,11 +27,11 @@ pub enum PullRequestFilter {
     Closed,
     /// Merged ones.
     Merged,
-    /// All.
+    /// Open, closed and merged.
     All,
 }
 
-/// `get_pull_request`.
+/// `get_pull_request`: one pull request with its review threads.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct GetPullRequest {
     /// Echoed on the answer.
@@ -43,7 +43,7 @@ pub struct GetPullRequest {
     pub number: u64,
 }
 
-/// `post_pull_request_comment`.
+/// `post_pull_request_comment`: a comment on the pull request's conversation (a GitHub write).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct PostPullRequestComment {
     /// Echoed on the answer.
@@ -57,7 +57,7 @@ pub struct PostPullRequestComment {
     pub body: String,
 }
 
-/// `reply_to_review_thread`.
+/// `reply_to_review_thread`: a reply on a pull request's review thread (a GitHub write).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct ReplyToReviewThread {
     /// Echoed on the answer.
@@ -71,7 +71,7 @@ pub struct ReplyToReviewThread {
     pub body: String,
 }
 
-/// `resolve_review_thread`.
+/// `resolve_review_thread`: mark a review thread resolved or unresolved (a GitHub write).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct ResolveReviewThread {
     /// Echoed on the answer.
@@ -86,7 +86,7 @@ pub struct ResolveReviewThread {
     pub resolved: Option<bool>,
 }
 
-/// `edit_pull_request`.
+/// `edit_pull_request`: change a pull request's title, body, base or draft state (a GitHub write).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct EditPullRequest {
     /// Echoed on the answer.
@@ -110,7 +110,7 @@ pub struct EditPullRequest {
     pub draft: Option<bool>,
 }
 
-/// `merge_pull_request`.
+/// `merge_pull_request`: merge a pull request, only at the head Luxe last saw (a GitHub write).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct MergePullRequest {
     /// Echoed on the answer.
@@ -120,7 +120,7 @@ pub struct MergePullRequest {
     pub repository: Option<String>,
     /// The pull request.
     pub number: u64,
-    /// How.
+    /// Merge commit, squash or rebase.
     pub method: MergeMethod,
     /// Delete the head branch after merging.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -237,7 +237,7 @@ pub struct PullRequestSummary {
     pub updated_at: Option<String>,
 }
 
-/// `pull_requests_listed`.
+/// `pull_requests_listed`: the answer to `list_pull_requests`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct PullRequestsListed {
     /// The request's.
@@ -246,7 +246,8 @@ pub struct PullRequestsListed {
     pub pull_requests: Vec<PullRequestSummary>,
 }
 
-/// `pull_request_fetched`.
+/// `pull_request_fetched`: the answer to `get_pull_request`: the pull request and its review
+/// threads.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct PullRequestFetched {
     /// The request's.
@@ -284,7 +285,7 @@ pub struct PullRequestDetail {
 pub struct ReviewThread {
     /// Its GraphQL id, for `reply_to_review_thread` and `resolve_review_thread`.
     pub id: String,
-    /// Resolved.
+    /// Whether the thread is marked resolved on GitHub.
     pub resolved: bool,
     /// The file.
     pub path: String,
@@ -320,7 +321,7 @@ pub struct GithubDone {
     pub url: Option<String>,
 }
 
-/// `review_thread_resolved`.
+/// `review_thread_resolved`: the answer to `resolve_review_thread`: the thread's state now.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct ReviewThreadResolved {
     /// The request's.
@@ -331,7 +332,8 @@ pub struct ReviewThreadResolved {
     pub resolved: bool,
 }
 
-/// `preview_pull_request`.
+/// `preview_pull_request`: what opening a pull request from a head onto a base would do, without
+/// doing it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct PreviewPullRequest {
     /// Echoed on the preview; `open_pull_request` confirms with the same id.
@@ -386,7 +388,7 @@ pub struct PreviewCommit {
     pub subject: String,
 }
 
-/// `pull_request_opened`.
+/// `pull_request_opened`: the answer to `open_pull_request`: the pull request opened.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct PullRequestOpened {
     /// The preview's and confirmation's.
@@ -397,7 +399,8 @@ pub struct PullRequestOpened {
     pub url: String,
 }
 
-/// `preview_pull_request_review`.
+/// `preview_pull_request_review`: the review a guided review's sent findings would post on the pull
+/// request, without posting it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct PreviewPullRequestReview {
     /// Echoed on the preview; `post_pull_request_review` confirms with the same id.
@@ -422,7 +425,7 @@ pub struct PostPullRequestReview {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Verdict {
-    /// Approve.
+    /// Approve the pull request.
     Approve,
     /// Request changes.
     RequestChanges,
@@ -468,6 +471,6 @@ pub struct ReviewComment {
 pub struct SkippedFinding {
     /// The finding.
     pub comment_id: String,
-    /// Why.
+    /// Why it could not be done, in words to show the user.
     pub reason: String,
 }

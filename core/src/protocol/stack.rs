@@ -6,7 +6,8 @@ use std::collections::BTreeMap;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-/// `preview_stack`.
+/// `preview_stack`: what opening a stack of pull requests for a chain of branches would do, without
+/// doing it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct PreviewStack {
     /// Echoed on the preview; `open_stack` confirms with the same id.
@@ -77,7 +78,7 @@ pub struct StackPullRequest {
     pub url: String,
 }
 
-/// `stack_opened`.
+/// `stack_opened`: the answer to `open_stack`: the pull requests opened or found, bottom first.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct StackOpened {
     /// The preview's and confirmation's.
@@ -91,7 +92,7 @@ pub struct StackOpened {
 pub struct StackOpenFailed {
     /// The preview's and confirmation's.
     pub request_id: String,
-    /// Why.
+    /// Why it could not be done, in words to show the user.
     pub reason: String,
     /// The pull requests open, bottom first.
     pub opened: Vec<StackPullRequest>,
@@ -99,7 +100,8 @@ pub struct StackOpenFailed {
     pub pending: Vec<StackPending>,
 }
 
-/// `plan_restack`.
+/// `plan_restack`: the rebases that bring each branch of a stack onto its parent again, without
+/// running them.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct PlanRestack {
     /// Echoed on `restack_planned`.
@@ -211,7 +213,7 @@ pub struct RetargetFailed {
     /// `github` (the pull request's base) or `local` (the branch here).
     #[serde(rename = "where")]
     pub place: RetargetPlace,
-    /// Why.
+    /// Why it could not be done, in words to show the user.
     pub reason: String,
 }
 
@@ -233,6 +235,6 @@ pub struct RestackFailed {
     /// The confirmation's, when it sent one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub request_id: Option<String>,
-    /// Why.
+    /// Why it could not be done, in words to show the user.
     pub reason: String,
 }

@@ -23,7 +23,7 @@ pub enum Thinking {
     Off,
     /// A little.
     Low,
-    /// More.
+    /// A moderate budget: more than low, less than high.
     Medium,
     /// The most.
     High,
@@ -122,7 +122,7 @@ pub enum CompactionTrigger {
 pub enum TurnEndReason {
     /// The model finished.
     EndTurn,
-    /// `interrupt_turn`.
+    /// The client's `interrupt_turn` (or `close`) stopped it.
     Interrupted,
     /// The model hit its output limit.
     MaxTokens,
