@@ -3,6 +3,12 @@
 //! a time and is told how it ended, until it is done. The session spawns the commands (with
 //! each program's environment and timeout); unit tests and the fuzzer feed results instead.
 
+use std::time::Duration;
+
+use crate::config::Timings;
+use crate::effects::exit_failure;
+use crate::git::status::NO_OPTIONAL_LOCKS;
+use crate::github::{gh, parse};
 use crate::protocol::github::GithubState;
 
 /// Which program a command runs.
@@ -12,6 +18,39 @@ pub enum Program {
     Git,
     /// The user's gh.
     Gh,
+}
+
+impl Program {
+    /// Its name on `PATH`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Git => "git",
+            Self::Gh => "gh",
+        }
+    }
+
+    /// What it gets on top of luxe's environment: gh never prompts, pages or colours; git
+    /// never asks for credentials nor takes a lock it can do without.
+    pub fn env(self) -> Vec<(String, String)> {
+        match self {
+            Self::Gh => gh::env(),
+            Self::Git => {
+                let (locks, off) = NO_OPTIONAL_LOCKS;
+                vec![
+                    ("GIT_TERMINAL_PROMPT".into(), "0".into()),
+                    (locks.into(), off.into()),
+                ]
+            }
+        }
+    }
+
+    /// How long one of its commands may run (a `gh pr checkout` fetches too: gh's).
+    pub fn timeout(self, timings: &Timings) -> Duration {
+        match self {
+            Self::Gh => timings.gh_timeout,
+            Self::Git => timings.git_timeout,
+        }
+    }
 }
 
 /// A command to run in the checkout.
@@ -51,6 +90,9 @@ pub struct Ran {
     pub printed: String,
     /// The dock state a gh failure implies (gh missing, logged out), when it implies one.
     pub gh_state: Option<GithubState>,
+    /// Whether its output was UTF-8 (else `printed` has U+FFFD where it was not): a path
+    /// luxe goes on to use must be exactly what the command printed.
+    pub utf8: bool,
 }
 
 impl Ran {
@@ -61,6 +103,7 @@ impl Ran {
             printed: stdout.clone(),
             result: Ok(stdout),
             gh_state: None,
+            utf8: true,
         }
     }
 
@@ -70,6 +113,37 @@ impl Ran {
             result: Err(reason.into()),
             printed: String::new(),
             gh_state: None,
+            utf8: true,
+        }
+    }
+
+    /// A command of `program` that ended with `status` (`Ok(Some(code))` on exit, `Ok(None)`
+    /// when killed, `Err` when it could not start; `timed_out` when killed at its deadline),
+    /// having printed `stdout` and `stderr`: why it failed in that program's words.
+    pub fn of(
+        program: Program,
+        status: &Result<Option<i32>, String>,
+        stdout: &[u8],
+        stderr: &[u8],
+        timed_out: bool,
+    ) -> Self {
+        let stderr = String::from_utf8_lossy(stderr);
+        let (failure, gh_state) = match program {
+            Program::Gh => match parse::gh_exit_failure(status, &stderr, timed_out) {
+                Some((state, reason)) => (Some(reason), state),
+                None => (None, None),
+            },
+            Program::Git => (exit_failure("git", status, &stderr, timed_out), None),
+        };
+        let printed = String::from_utf8_lossy(stdout).into_owned();
+        Self {
+            result: match failure {
+                None => Ok(printed.clone()),
+                Some(reason) => Err(reason),
+            },
+            printed,
+            gh_state,
+            utf8: std::str::from_utf8(stdout).is_ok(),
         }
     }
 

@@ -1,6 +1,6 @@
 //! Runs what `--issue`, `--from-pr` and `--worktree` need before the first frame (the commands,
-//! their timeouts and what their output means are core's, `luxe_core::github::startup`),
-//! blocking: nothing else runs yet.
+//! their environment and timeouts, and what their output means are core's flow,
+//! `luxe_core::github::startup::Startup`), blocking: nothing else runs yet.
 
 use std::io::Read;
 use std::process::{Child, Command, Stdio};
@@ -8,34 +8,36 @@ use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
 use luxe_core::config::{Requested, Timings};
-use luxe_core::github::startup::{Ended, Prepared, StartCommand, after, commands};
+use luxe_core::github::startup::{Prepared, Startup};
+use luxe_core::steps::{Cmd, Flow, Next, Ran};
 
-/// Runs the start-up commands in `cwd`, each follow-up core asks for right after the command
-/// that led to it; the first failure is the reason luxe exits 2.
+/// Runs the start-up commands in `cwd` as core's flow asks for them, each to its end; the
+/// first failure is the reason luxe exits 2.
 pub fn prepare(
     requested: &Requested,
     cwd: &str,
     session_id: &str,
     timings: &Timings,
 ) -> Result<Prepared, String> {
-    let mut prepared = Prepared::default();
-    let mut queue: std::collections::VecDeque<StartCommand> = commands(requested).into();
-    while let Some(command) = queue.pop_front() {
-        let ended = run(&command, cwd, command.timeout(timings));
-        let stdout = command.outcome(ended)?;
-        if let Some(next) = after(&command, &stdout, requested, session_id, &mut prepared)? {
-            queue.push_front(next);
+    let mut flow = Startup::new(requested, session_id);
+    let mut next = flow.start();
+    loop {
+        match next {
+            Next::Run(cmd) => {
+                let ran = run(&cmd, cwd, cmd.program.timeout(timings));
+                next = flow.on(ran);
+            }
+            Next::Done(prepared) => return prepared,
         }
     }
-    Ok(prepared)
 }
 
-/// Runs `command` until it exits or `timeout` passes (then kills it), its output drained
+/// Runs `cmd` until it exits or `timeout` passes (then kills it), its output drained
 /// meanwhile so that a large answer cannot stall it on a full pipe.
-fn run(command: &StartCommand, cwd: &str, timeout: Duration) -> Ended {
-    let spawned = Command::new(command.program)
-        .args(&command.args)
-        .envs(command.env.iter().copied())
+fn run(cmd: &Cmd, cwd: &str, timeout: Duration) -> Ran {
+    let spawned = Command::new(cmd.program.name())
+        .args(&cmd.args)
+        .envs(cmd.program.env())
         .current_dir(cwd)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -43,30 +45,16 @@ fn run(command: &StartCommand, cwd: &str, timeout: Duration) -> Ended {
         .spawn();
     let mut child = match spawned {
         Ok(child) => child,
-        Err(err) => return ended(Err(err.to_string()), false, Vec::new(), Vec::new()),
+        Err(err) => return Ran::of(cmd.program, &Err(err.to_string()), &[], &[], false),
     };
     let stdout = drain(child.stdout.take());
     let stderr = drain(child.stderr.take());
     let (status, timed_out) = wait(&mut child, Instant::now() + timeout);
     if timed_out {
         // A child it left behind may hold the pipes open: the readers are left to end alone.
-        return ended(status, true, Vec::new(), Vec::new());
+        return Ran::of(cmd.program, &status, &[], &[], true);
     }
-    ended(status, false, join(stdout), join(stderr))
-}
-
-fn ended(
-    status: Result<Option<i32>, String>,
-    timed_out: bool,
-    stdout: Vec<u8>,
-    stderr: Vec<u8>,
-) -> Ended {
-    Ended {
-        status,
-        timed_out,
-        stdout,
-        stderr,
-    }
+    Ran::of(cmd.program, &status, &join(stdout), &join(stderr), false)
 }
 
 /// The exit code (`None`: killed), and whether the deadline killed it.

@@ -1,24 +1,21 @@
 //! What `--issue`, `--from-pr` and `--worktree` run before the first frame, and what their
-//! output means. io runs the commands in order and stops at the first failure (exit 2).
+//! output means, as a [`Flow`]: one command at a time, each follow-up asked for right after the
+//! command that led to it (`--worktree` adds the worktree beside the top directory it learned),
+//! ending with what was prepared or the first failure, naming its flag (luxe exits 2). io drives
+//! it, blocking: nothing else runs yet.
+
+use std::collections::VecDeque;
 
 use serde::Deserialize;
 
-use std::time::Duration;
+use crate::config::Requested;
+use crate::steps::{Cmd, Flow, Next, Ran};
 
-use super::gh::ENV;
-use super::parse;
-use crate::config::{Requested, Timings};
-use crate::effects::exit_failure;
-
-/// A command to run before start-up.
+/// A command to run before start-up, and what it is for.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StartCommand {
-    /// `gh` or `git`.
-    pub program: &'static str,
-    /// Its arguments.
-    pub args: Vec<String>,
-    /// Extra environment (gh's quiet one).
-    pub env: Vec<(&'static str, &'static str)>,
+    /// The command.
+    pub cmd: Cmd,
     /// What it is for, naming the flag, for a failure's reason.
     pub purpose: StartPurpose,
 }
@@ -45,29 +42,83 @@ pub struct Prepared {
     pub issue: Option<IssueContext>,
 }
 
-/// What `command`'s output means: recorded in `prepared`, and the command to run next, if its
-/// answer asks for one (`--worktree` adds the worktree beside the top directory it learned).
-pub fn after(
-    command: &StartCommand,
-    stdout: &str,
-    requested: &Requested,
-    session_id: &str,
-    prepared: &mut Prepared,
-) -> Result<Option<StartCommand>, String> {
-    match &command.purpose {
-        StartPurpose::Issue(_) => {
-            prepared.issue = Some(issue(stdout).map_err(|e| failed(&command.purpose, &e))?);
-            Ok(None)
+/// The start-up commands of one launch, as a flow.
+#[derive(Debug)]
+pub struct Startup {
+    worktree_name: Option<String>,
+    queue: VecDeque<StartCommand>,
+    running: Option<StartPurpose>,
+    prepared: Prepared,
+}
+
+impl Startup {
+    /// What `requested` needs, for the session `session_id` (which names a worktree not given
+    /// a name).
+    pub fn new(requested: &Requested, session_id: &str) -> Self {
+        let worktree_name = requested
+            .worktree
+            .as_ref()
+            .map(|given| worktree_name(given.as_deref(), session_id));
+        Self {
+            worktree_name,
+            queue: commands(requested).into(),
+            running: None,
+            prepared: Prepared::default(),
         }
-        StartPurpose::WorktreeRoot => {
-            let name = worktree_name(requested.worktree.clone().flatten().as_deref(), session_id);
-            Ok(Some(worktree_add(stdout.trim(), &name)))
+    }
+
+    fn next(&mut self) -> Next<Result<Prepared, String>> {
+        match self.queue.pop_front() {
+            Some(command) => {
+                self.running = Some(command.purpose);
+                Next::Run(command.cmd)
+            }
+            None => Next::Done(Ok(std::mem::take(&mut self.prepared))),
         }
-        StartPurpose::Worktree(path) => {
-            prepared.cwd = Some(path.clone());
-            Ok(None)
+    }
+
+    /// What the output of the command for `purpose` means: recorded, and the command to run
+    /// next, if its answer asks for one.
+    fn after(&mut self, purpose: &StartPurpose, stdout: &str) -> Result<(), String> {
+        match purpose {
+            StartPurpose::Issue(_) => {
+                self.prepared.issue = Some(issue(stdout).map_err(|e| failed(purpose, &e))?);
+            }
+            StartPurpose::WorktreeRoot => {
+                let name = self.worktree_name.clone().unwrap_or_default();
+                self.queue.push_front(worktree_add(stdout.trim(), &name));
+            }
+            StartPurpose::Worktree(path) => self.prepared.cwd = Some(path.clone()),
+            StartPurpose::FromPr(_) => {}
         }
-        StartPurpose::FromPr(_) => Ok(None),
+        Ok(())
+    }
+}
+
+impl Flow for Startup {
+    type Output = Result<Prepared, String>;
+
+    fn start(&mut self) -> Next<Self::Output> {
+        self.next()
+    }
+
+    fn on(&mut self, ran: Ran) -> Next<Self::Output> {
+        let Some(purpose) = self.running.take() else {
+            return Next::Done(Err(
+                "start-up: a command ended that was not asked for".into()
+            ));
+        };
+        if let Some(why) = ran.failure() {
+            return Next::Done(Err(failed(&purpose, why)));
+        }
+        // A path taken from the output is used as printed: a lossy one would be another.
+        if !ran.utf8 {
+            return Next::Done(Err(failed(&purpose, "it printed output that is not UTF-8")));
+        }
+        match self.after(&purpose, ran.stdout()) {
+            Ok(()) => self.next(),
+            Err(why) => Next::Done(Err(why)),
+        }
     }
 }
 
@@ -98,9 +149,7 @@ impl IssueContext {
 
 fn gh(args: Vec<String>, purpose: StartPurpose) -> StartCommand {
     StartCommand {
-        program: "gh",
-        args,
-        env: ENV.to_vec(),
+        cmd: Cmd::gh(args),
         purpose,
     }
 }
@@ -115,9 +164,7 @@ pub fn commands(requested: &Requested) -> Vec<StartCommand> {
     }
     if requested.worktree.is_some() {
         commands.push(StartCommand {
-            program: "git",
-            args: vec!["rev-parse".into(), "--show-toplevel".into()],
-            env: Vec::new(),
+            cmd: Cmd::git(vec!["rev-parse".into(), "--show-toplevel".into()]),
             purpose: StartPurpose::WorktreeRoot,
         });
     }
@@ -138,15 +185,13 @@ pub fn commands(requested: &Requested) -> Vec<StartCommand> {
 pub fn worktree_add(top: &str, name: &str) -> StartCommand {
     let path = format!("{}-{name}", top.trim_end_matches('/'));
     StartCommand {
-        program: "git",
-        args: vec![
+        cmd: Cmd::git(vec![
             "worktree".into(),
             "add".into(),
             "-b".into(),
             name.into(),
             path.clone(),
-        ],
-        env: Vec::new(),
+        ]),
         purpose: StartPurpose::Worktree(path),
     }
 }
@@ -164,49 +209,6 @@ pub fn issue(stdout: &str) -> Result<IssueContext, String> {
     serde_json::from_str(stdout).map_err(|e| format!("gh gave an unreadable issue: {e}"))
 }
 
-/// How a start-up command ended, as io saw it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Ended {
-    /// `Ok(Some(code))` on exit, `Ok(None)` when killed, `Err` when it could not start.
-    pub status: Result<Option<i32>, String>,
-    /// Whether io killed it at its deadline.
-    pub timed_out: bool,
-    /// Its standard output.
-    pub stdout: Vec<u8>,
-    /// Its standard error.
-    pub stderr: Vec<u8>,
-}
-
-impl StartCommand {
-    /// How long it may run: gh's timeout, or git's (a `gh pr checkout` fetches, too).
-    pub fn timeout(&self, timings: &Timings) -> Duration {
-        match self.program {
-            "gh" => timings.gh_timeout,
-            _ => timings.git_timeout,
-        }
-    }
-
-    /// Its output as text, or why it failed (worded as at run time, naming the flag).
-    pub fn outcome(&self, ended: Ended) -> Result<String, String> {
-        let stderr = String::from_utf8_lossy(&ended.stderr);
-        let failure = match self.program {
-            "gh" => {
-                parse::gh_exit_failure(&ended.status, &stderr, ended.timed_out).map(|(_, why)| why)
-            }
-            program => exit_failure(program, &ended.status, &stderr, ended.timed_out),
-        };
-        if let Some(why) = failure {
-            return Err(failed(&self.purpose, &why));
-        }
-        String::from_utf8(ended.stdout).map_err(|_| {
-            failed(
-                &self.purpose,
-                &format!("{} printed output that is not UTF-8", self.program),
-            )
-        })
-    }
-}
-
 /// The reason a start-up command failed, naming its flag.
 pub fn failed(purpose: &StartPurpose, why: &str) -> String {
     let why = why.trim();
@@ -221,6 +223,12 @@ pub fn failed(purpose: &StartPurpose, why: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::Timings;
+    use crate::steps::{Program, drive};
+
+    fn exited(program: Program, code: i32, stdout: &[u8], stderr: &[u8]) -> Ran {
+        Ran::of(program, &Ok(Some(code)), stdout, stderr, false)
+    }
 
     #[test]
     fn each_flag_runs_what_it_needs_in_order() {
@@ -244,7 +252,7 @@ mod tests {
             ]
         );
         let add = worktree_add("/w/app/", "fix");
-        assert_eq!(add.args, ["worktree", "add", "-b", "fix", "/w/app-fix"]);
+        assert_eq!(add.cmd.args, ["worktree", "add", "-b", "fix", "/w/app-fix"]);
         assert_eq!(
             worktree_name(None, "0123-abcdef0123456789"),
             "luxe-23456789"
@@ -259,40 +267,96 @@ mod tests {
     }
 
     #[test]
+    fn the_flow_runs_each_follow_up_right_after_what_led_to_it() {
+        let requested = Requested {
+            issue: Some(5),
+            from_pr: Some(7),
+            worktree: Some(Some("fix".into())),
+            ..Requested::default()
+        };
+        let mut flow = Startup::new(&requested, "s");
+        let (cmds, done) = drive(&mut flow, |cmd| match cmd.args[0].as_str() {
+            "rev-parse" => exited(Program::Git, 0, b"/w/app\n", b""),
+            "issue" => exited(Program::Gh, 0, br#"{"number":5,"title":"T"}"#, b""),
+            _ => exited(cmd.program, 0, b"", b""),
+        });
+        let firsts: Vec<_> = cmds
+            .iter()
+            .map(|c| (c.program, c.args[0].as_str()))
+            .collect();
+        assert_eq!(
+            firsts,
+            [
+                (Program::Gh, "pr"),
+                (Program::Git, "rev-parse"),
+                (Program::Git, "worktree"),
+                (Program::Gh, "issue")
+            ]
+        );
+        let prepared = done.expect("prepared");
+        assert_eq!(prepared.cwd.as_deref(), Some("/w/app-fix"));
+        assert_eq!(prepared.issue.map(|i| i.title).as_deref(), Some("T"));
+        let (cmds, done) = drive(&mut Startup::new(&Requested::default(), "s"), |_| {
+            panic!("nothing to run")
+        });
+        assert!(cmds.is_empty() && done == Ok(Prepared::default()));
+    }
+
+    #[test]
     fn outcomes_are_worded_as_at_run_time() {
-        let git = worktree_add("/w/app", "fix");
-        let ended = |status, timed_out, stdout: &[u8], stderr: &[u8]| Ended {
-            status,
-            timed_out,
-            stdout: stdout.to_vec(),
-            stderr: stderr.to_vec(),
+        let worktree = Requested {
+            worktree: Some(Some("fix".into())),
+            ..Requested::default()
+        };
+        // The first command finds the top directory; `second` is how the worktree's ends.
+        let run = |second: Ran| {
+            let mut flow = Startup::new(&worktree, "s");
+            let mut second = Some(second);
+            drive(&mut flow, |cmd| match cmd.args[0].as_str() {
+                "rev-parse" => exited(Program::Git, 0, b"/w/app\n", b""),
+                _ => second.take().expect("one worktree command"),
+            })
+            .1
         };
         assert_eq!(
-            git.outcome(ended(Ok(Some(0)), false, b"ok\n", b"")),
-            Ok("ok\n".into())
+            run(exited(Program::Git, 0, b"ok\n", b"")),
+            Ok(Prepared {
+                cwd: Some("/w/app-fix".into()),
+                issue: None
+            })
         );
-        let why = git.outcome(ended(Ok(Some(128)), false, b"", b"fatal: exists\n"));
         assert_eq!(
-            why,
+            run(exited(Program::Git, 128, b"", b"fatal: exists\n")),
             Err("--worktree: cannot create /w/app-fix: fatal: exists".into())
         );
-        let why = git.outcome(ended(Ok(None), true, b"", b"")).unwrap_err();
+        let why = run(Ran::of(Program::Git, &Ok(None), b"", b"", true)).unwrap_err();
         assert!(why.ends_with("git did not answer in time"), "{why}");
-        let why = git
-            .outcome(ended(Ok(Some(0)), false, b"\xff", b""))
-            .unwrap_err();
-        assert!(why.contains("not UTF-8"), "{why}");
-        let gh = &commands(&Requested {
+        let mut flow = Startup::new(&worktree, "s");
+        let (_, done) = drive(&mut flow, |_| exited(Program::Git, 0, b"/w/\xff\n", b""));
+        let why = done.unwrap_err();
+        assert!(
+            why.contains("not UTF-8") && why.starts_with("--worktree"),
+            "{why}"
+        );
+        let issue = Requested {
             issue: Some(3),
             ..Requested::default()
-        })[0];
-        let why = gh
-            .outcome(ended(Err("No such file".into()), false, b"", b""))
-            .unwrap_err();
+        };
+        let (_, done) = drive(&mut Startup::new(&issue, "s"), |cmd| {
+            Ran::of(cmd.program, &Err("No such file".into()), b"", b"", false)
+        });
+        let why = done.unwrap_err();
         assert!(why.starts_with("--issue 3: gh is not installed"), "{why}");
+        let (_, done) = drive(&mut Startup::new(&issue, "s"), |_| {
+            exited(Program::Gh, 0, b"not json", b"")
+        });
+        assert!(
+            done.unwrap_err()
+                .starts_with("--issue 3: gh gave an unreadable issue")
+        );
         let timings = Timings::default();
-        assert_eq!(gh.timeout(&timings), timings.gh_timeout);
-        assert_eq!(git.timeout(&timings), timings.git_timeout);
+        assert_eq!(Program::Gh.timeout(&timings), timings.gh_timeout);
+        assert_eq!(Program::Git.timeout(&timings), timings.git_timeout);
     }
 
     #[test]

@@ -6,8 +6,6 @@ use std::collections::BTreeMap;
 use std::time::Instant;
 
 use crate::effects::{EffectId, Input, Output, Stream, exit_failure};
-use crate::github::parse;
-use crate::protocol::github::GithubState;
 
 use super::Session;
 use super::owners::Owner;
@@ -34,13 +32,6 @@ impl<P> Finished<P> {
     /// Standard output as text, trimmed.
     pub(super) fn stdout_text(&self) -> String {
         String::from_utf8_lossy(&self.stdout).trim().to_owned()
-    }
-
-    /// gh's failure: `None` when it exited 0 in time, else the dock state it implies (gh
-    /// missing, logged out), if any, and why in gh's words.
-    pub(super) fn gh_failure(&self) -> Option<(Option<GithubState>, String)> {
-        let stderr = String::from_utf8_lossy(&self.stderr);
-        parse::gh_exit_failure(&self.status, &stderr, self.timed_out)
     }
 
     /// Why it failed, in words, or `None` when it exited 0.

@@ -10,8 +10,6 @@ use super::Session;
 use super::own_commands::{Commands, Finished};
 use super::owners::Owner;
 use crate::effects::{EffectId, Input};
-use crate::git::status::NO_OPTIONAL_LOCKS;
-use crate::github::gh;
 use crate::steps::{Cmd, Flow, Next, Program, Ran};
 
 /// What a runner wants after a flow moved: a command spawned for flow `.0`, or the flow back
@@ -105,11 +103,10 @@ impl Session {
     ) -> Option<(F, F::Output)> {
         match advance {
             Advance::Spawn(id, cmd) => {
-                let (program, env, timeout) = match cmd.program {
-                    Program::Gh => ("gh", gh::env(), self.timings.gh_timeout),
-                    Program::Git => ("git", git_env(), self.timings.git_timeout),
-                };
-                let effect = self.spawn(owner, program, cmd.args, self.cwd.clone(), env);
+                let program = cmd.program;
+                let timeout = program.timeout(&self.timings);
+                let cwd = self.cwd.clone();
+                let effect = self.spawn(owner, program.name(), cmd.args, cwd, program.env());
                 runner(self).started(id, cmd.program, effect, Some(now + timeout));
                 None
             }
@@ -118,34 +115,15 @@ impl Session {
     }
 }
 
-/// What git gets on top of luxe's environment: never a prompt for credentials, never a lock
-/// it can do without.
-pub(super) fn git_env() -> Vec<(String, String)> {
-    let (locks, off) = NO_OPTIONAL_LOCKS;
-    vec![
-        ("GIT_TERMINAL_PROMPT".into(), "0".into()),
-        (locks.into(), off.into()),
-    ]
-}
-
 /// A command's end as a flow takes it.
 fn ran(done: &Finished<(u64, Program)>, program: Program) -> Ran {
-    let (failure, gh_state) = match program {
-        Program::Gh => match done.gh_failure() {
-            Some((state, reason)) => (Some(reason), state),
-            None => (None, None),
-        },
-        Program::Git => (done.failure("git"), None),
-    };
-    let printed = String::from_utf8_lossy(&done.stdout).into_owned();
-    Ran {
-        result: match failure {
-            None => Ok(printed.clone()),
-            Some(reason) => Err(reason),
-        },
-        printed,
-        gh_state,
-    }
+    Ran::of(
+        program,
+        &done.status,
+        &done.stdout,
+        &done.stderr,
+        done.timed_out,
+    )
 }
 
 #[cfg(test)]
