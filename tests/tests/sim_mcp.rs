@@ -1,5 +1,6 @@
-//! The machine against scripted servers: the handshake, pagination, calls, every way a server
-//! breaks, and a property over random behaviour.
+//! The MCP machine against scripted servers: the handshake, pagination, calls, every way a
+//! server breaks, and a property over random behaviour. It runs from tests/ because its clock
+//! starts at `Instant::now()`, which core never reads, not even in its own tests.
 
 use std::collections::{BTreeMap, VecDeque};
 use std::time::{Duration, Instant};
@@ -7,9 +8,10 @@ use std::time::{Duration, Instant};
 use quickcheck::{Arbitrary, Gen, quickcheck};
 use serde_json::{Value, json};
 
-use super::config::{HostEnv, ServerConfig, Transport};
-use super::*;
-use crate::effects::Stream;
+use luxe_core::effects::{EffectId, Input, Output, Stream};
+use luxe_core::mcp::config::{HostEnv, ServerConfig, Transport};
+use luxe_core::mcp::results::CallOutcome;
+use luxe_core::mcp::{CallId, Counter, Io, Mcp, McpEvent, McpSettings, jsonrpc, server};
 
 const TIMEOUT: Duration = Duration::from_millis(1000);
 
@@ -45,7 +47,6 @@ fn stdio(name: &str, env: &[(&str, &str)]) -> ServerConfig {
 }
 
 /// The scripted clock's start; only differences from it matter.
-#[allow(clippy::disallowed_methods)]
 fn origin() -> Instant {
     Instant::now()
 }
