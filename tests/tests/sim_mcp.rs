@@ -252,7 +252,8 @@ fn handshake_pages_and_calls() {
         rig.finished[&CallId(7)],
         [CallOutcome {
             is_error: false,
-            text: "done".into()
+            text: "done".into(),
+            images: Vec::new(),
         }]
     );
 
