@@ -39,6 +39,24 @@ pub(crate) async fn post(
     let _ = sender.send(completion).await;
 }
 
+/// Sends `request` and reads its response to the end, reporting nothing: a request whose
+/// answer nobody waits for (`Output::HttpFarewell`).
+pub(crate) async fn farewell(request: HttpRequest) {
+    let url = request.url.clone();
+    let response = match Response::start(request, false) {
+        Ok(response) => response,
+        Err(error) => return tracing::debug!("{url}: {error}"),
+    };
+    loop {
+        match response.next().await {
+            Event::Head { status, .. } => tracing::debug!("{url}: HTTP {status}"),
+            Event::Body(_) => {}
+            Event::End(Ok(())) => return,
+            Event::End(Err(error)) => return tracing::debug!("{url}: {error}"),
+        }
+    }
+}
+
 async fn exchange(
     id: EffectId,
     request: HttpRequest,

@@ -4,8 +4,9 @@
 
 use std::time::{Duration, Instant};
 
-use luxe_tests::mcp_servers::{HttpEverything, bad, everything, filesystem, processes_with};
+use luxe_tests::mcp_servers::{HttpServer, bad, everything, filesystem, processes_with};
 use luxe_tests::model_server::{ModelServer, Reply};
+use luxe_tests::process::patience;
 use luxe_tests::process::{LuxeProcess, Workspace};
 use luxe_tests::rig::{Provider, of_kind, spawn, turn_answering as turn};
 use serde_json::{Value, json};
@@ -484,7 +485,7 @@ fn broken_servers_fail_clearly_the_rest_go_on_and_nothing_outlives_close() {
 
 #[test]
 fn the_http_transport_calls_streams_progress_and_cancels() {
-    let http = HttpEverything::start();
+    let http = HttpServer::everything();
     let ws = Workspace::new();
     let server = ModelServer::start();
     let entry =
@@ -496,6 +497,9 @@ fn the_http_transport_calls_streams_progress_and_cancels() {
     );
     let mut luxe = start(&ws, &server, &[], &[("LUXE_TEST_GIVEN", "yes")]);
     everything_is_ready(&mut luxe, "remote", "http");
+    // Luxe listens for what the server says outside its answers.
+    let listening = "Establishing new SSE stream for session";
+    assert!(http.says(listening, patience()), "{:?}", http.said());
 
     let echo = json!({"message": "over http"});
     let frames = one_call(&server, &mut luxe, "mcp__remote__echo", echo, "once");
@@ -511,6 +515,75 @@ fn the_http_transport_calls_streams_progress_and_cancels() {
         "{frames:#?}"
     );
     closes_cleanly(luxe);
+    // Its session ended with luxe.
+    let ended = "Received session termination request for session";
+    assert!(http.says(ended, patience()), "{:?}", http.said());
+}
+
+/// Luxe with the scripted HTTP server in `mode` as `web`, its tools allowed, ready.
+fn with_scripted(mode: &str) -> (HttpServer, Workspace, ModelServer, LuxeProcess) {
+    let http = HttpServer::scripted(mode);
+    let ws = Workspace::new();
+    let server = ModelServer::start();
+    let entry = json!({"type": "http", "url": http.url});
+    let allow = json!({"allow": ["mcp__web__*"]});
+    settings(&ws, json!({"web": entry}), allow);
+    let mut luxe = start(&ws, &server, &[], &[]);
+    let web = &settled(&mut luxe)["web"];
+    assert_eq!(web["status"], "ready", "{web}");
+    assert_eq!(web["tools"], 2, "{web}");
+    (http, ws, server, luxe)
+}
+
+#[test]
+fn a_list_change_said_on_the_get_stream_lists_again_and_close_deletes_the_session() {
+    let (http, _ws, server, mut luxe) = with_scripted("listen");
+    assert!(http.says("GET s-1", patience()), "{:?}", http.said());
+    let frames = one_call(&server, &mut luxe, "mcp__web__grow", json!({}), "once");
+    assert_eq!(finished(&frames)["status"], "ok");
+    // The server said list_changed on the GET stream only: luxe listed again (during the turn
+    // or after it).
+    let updates = of_kind(&frames, "mcp_servers_updated");
+    let servers = match updates.last() {
+        Some(update) => update["servers"].clone(),
+        None => luxe.until("mcp_servers_updated").last().unwrap()["content"]["servers"].clone(),
+    };
+    assert_eq!(servers[0]["tools"], 3, "{servers}");
+    server.push(Reply::text("ok"));
+    turn(&mut luxe, "again", "once");
+    assert!(offered(&server).contains(&"mcp__web__grown".to_owned()));
+    closes_cleanly(luxe);
+    assert!(
+        http.said().contains(&"DELETE s-1".to_owned()),
+        "{:?}",
+        http.said()
+    );
+}
+
+#[test]
+fn a_server_that_offers_no_get_stream_is_ready_without_a_word() {
+    let (http, _ws, server, mut luxe) = with_scripted("no-get");
+    assert!(http.says("GET s-1", patience()), "{:?}", http.said());
+    let frames = one_call(&server, &mut luxe, "mcp__web__work", json!({}), "once");
+    assert_eq!(finished(&frames)["status"], "ok");
+    let frames = one_call(&server, &mut luxe, "mcp__web__grow", json!({}), "once");
+    assert_eq!(finished(&frames)["status"], "ok");
+    let servers = listed(&mut luxe);
+    assert_eq!(servers["web"], "ready", "{servers}");
+    assert!(
+        !of_kind(&frames, "mcp_servers_updated")
+            .iter()
+            .any(|u| u["servers"][0]["error"].is_string()),
+        "{frames:#?}"
+    );
+    let gets = http.said().iter().filter(|l| l.starts_with("GET")).count();
+    assert_eq!(gets, 1, "a 405 is not asked again: {:?}", http.said());
+    closes_cleanly(luxe);
+    assert!(
+        http.said().contains(&"DELETE s-1".to_owned()),
+        "{:?}",
+        http.said()
+    );
 }
 
 /// The image server-everything's `get-tiny-image` returns, read from its source.

@@ -12,6 +12,7 @@ use luxe_core::effects::{EffectId, Input, Output, Stream};
 use luxe_core::mcp::config::{HostEnv, ServerConfig, Transport};
 use luxe_core::mcp::results::CallOutcome;
 use luxe_core::mcp::{CallId, Counter, Io, Mcp, McpEvent, McpSettings, jsonrpc, server};
+use luxe_core::model::wire::HttpMethod;
 
 const TIMEOUT: Duration = Duration::from_millis(1000);
 
@@ -169,6 +170,53 @@ impl Rig {
     fn status(&self) -> (String, Option<String>) {
         let s = &self.mcp.statuses()[0];
         (s.status.clone(), s.error.clone())
+    }
+
+    /// The oldest HTTP request of `method` not looked at yet: its id, headers and JSON body
+    /// (`Null` when empty).
+    fn http_out(&mut self, method: HttpMethod) -> (EffectId, Vec<(String, String)>, Value) {
+        let at = self
+            .outputs
+            .iter()
+            .position(
+                |o| matches!(o, Output::HttpExchange { request, .. } if request.method == method),
+            )
+            .unwrap_or_else(|| panic!("a {method:?} in {:?}", self.outputs));
+        match self.outputs.remove(at) {
+            Some(Output::HttpExchange { id, request }) => (
+                id,
+                request.headers,
+                serde_json::from_slice(&request.body).unwrap_or(Value::Null),
+            ),
+            _ => unreachable!(),
+        }
+    }
+
+    /// Whether an HTTP request of `method` is waiting to be looked at.
+    fn http_waiting(&self, method: HttpMethod) -> bool {
+        self.outputs
+            .iter()
+            .any(|o| matches!(o, Output::HttpExchange { request, .. } if request.method == method))
+    }
+
+    /// The response to the request `id`: its status and headers, then `body` in one piece.
+    fn http_answer(&mut self, id: EffectId, status: u16, headers: &[(&str, &str)], body: &str) {
+        let headers = headers
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+            .collect();
+        self.input(Input::HttpHeaders { id, headers });
+        self.input(Input::HttpResponse {
+            id,
+            status,
+            retry_after: None,
+        });
+        if !body.is_empty() {
+            self.input(Input::HttpBody {
+                id,
+                bytes: body.as_bytes(),
+            });
+        }
     }
 
     /// Runs the handshake of the process `id` with `tools`, answering what it wrote.
@@ -559,22 +607,7 @@ fn over_http_the_session_and_version_ride_on_every_post_and_sse_answers_calls() 
         timeout: None,
     };
     let mut rig = Rig::new(vec![config]);
-    // The oldest POST not looked at yet.
-    let post = |rig: &mut Rig| -> (EffectId, Vec<(String, String)>, Value) {
-        let at = rig
-            .outputs
-            .iter()
-            .position(|o| matches!(o, Output::HttpExchange { .. }))
-            .expect("a POST");
-        match rig.outputs.remove(at) {
-            Some(Output::HttpExchange { id, request }) => (
-                id,
-                request.headers,
-                serde_json::from_slice(&request.body).unwrap(),
-            ),
-            _ => unreachable!(),
-        }
-    };
+    let post = |rig: &mut Rig| rig.http_out(HttpMethod::Post);
     let (id, headers, init) = post(&mut rig);
     assert_eq!(init["method"], "initialize");
     assert!(headers.contains(&("Authorization".into(), "Bearer t".into())));
@@ -695,4 +728,173 @@ fn servers_added_later_start_at_once_and_replace_one_of_their_name() {
         .collect();
     let want = [("a", "starting"), ("b", "starting"), ("c", "starting")];
     assert_eq!(names, want.map(|(n, s)| (n.to_owned(), s.to_owned())));
+}
+
+/// An http server's machine through its handshake: the session `s-1`, version 2025-06-18, the
+/// tool `t`; the GET stream is left unanswered.
+fn http_ready() -> Rig {
+    let config = ServerConfig {
+        name: "web".into(),
+        transport: Transport::Http {
+            url: "http://127.0.0.1:9/mcp".into(),
+            headers: Vec::new(),
+        },
+        timeout: None,
+    };
+    let mut rig = Rig::new(vec![config]);
+    let (init, _, request) = rig.http_out(HttpMethod::Post);
+    assert!(
+        !rig.http_waiting(HttpMethod::Get),
+        "no GET before initialize"
+    );
+    let answer = json!({"jsonrpc": "2.0", "id": request["id"], "result": {"protocolVersion": "2025-06-18", "capabilities": {"tools": {"listChanged": true}}}});
+    let json_headers = [
+        ("mcp-session-id", "s-1"),
+        ("content-type", "application/json"),
+    ];
+    rig.http_answer(init, 200, &json_headers, &answer.to_string());
+    rig.input(Input::HttpEnded { id: init });
+    let (note, _, initialized) = rig.http_out(HttpMethod::Post);
+    assert_eq!(initialized["method"], "notifications/initialized");
+    rig.http_answer(note, 202, &[], "");
+    rig.input(Input::HttpEnded { id: note });
+    let (list, _, request) = rig.http_out(HttpMethod::Post);
+    let tools =
+        json!({"jsonrpc": "2.0", "id": request["id"], "result": {"tools": [tool("t", true)]}});
+    rig.http_answer(
+        list,
+        200,
+        &[("content-type", "application/json")],
+        &tools.to_string(),
+    );
+    rig.input(Input::HttpEnded { id: list });
+    assert_eq!(rig.status().0, "ready");
+    rig
+}
+
+#[test]
+fn over_http_the_server_speaks_on_a_get_stream_and_a_405_means_it_has_none() {
+    let mut rig = http_ready();
+    let (get, headers, _) = rig.http_out(HttpMethod::Get);
+    for header in [
+        ("Accept", "text/event-stream"),
+        ("Mcp-Session-Id", "s-1"),
+        ("MCP-Protocol-Version", "2025-06-18"),
+    ] {
+        assert!(
+            headers.contains(&(header.0.into(), header.1.into())),
+            "{headers:?}"
+        );
+    }
+    rig.http_answer(get, 200, &[("content-type", "text/event-stream")], "");
+    // What it says there is taken like any message: list_changed lists again.
+    let changed = r#"{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}"#;
+    let event = format!("id: 1\ndata: {changed}\n\n");
+    rig.input(Input::HttpBody {
+        id: get,
+        bytes: event.as_bytes(),
+    });
+    let (list, _, request) = rig.http_out(HttpMethod::Post);
+    assert_eq!(request["method"], "tools/list");
+    let tools = json!({"jsonrpc": "2.0", "id": request["id"], "result": {"tools": [tool("t", true), tool("u", false)]}});
+    rig.http_answer(
+        list,
+        200,
+        &[("content-type", "application/json")],
+        &tools.to_string(),
+    );
+    rig.input(Input::HttpEnded { id: list });
+    assert_eq!(rig.mcp.statuses()[0].tools, 2);
+    assert!(rig.mcp.tool("mcp__web__u").is_some());
+    // A ping there is answered by a POST.
+    let ping = r#"{"jsonrpc":"2.0","id":"p1","method":"ping"}"#;
+    rig.input(Input::HttpBody {
+        id: get,
+        bytes: format!("data: {ping}\n\n").as_bytes(),
+    });
+    let (_, _, pong) = rig.http_out(HttpMethod::Post);
+    assert_eq!(pong, json!({"jsonrpc": "2.0", "id": "p1", "result": {}}));
+    // A stream that ends is opened again with the next POST.
+    rig.input(Input::HttpEnded { id: get });
+    assert!(!rig.http_waiting(HttpMethod::Get));
+    rig.call(1, "mcp__web__t");
+    rig.http_out(HttpMethod::Post);
+    let (again, _, _) = rig.http_out(HttpMethod::Get);
+    assert_ne!(again, get);
+
+    // 405: no stream; nothing fails, and it is never asked for again.
+    let mut rig = http_ready();
+    let (get, _, _) = rig.http_out(HttpMethod::Get);
+    let changes = rig.changes;
+    rig.http_answer(get, 405, &[("allow", "POST, DELETE")], "");
+    rig.input(Input::HttpEnded { id: get });
+    assert_eq!(rig.status(), ("ready".to_owned(), None));
+    assert_eq!(rig.changes, changes, "no change to tell");
+    rig.call(2, "mcp__web__t");
+    rig.http_out(HttpMethod::Post);
+    assert!(!rig.http_waiting(HttpMethod::Get));
+    // A stream that fails on the way is not the server failing.
+    let mut rig = http_ready();
+    let (get, _, _) = rig.http_out(HttpMethod::Get);
+    rig.input(Input::HttpFailed {
+        id: get,
+        error: "connection reset".into(),
+    });
+    assert_eq!(rig.status().0, "ready");
+}
+
+#[test]
+fn over_http_the_end_deletes_the_session() {
+    let mut rig = http_ready();
+    let (get, _, _) = rig.http_out(HttpMethod::Get);
+    rig.outputs.clear();
+    let mut io = Io {
+        ids: &mut rig.ids,
+        outputs: &mut rig.outputs,
+    };
+    rig.mcp.stop(&mut io);
+    let farewells: Vec<_> = rig
+        .outputs
+        .iter()
+        .filter_map(|o| match o {
+            Output::HttpFarewell { request, within } => Some((request.clone(), *within)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(farewells.len(), 1, "{:?}", rig.outputs);
+    let (delete, within) = &farewells[0];
+    assert_eq!(delete.method, HttpMethod::Delete);
+    assert_eq!(delete.url, "http://127.0.0.1:9/mcp");
+    assert!(
+        delete
+            .headers
+            .contains(&("Mcp-Session-Id".into(), "s-1".into()))
+    );
+    assert!(delete.body.is_empty());
+    assert!(*within <= Duration::from_secs(1));
+    // The GET stream is abandoned.
+    assert!(
+        rig.outputs
+            .iter()
+            .any(|o| matches!(o, Output::CancelHttp { id } if *id == get))
+    );
+
+    // A failed server's session is over already: no DELETE.
+    let mut rig = http_ready();
+    rig.call(1, "mcp__web__t");
+    let (call, _, _) = rig.http_out(HttpMethod::Post);
+    rig.http_answer(call, 500, &[], "no");
+    rig.input(Input::HttpEnded { id: call });
+    assert_eq!(rig.status().0, "failed");
+    rig.outputs.clear();
+    let mut io = Io {
+        ids: &mut rig.ids,
+        outputs: &mut rig.outputs,
+    };
+    rig.mcp.stop(&mut io);
+    assert!(
+        !rig.outputs
+            .iter()
+            .any(|o| matches!(o, Output::HttpFarewell { .. }))
+    );
 }
