@@ -661,3 +661,35 @@ fn an_image_a_tool_returns_reaches_each_provider_as_an_image_and_survives_a_resu
         closes_cleanly(luxe);
     }
 }
+
+#[test]
+fn a_malformed_server_entry_stops_start_up_at_its_place() {
+    let ws = Workspace::new();
+    let entries = [
+        (
+            "{\"mcpServers\": {\n  \"s\": {\"command\": \"x\", \"timeout\": \"long\"}}}",
+            2,
+        ),
+        (
+            "{\"mcpServers\": {\n\n  \"s\": {\"command\": \"x\", \"url\": \"http://h\"}}}",
+            3,
+        ),
+        (
+            "{\"mcpServers\": {\"s\": {\"type\": \"sse\", \"url\": \"http://h\"}}}",
+            1,
+        ),
+    ];
+    for (text, line) in entries {
+        std::fs::write(ws.path().join("home/settings.json"), text).unwrap();
+        let out = ws
+            .luxe()
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{text}: {stderr}");
+        assert!(out.stdout.is_empty(), "no frame: {text}");
+        let place = format!("settings.json:{line}:");
+        assert!(stderr.contains(&place), "{text}: {stderr}");
+    }
+}
