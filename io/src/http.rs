@@ -1,5 +1,6 @@
-//! Model HTTP: a POST whose response streams back chunk by chunk. The only module that knows
-//! the HTTP client (libcurl, through the `curl` crate), so it can be swapped.
+//! HTTP: a request (a model's POST, an MCP server's POST, GET stream or DELETE) whose response
+//! streams back chunk by chunk. The only module that knows the HTTP client (libcurl, through
+//! the `curl` crate), so it can be swapped.
 //!
 //! Each request runs curl on a thread of its own ([`transfer`]). Curl hands the body over one
 //! HTTP chunk at a time, which from the model APIs is one SSE event, 100,000 of them for a long
