@@ -35,3 +35,14 @@ fn seeds_hold_the_invariants() {
     server_output(now(), b"");
     server_output(now(), b"\x05{\"jsonrpc\":\"2.0\",\"id\":1}\n\n\n");
 }
+
+#[test]
+fn every_committed_seed_holds_the_invariants() {
+    let seeds = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fuzz/seeds/mcp");
+    let mut ran = 0;
+    for entry in std::fs::read_dir(seeds).unwrap() {
+        server_output(now(), &std::fs::read(entry.unwrap().path()).unwrap());
+        ran += 1;
+    }
+    assert!(ran > 0);
+}
