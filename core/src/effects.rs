@@ -421,6 +421,14 @@ pub enum Output {
         /// What to send.
         request: HttpRequest,
     },
+    /// Send an HTTP request whose answer nobody waits for (the `DELETE` that ends an MCP
+    /// server's session): io lets it run, and at exit waits for it at most `within`.
+    HttpFarewell {
+        /// What to send.
+        request: HttpRequest,
+        /// The longest the exit waits for it.
+        within: std::time::Duration,
+    },
     /// Abandon an HTTP request; no more results for it are wanted (late ones are dropped).
     CancelHttp {
         /// The request.

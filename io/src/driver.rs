@@ -73,14 +73,14 @@ async fn drive(
             Ok(exit)
         }) {
             Ok(Some(code)) => {
-                effects.finish_writes(&completions).await;
+                effects.finish(&completions).await;
                 return code;
             }
             Ok(None) => {}
             Err(err) => {
                 tracing::debug!("stdout closed: {err}");
                 effects.shutdown();
-                effects.finish_writes(&completions).await;
+                effects.finish(&completions).await;
                 return BROKEN_PIPE_STATUS;
             }
         }
@@ -145,13 +145,13 @@ async fn drive(
                             } else {
                                 BROKEN_PIPE_STATUS
                             };
-                            effects.finish_writes(&completions).await;
+                            effects.finish(&completions).await;
                             return code;
                         }
                         Err(err) => {
                             tracing::debug!("stdout closed: {err}");
                             effects.shutdown();
-                            effects.finish_writes(&completions).await;
+                            effects.finish(&completions).await;
                             return BROKEN_PIPE_STATUS;
                         }
                     }

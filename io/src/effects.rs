@@ -5,6 +5,7 @@ use std::collections::HashMap;
 use std::panic::AssertUnwindSafe;
 use std::rc::Rc;
 use std::sync::mpsc;
+use std::time::{Duration, Instant};
 
 use luxe_core::effects::{Completion, EffectId, Output};
 use luxe_core::protocol::review::ReviewTarget;
@@ -25,6 +26,8 @@ pub struct Effects {
     /// reaches the core with one thread hand-off (from curl's thread) instead of two.
     local: Rc<LocalExecutor<'static>>,
     requests: HashMap<EffectId, Task<()>>,
+    /// Requests no one waits for, each with the longest the exit waits for it.
+    farewells: Vec<(Task<()>, Duration)>,
     processes: HashMap<EffectId, Process>,
     /// Files opened for tools, held while core decides on them.
     opened: OpenFiles,
@@ -61,6 +64,7 @@ impl Effects {
             sender,
             local: Rc::new(LocalExecutor::new()),
             requests: HashMap::new(),
+            farewells: Vec::new(),
             processes: HashMap::new(),
             opened: OpenFiles::default(),
             writes: Some(writes),
@@ -133,13 +137,22 @@ impl Effects {
         Ok(reads)
     }
 
-    /// Waits until every write started so far is on disk; results that arrive meanwhile on
-    /// `results` are dropped (the session is over). For exit: nothing the user saved is lost.
-    pub async fn finish_writes(&mut self, results: &smol::channel::Receiver<Completion>) {
+    /// For exit: waits until every write started so far is on disk (nothing the user saved is
+    /// lost), then for each farewell request, at most its wait from now. Results that arrive
+    /// meanwhile on `results` are dropped (the session is over).
+    pub async fn finish(&mut self, results: &smol::channel::Receiver<Completion>) {
         self.writes = None;
         if let Some(writer) = self.writer.take() {
             let drain = async { while results.recv().await.is_ok() {} };
             writer.or(drain).await;
+        }
+        let now = Instant::now();
+        for (task, within) in std::mem::take(&mut self.farewells) {
+            let until = now + within;
+            task.or(async {
+                smol::Timer::at(until).await;
+            })
+            .await;
         }
     }
 
@@ -181,6 +194,11 @@ impl Effects {
             Output::HttpExchange { id, request } => {
                 let task = self.local.spawn(http::post(id, request, true, sender));
                 self.requests.insert(id, task);
+            }
+            Output::HttpFarewell { request, within } => {
+                self.farewells.retain(|(task, _)| !task.is_finished());
+                let task = self.local.spawn(http::farewell(request));
+                self.farewells.push((task, within));
             }
             Output::CancelHttp { id } => {
                 self.requests.remove(&id);

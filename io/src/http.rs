@@ -1,5 +1,6 @@
-//! Model HTTP: a POST whose response streams back chunk by chunk. The only module that knows
-//! the HTTP client (libcurl, through the `curl` crate), so it can be swapped.
+//! HTTP: a request (a model's POST, an MCP server's POST, GET stream or DELETE) whose response
+//! streams back chunk by chunk. The only module that knows the HTTP client (libcurl, through
+//! the `curl` crate), so it can be swapped.
 //!
 //! Each request runs curl on a thread of its own ([`transfer`]). Curl hands the body over one
 //! HTTP chunk at a time, which from the model APIs is one SSE event, 100,000 of them for a long
@@ -37,6 +38,24 @@ pub(crate) async fn post(
     };
     // The receiver is gone only when the session is over.
     let _ = sender.send(completion).await;
+}
+
+/// Sends `request` and reads its response to the end, reporting nothing: a request whose
+/// answer nobody waits for (`Output::HttpFarewell`).
+pub(crate) async fn farewell(request: HttpRequest) {
+    let url = request.url.clone();
+    let response = match Response::start(request, false) {
+        Ok(response) => response,
+        Err(error) => return tracing::debug!("{url}: {error}"),
+    };
+    loop {
+        match response.next().await {
+            Event::Head { status, .. } => tracing::debug!("{url}: HTTP {status}"),
+            Event::Body(_) => {}
+            Event::End(Ok(())) => return,
+            Event::End(Err(error)) => return tracing::debug!("{url}: {error}"),
+        }
+    }
 }
 
 async fn exchange(

@@ -10,6 +10,7 @@ It speaks the protocol properly except where MODE says otherwise:
   no-init     never answers `initialize`
   bad-schema  lists, besides `work`, a tool whose inputSchema is not an object schema
   env         its tool `work` answers with the value of the variable named in `text`
+  image       its tool `work` answers with a PNG image whose base64 data is `text`
 It starts a grandchild (`sleep`-like, MARKER in its command line) so that the tests can check
 that nothing of it outlives luxe's `close`.
 """
@@ -78,6 +79,9 @@ for line in sys.stdin:
         elif MODE == "env":
             value = os.environ.get(text, "(unset)")
             send({"jsonrpc": "2.0", "id": ident, "result": {"content": [{"type": "text", "text": value}]}})
+        elif MODE == "image":
+            image = {"type": "image", "mimeType": "image/png", "data": text}
+            send({"jsonrpc": "2.0", "id": ident, "result": {"content": [image]}})
         else:
             send({"jsonrpc": "2.0", "id": ident, "result": {"content": [{"type": "text", "text": "worked: " + text}]}})
     elif ident is not None and method is not None:

@@ -90,46 +90,93 @@ pub fn processes_with(marker: &str) -> Vec<u32> {
         .collect()
 }
 
-/// `server-everything` serving streamable HTTP on a free loopback port, ended when dropped.
-pub struct HttpEverything {
+/// A streamable-HTTP server on a free loopback port, ended when dropped: `server-everything`
+/// or the tests' scripted one. What it writes on stdout is kept, line by line.
+pub struct HttpServer {
     child: std::process::Child,
     /// Its endpoint, `http://127.0.0.1:<port>/mcp`.
     pub url: String,
+    said: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
 }
 
-impl HttpEverything {
-    /// Starts it and waits until it listens.
-    pub fn start() -> Self {
-        use std::io::BufRead as _;
+impl HttpServer {
+    /// `server-everything`, once it listens.
+    pub fn everything() -> Self {
         let port = std::net::TcpListener::bind("127.0.0.1:0")
             .and_then(|l| l.local_addr())
             .expect("a free port")
             .port();
-        let mut child = everything_http_command(port)
+        Self::start(everything_http_command(port), Some(port))
+    }
+
+    /// `tests/mcp/http_server.py` in `mode` (see the script), once it listens.
+    pub fn scripted(mode: &str) -> Self {
+        let mut command = Command::new("python3");
+        command.arg(dir().join("http_server.py")).arg(mode);
+        Self::start(command, None)
+    }
+
+    /// Runs `command` until it says on stderr that it listens (on `port`, or the port it
+    /// names).
+    fn start(mut command: Command, port: Option<u16>) -> Self {
+        use std::io::BufRead as _;
+        let mut child = command
             .stdin(std::process::Stdio::null())
-            .stdout(std::process::Stdio::null())
+            .stdout(std::process::Stdio::piped())
             .stderr(std::process::Stdio::piped())
             .spawn()
-            .expect("node runs");
+            .expect("the server runs");
         let stderr = child.stderr.take().expect("piped stderr");
         let mut lines = std::io::BufReader::new(stderr).lines();
-        loop {
+        let port = loop {
             match lines.next() {
-                Some(Ok(line)) if line.contains("listening on port") => break,
+                Some(Ok(line)) if line.contains("listening on port") => {
+                    let named = line.rsplit(' ').next().and_then(|p| p.parse().ok());
+                    break port.or(named).expect("a port");
+                }
                 Some(Ok(_)) => {}
-                _ => panic!("server-everything did not start on port {port}"),
+                _ => panic!("the HTTP server did not start"),
             }
-        }
+        };
         // Its later words go nowhere; the pipe is drained so it never blocks on them.
         std::thread::spawn(move || for _ in lines {});
+        let said: std::sync::Arc<std::sync::Mutex<Vec<String>>> = std::sync::Arc::default();
+        let stdout = child.stdout.take().expect("piped stdout");
+        let keep = std::sync::Arc::clone(&said);
+        std::thread::spawn(move || {
+            for line in std::io::BufReader::new(stdout)
+                .lines()
+                .map_while(Result::ok)
+            {
+                keep.lock().unwrap().push(line);
+            }
+        });
         Self {
             child,
             url: format!("http://127.0.0.1:{port}/mcp"),
+            said,
         }
+    }
+
+    /// Every line it wrote on stdout so far.
+    pub fn said(&self) -> Vec<String> {
+        self.said.lock().unwrap().clone()
+    }
+
+    /// Waits up to `wait` until it wrote a line holding `text`; whether it did.
+    pub fn says(&self, text: &str, wait: std::time::Duration) -> bool {
+        let until = std::time::Instant::now() + wait;
+        while std::time::Instant::now() < until {
+            if self.said().iter().any(|line| line.contains(text)) {
+                return true;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        false
     }
 }
 
-impl Drop for HttpEverything {
+impl Drop for HttpServer {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();

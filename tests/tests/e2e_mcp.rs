@@ -4,8 +4,9 @@
 
 use std::time::{Duration, Instant};
 
-use luxe_tests::mcp_servers::{HttpEverything, bad, everything, filesystem, processes_with};
+use luxe_tests::mcp_servers::{HttpServer, bad, everything, filesystem, processes_with};
 use luxe_tests::model_server::{ModelServer, Reply};
+use luxe_tests::process::patience;
 use luxe_tests::process::{LuxeProcess, Workspace};
 use luxe_tests::rig::{Provider, of_kind, spawn, turn_answering as turn};
 use serde_json::{Value, json};
@@ -329,6 +330,61 @@ fn env_values_a_server_returns_are_redacted_and_servers_get_a_minimal_environmen
 }
 
 #[test]
+fn an_image_that_holds_an_env_value_is_withheld_and_others_are_sent() {
+    let ws = Workspace::new();
+    std::fs::write(ws.path().join(".env"), format!("API_KEY={SECRET}\n")).unwrap();
+    let server = ModelServer::start();
+    settings(
+        &ws,
+        json!({"pic": bad("image", "unused-marker")}),
+        json!({}),
+    );
+    let mut luxe = start(&ws, &server, &["--yolo"], &[]);
+    assert_eq!(settled(&mut luxe)["pic"]["status"], "ready");
+    // A PNG's signature and header, then the secret (as in a text chunk), base64.
+    let mut bytes = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR".to_vec();
+    let plain = base64(&bytes);
+    bytes.extend_from_slice(SECRET.as_bytes());
+    let leaky = base64(&bytes);
+    for (data, sent) in [(leaky, false), (plain, true)] {
+        let input = json!({"text": data});
+        let frames = one_call(&server, &mut luxe, "mcp__pic__work", input, "once");
+        let output = finished(&frames)["output"].as_str().unwrap().to_owned();
+        let requests = server.requests();
+        let body = requests.last().unwrap().body.to_string();
+        assert!(!body.contains(SECRET) && !body.contains(&base64(SECRET.as_bytes())[..8]));
+        assert_eq!(
+            body.contains(&format!("\"data\":\"{data}\"")),
+            sent,
+            "{output}"
+        );
+        let withheld = "[image 1 withheld: it holds a value of the project's .env]";
+        assert_eq!(output.contains(withheld), !sent, "{output}");
+    }
+    closes_cleanly(luxe);
+}
+
+/// Standard padded base64.
+fn base64(bytes: &[u8]) -> String {
+    const ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::new();
+    for chunk in bytes.chunks(3) {
+        let word = chunk
+            .iter()
+            .enumerate()
+            .fold(0u32, |w, (at, b)| w | u32::from(*b) << (16 - 8 * at));
+        for at in 0..4 {
+            if at <= chunk.len() {
+                out.push(ALPHABET[(word >> (18 - 6 * at) & 63) as usize] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+#[test]
 fn broken_servers_fail_clearly_the_rest_go_on_and_nothing_outlives_close() {
     let ws = Workspace::new();
     let marker = format!("luxe-mcp-fault-{}", std::process::id());
@@ -429,7 +485,7 @@ fn broken_servers_fail_clearly_the_rest_go_on_and_nothing_outlives_close() {
 
 #[test]
 fn the_http_transport_calls_streams_progress_and_cancels() {
-    let http = HttpEverything::start();
+    let http = HttpServer::everything();
     let ws = Workspace::new();
     let server = ModelServer::start();
     let entry =
@@ -441,6 +497,9 @@ fn the_http_transport_calls_streams_progress_and_cancels() {
     );
     let mut luxe = start(&ws, &server, &[], &[("LUXE_TEST_GIVEN", "yes")]);
     everything_is_ready(&mut luxe, "remote", "http");
+    // Luxe listens for what the server says outside its answers.
+    let listening = "Establishing new SSE stream for session";
+    assert!(http.says(listening, patience()), "{:?}", http.said());
 
     let echo = json!({"message": "over http"});
     let frames = one_call(&server, &mut luxe, "mcp__remote__echo", echo, "once");
@@ -456,4 +515,181 @@ fn the_http_transport_calls_streams_progress_and_cancels() {
         "{frames:#?}"
     );
     closes_cleanly(luxe);
+    // Its session ended with luxe.
+    let ended = "Received session termination request for session";
+    assert!(http.says(ended, patience()), "{:?}", http.said());
+}
+
+/// Luxe with the scripted HTTP server in `mode` as `web`, its tools allowed, ready.
+fn with_scripted(mode: &str) -> (HttpServer, Workspace, ModelServer, LuxeProcess) {
+    let http = HttpServer::scripted(mode);
+    let ws = Workspace::new();
+    let server = ModelServer::start();
+    let entry = json!({"type": "http", "url": http.url});
+    let allow = json!({"allow": ["mcp__web__*"]});
+    settings(&ws, json!({"web": entry}), allow);
+    let mut luxe = start(&ws, &server, &[], &[]);
+    let web = &settled(&mut luxe)["web"];
+    assert_eq!(web["status"], "ready", "{web}");
+    assert_eq!(web["tools"], 2, "{web}");
+    (http, ws, server, luxe)
+}
+
+#[test]
+fn a_list_change_said_on_the_get_stream_lists_again_and_close_deletes_the_session() {
+    let (http, _ws, server, mut luxe) = with_scripted("listen");
+    assert!(http.says("GET s-1", patience()), "{:?}", http.said());
+    let frames = one_call(&server, &mut luxe, "mcp__web__grow", json!({}), "once");
+    assert_eq!(finished(&frames)["status"], "ok");
+    // The server said list_changed on the GET stream only: luxe listed again (during the turn
+    // or after it).
+    let updates = of_kind(&frames, "mcp_servers_updated");
+    let servers = match updates.last() {
+        Some(update) => update["servers"].clone(),
+        None => luxe.until("mcp_servers_updated").last().unwrap()["content"]["servers"].clone(),
+    };
+    assert_eq!(servers[0]["tools"], 3, "{servers}");
+    server.push(Reply::text("ok"));
+    turn(&mut luxe, "again", "once");
+    assert!(offered(&server).contains(&"mcp__web__grown".to_owned()));
+    closes_cleanly(luxe);
+    assert!(
+        http.said().contains(&"DELETE s-1".to_owned()),
+        "{:?}",
+        http.said()
+    );
+}
+
+#[test]
+fn a_server_that_offers_no_get_stream_is_ready_without_a_word() {
+    let (http, _ws, server, mut luxe) = with_scripted("no-get");
+    assert!(http.says("GET s-1", patience()), "{:?}", http.said());
+    let frames = one_call(&server, &mut luxe, "mcp__web__work", json!({}), "once");
+    assert_eq!(finished(&frames)["status"], "ok");
+    let frames = one_call(&server, &mut luxe, "mcp__web__grow", json!({}), "once");
+    assert_eq!(finished(&frames)["status"], "ok");
+    let servers = listed(&mut luxe);
+    assert_eq!(servers["web"], "ready", "{servers}");
+    assert!(
+        !of_kind(&frames, "mcp_servers_updated")
+            .iter()
+            .any(|u| u["servers"][0]["error"].is_string()),
+        "{frames:#?}"
+    );
+    let gets = http.said().iter().filter(|l| l.starts_with("GET")).count();
+    assert_eq!(gets, 1, "a 405 is not asked again: {:?}", http.said());
+    closes_cleanly(luxe);
+    assert!(
+        http.said().contains(&"DELETE s-1".to_owned()),
+        "{:?}",
+        http.said()
+    );
+}
+
+/// The image server-everything's `get-tiny-image` returns, read from its source.
+fn tiny_image() -> String {
+    let source = luxe_tests::mcp_servers::dir()
+        .join("node_modules/@modelcontextprotocol/server-everything/dist/tools/get-tiny-image.js");
+    let source = std::fs::read_to_string(source).unwrap();
+    let start = source.find("MCP_TINY_IMAGE = \"").unwrap() + "MCP_TINY_IMAGE = \"".len();
+    let end = start + source[start..].find('"').unwrap();
+    source[start..end].to_owned()
+}
+
+/// The image of a tool result as the provider's request carries it, from the last request.
+fn image_sent(server: &ModelServer, provider: Provider) -> Value {
+    let requests = server.requests();
+    let messages = requests.last().unwrap().body["messages"]
+        .as_array()
+        .unwrap()
+        .clone();
+    match provider {
+        Provider::Anthropic => {
+            let results = &messages.last().unwrap()["content"][0];
+            assert_eq!(results["type"], "tool_result", "{results}");
+            let content = results["content"].as_array().unwrap();
+            let text = content[0]["text"].as_str().unwrap();
+            assert!(text.contains("[image 1: image/png, "), "{text}");
+            assert_eq!(content.len(), 2, "{content:?}");
+            content[1].clone()
+        }
+        Provider::OpenAi => {
+            let at = messages.iter().position(|m| m["role"] == "tool").unwrap();
+            let note = messages[at]["content"].as_str().unwrap();
+            assert!(note.contains("is in the next user message"), "{note}");
+            let user = &messages[at + 1];
+            assert_eq!(user["role"], "user");
+            assert_eq!(at + 2, messages.len(), "the user message ends the request");
+            user["content"][1].clone()
+        }
+    }
+}
+
+#[test]
+fn an_image_a_tool_returns_reaches_each_provider_as_an_image_and_survives_a_resume() {
+    let png = tiny_image();
+    for provider in luxe_tests::rig::BOTH {
+        let ws = Workspace::new();
+        let server = ModelServer::start();
+        let allow = json!({"allow": ["mcp__everything__get-tiny-image"]});
+        settings(&ws, json!({"everything": everything()}), allow);
+        let mut luxe = spawn(&ws, &server, provider, &[], &[]);
+        everything_is_ready(&mut luxe, "everything", "stdio");
+        let tool = "mcp__everything__get-tiny-image";
+        let frames = one_call(&server, &mut luxe, tool, json!({}), "once");
+        assert_eq!(finished(&frames)["status"], "ok");
+        let expected = match provider {
+            Provider::Anthropic => json!({"type": "image", "source": {
+                "type": "base64", "media_type": "image/png", "data": png}}),
+            Provider::OpenAi => json!({"type": "image_url", "image_url": {
+                "url": format!("data:image/png;base64,{png}")}}),
+        };
+        assert_eq!(image_sent(&server, provider), expected, "{provider:?}");
+        closes_cleanly(luxe);
+
+        // The session file keeps the image: a resumed session sends it again.
+        let mut luxe = spawn(&ws, &server, provider, &["-c"], &[]);
+        server.push(Reply::text("still a logo"));
+        turn(&mut luxe, "and now?", "once");
+        let requests = server.requests();
+        let body = requests.last().unwrap().body.to_string();
+        assert!(body.contains("and now?"), "{body}");
+        assert!(
+            body.contains(&png),
+            "{provider:?}: the image is gone after a resume"
+        );
+        closes_cleanly(luxe);
+    }
+}
+
+#[test]
+fn a_malformed_server_entry_stops_start_up_at_its_place() {
+    let ws = Workspace::new();
+    let entries = [
+        (
+            "{\"mcpServers\": {\n  \"s\": {\"command\": \"x\", \"timeout\": \"long\"}}}",
+            2,
+        ),
+        (
+            "{\"mcpServers\": {\n\n  \"s\": {\"command\": \"x\", \"url\": \"http://h\"}}}",
+            3,
+        ),
+        (
+            "{\"mcpServers\": {\"s\": {\"type\": \"sse\", \"url\": \"http://h\"}}}",
+            1,
+        ),
+    ];
+    for (text, line) in entries {
+        std::fs::write(ws.path().join("home/settings.json"), text).unwrap();
+        let out = ws
+            .luxe()
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{text}: {stderr}");
+        assert!(out.stdout.is_empty(), "no frame: {text}");
+        let place = format!("settings.json:{line}:");
+        assert!(stderr.contains(&place), "{text}: {stderr}");
+    }
 }

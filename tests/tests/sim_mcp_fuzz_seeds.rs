@@ -1,5 +1,6 @@
 //! The MCP fuzz target's body on its seeds, so `cargo test` runs it: whatever a server
-//! writes, the client keeps its invariants (asserted inside `server_output`).
+//! writes, over stdio or HTTP, the client keeps its invariants (asserted inside
+//! `server_output`).
 
 use std::time::Instant;
 
@@ -24,7 +25,8 @@ fn seeds_hold_the_invariants() {
         "\n",
         "garbage\n",
     );
-    for chunk in [1u8, 7, 64, 255] {
+    // Over stdio, then over HTTP (the top bit), with and without a GET stream (bit 6).
+    for chunk in [1u8, 7, 64, 0x87, 0xc7, 255] {
         let mut data = vec![chunk];
         data.extend_from_slice(handshake.as_bytes());
         server_output(now(), &data);
@@ -32,4 +34,15 @@ fn seeds_hold_the_invariants() {
     }
     server_output(now(), b"");
     server_output(now(), b"\x05{\"jsonrpc\":\"2.0\",\"id\":1}\n\n\n");
+}
+
+#[test]
+fn every_committed_seed_holds_the_invariants() {
+    let seeds = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fuzz/seeds/mcp");
+    let mut ran = 0;
+    for entry in std::fs::read_dir(seeds).unwrap() {
+        server_output(now(), &std::fs::read(entry.unwrap().path()).unwrap());
+        ran += 1;
+    }
+    assert!(ran > 0);
 }

@@ -224,7 +224,8 @@ impl EffectTable {
             | Output::Flush
             | Output::Message(_)
             | Output::Exit { .. }
-            | Output::SyncFile { .. }) => other,
+            | Output::SyncFile { .. }
+            | Output::HttpFarewell { .. }) => other,
         }
     }
 

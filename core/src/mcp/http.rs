@@ -1,9 +1,13 @@
 //! Streamable HTTP, MCP's network transport: every message luxe sends is a POST to the
 //! server's URL; the answer is one JSON message, an SSE stream of messages (a call's progress,
 //! then its result), or `202 Accepted` for a notification. The server names its session in
-//! `Mcp-Session-Id`, which every later POST carries, with `MCP-Protocol-Version`.
+//! `Mcp-Session-Id`, which every later request carries, with `MCP-Protocol-Version`. Once
+//! initialized, luxe listens on a GET stream for what the server says outside an answer
+//! (`notifications/tools/list_changed`); `405` means the server offers none. At the end luxe
+//! DELETEs the session.
 
 use std::collections::BTreeMap;
+use std::time::Duration;
 
 use super::Io;
 use super::jsonrpc::MAX_MESSAGE_BYTES;
@@ -13,6 +17,21 @@ use crate::model::wire::{HttpMethod, HttpRequest};
 
 /// How much of an error answer's body is kept for the reason.
 const ERROR_BODY_MAX: usize = 500;
+
+/// The longest luxe's exit waits for a session's `DELETE` to be answered.
+pub const DELETE_WAIT: Duration = Duration::from_millis(500);
+
+/// Where the GET stream for the server's own messages is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Listening {
+    /// Not opened yet (before `initialize` is answered), or it ended: opened again with the
+    /// next POST.
+    Closed,
+    /// Open, or being opened.
+    Open(EffectId),
+    /// The server offers none (`405`) or refused it: never asked again in this session.
+    Refused,
+}
 
 /// One server's HTTP side: where it is, its session, and the POSTs in flight.
 #[derive(Debug)]
@@ -24,6 +43,7 @@ pub struct HttpLink {
     /// The negotiated version, sent on every POST after `initialize`.
     version: Option<String>,
     posts: BTreeMap<EffectId, Post>,
+    listening: Listening,
 }
 
 /// A POST in flight and what its answer is so far.
@@ -45,6 +65,7 @@ impl HttpLink {
             session: None,
             version: None,
             posts: BTreeMap::new(),
+            listening: Listening::Closed,
         }
     }
 
@@ -60,13 +81,47 @@ impl HttpLink {
 
     /// POSTs one message (`request`: the id of the request it is, if one).
     pub fn post(&mut self, body: Vec<u8>, request: Option<u64>, io: &mut Io<'_>) {
-        let mut headers = vec![
-            ("Content-Type".to_owned(), "application/json".to_owned()),
-            (
-                "Accept".to_owned(),
-                "application/json, text/event-stream".to_owned(),
-            ),
-        ];
+        let mut headers = vec![("Content-Type".to_owned(), "application/json".to_owned())];
+        headers.extend(self.request_headers("application/json, text/event-stream"));
+        self.send(HttpMethod::Post, headers, body, request, io);
+        // The first POST after `initialize` (`notifications/initialized`) opens it.
+        if self.version.is_some() {
+            self.listen(io);
+        }
+    }
+
+    /// Opens the GET stream on which the server says what is not an answer to a POST, unless
+    /// it is open or refused.
+    fn listen(&mut self, io: &mut Io<'_>) {
+        if self.listening == Listening::Closed {
+            let headers = self.request_headers("text/event-stream");
+            let id = self.send(HttpMethod::Get, headers, Vec::new(), None, io);
+            self.listening = Listening::Open(id);
+        }
+    }
+
+    /// Ends the server's session (the link is closing for good): a `DELETE` that luxe does
+    /// not wait for, except at exit, for at most [`DELETE_WAIT`]; a `405` means the server
+    /// ends its sessions itself.
+    pub fn end_session(&mut self, io: &mut Io<'_>) {
+        if self.session.is_none() {
+            return;
+        }
+        io.push(Output::HttpFarewell {
+            request: HttpRequest {
+                method: HttpMethod::Delete,
+                url: self.url.clone(),
+                headers: self.request_headers("application/json, text/event-stream"),
+                body: Vec::new(),
+            },
+            within: DELETE_WAIT,
+        });
+    }
+
+    /// The headers of every request: what is accepted, the session, the version, then the
+    /// configured ones.
+    fn request_headers(&self, accept: &str) -> Vec<(String, String)> {
+        let mut headers = vec![("Accept".to_owned(), accept.to_owned())];
         if let Some(session) = &self.session {
             headers.push(("Mcp-Session-Id".to_owned(), session.clone()));
         }
@@ -74,6 +129,17 @@ impl HttpLink {
             headers.push(("MCP-Protocol-Version".to_owned(), version.clone()));
         }
         headers.extend(self.headers.iter().cloned());
+        headers
+    }
+
+    fn send(
+        &mut self,
+        method: HttpMethod,
+        headers: Vec<(String, String)>,
+        body: Vec<u8>,
+        request: Option<u64>,
+        io: &mut Io<'_>,
+    ) -> EffectId {
         let id = io.id();
         self.posts.insert(
             id,
@@ -85,12 +151,13 @@ impl HttpLink {
         io.push(Output::HttpExchange {
             id,
             request: HttpRequest {
-                method: HttpMethod::Post,
+                method,
                 url: self.url.clone(),
                 headers,
                 body,
             },
         });
+        id
     }
 
     /// Abandons the POST that carries `request` (a cancelled call's stream).
@@ -109,6 +176,7 @@ impl HttpLink {
         }
         self.session = None;
         self.version = None;
+        self.listening = Listening::Closed;
     }
 
     /// A response's headers: its session, and whether its body is an event stream.
@@ -168,6 +236,9 @@ impl HttpLink {
         let Some(post) = self.posts.remove(&id) else {
             return Ok(Vec::new());
         };
+        if self.listening == Listening::Open(id) {
+            return self.stopped_listening(post.status);
+        }
         match post.status {
             Some(404) if self.session.is_some() => {
                 Err("it ended its session (HTTP 404)".to_owned())
@@ -183,10 +254,28 @@ impl HttpLink {
         }
     }
 
-    /// A POST failed on the way.
+    /// The GET stream ended with `status`: its messages were taken as they came. The stream is
+    /// optional, so only the end of the session fails the server; another refusal means the
+    /// server offers none (`405` says so), and a stream that just ended is opened again.
+    fn stopped_listening(&mut self, status: Option<u16>) -> Result<Vec<Vec<u8>>, String> {
+        self.listening = match status {
+            Some(404) if self.session.is_some() => {
+                return Err("it ended its session (HTTP 404)".to_owned());
+            }
+            Some(status) if status >= 400 => Listening::Refused,
+            _ => Listening::Closed,
+        };
+        Ok(Vec::new())
+    }
+
+    /// A request failed on the way; the GET stream failing is no reason (the POSTs will tell
+    /// if the server is gone).
     pub fn failed(&mut self, id: EffectId, error: &str) -> Option<String> {
-        self.posts
-            .remove(&id)
-            .map(|_| format!("cannot reach {}: {error}", self.url))
+        self.posts.remove(&id)?;
+        if self.listening == Listening::Open(id) {
+            self.listening = Listening::Closed;
+            return None;
+        }
+        Some(format!("cannot reach {}: {error}", self.url))
     }
 }

@@ -409,6 +409,3 @@ impl Mcp {
             .collect();
     }
 }
-
-#[cfg(test)]
-mod tests;

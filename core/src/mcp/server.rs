@@ -719,8 +719,11 @@ impl Server {
         events
     }
 
-    /// Ends the server for good.
+    /// Ends the server for good (over HTTP, its session too).
     pub fn stop(&mut self, io: &mut Io<'_>) {
+        if let Some(http) = &mut self.http {
+            http.end_session(io);
+        }
         self.kill(io);
         self.pending.clear();
         self.queued.clear();

@@ -44,7 +44,9 @@ pub fn estimate_tokens(messages: &[Message]) -> u64 {
             Block::ToolUse { name, input, .. } => {
                 tokens_of_chars(name.len() + input.to_string().len())
             }
-            Block::ToolResult { content, .. } => tokens_of_chars(content.len()),
+            Block::ToolResult {
+                content, images, ..
+            } => tokens_of_chars(content.len()) + IMAGE_TOKENS * images.len() as u64,
         })
         .sum()
 }
@@ -139,7 +141,9 @@ pub fn message_chars(messages: &[Message]) -> usize {
             Block::Text { text } | Block::Thinking { text, .. } => text.len(),
             Block::Image { .. } => IMAGE_TOKENS as usize * 4,
             Block::ToolUse { name, input, .. } => name.len() + input.to_string().len(),
-            Block::ToolResult { content, .. } => content.len(),
+            Block::ToolResult {
+                content, images, ..
+            } => content.len() + IMAGE_TOKENS as usize * 4 * images.len(),
         })
         .sum()
 }

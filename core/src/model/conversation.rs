@@ -75,7 +75,20 @@ pub enum Block {
         content: String,
         /// Whether the call failed or was denied.
         is_error: bool,
+        /// Images the call returned (an MCP tool's), sent with its result; `content` names
+        /// each one where it stood. Absent from older session files.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        images: Vec<ImageData>,
     },
+}
+
+/// An image in a conversation, base64 as providers take it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ImageData {
+    /// `image/png`, `image/jpeg`, `image/gif` or `image/webp`.
+    pub media_type: String,
+    /// The bytes, base64 (standard alphabet, padded).
+    pub data: String,
 }
 
 /// A tool the model may call: its name, what it does, and a JSON Schema of its arguments.

@@ -46,8 +46,11 @@ pub struct ModelCall<'a> {
 pub enum HttpMethod {
     /// A request with a JSON body: a model request, or a question such as Ollama's `/api/show`.
     Post,
-    /// A question to the server about itself (`/props`, `/v1/models`); the body is empty.
+    /// A question to the server about itself (`/props`, `/v1/models`), or an MCP server's
+    /// stream of its own messages; the body is empty.
     Get,
+    /// The end of an MCP server's session; the body is empty.
+    Delete,
 }
 
 /// An HTTP request for io to send, fully built (method, URL, headers, JSON body).

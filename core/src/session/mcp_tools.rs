@@ -181,7 +181,7 @@ impl Session {
                         } else {
                             ToolStatus::Ok
                         };
-                        self.finish_tool(status, outcome.text, None);
+                        self.finish_tool_with_images(status, outcome.text, outcome.images);
                         self.run_next_tool(now);
                     }
                 }

@@ -248,6 +248,7 @@ fn restored_message(message: &Message) -> RestoredMessage {
                 tool_use_id,
                 content,
                 is_error,
+                ..
             } => shown.tool_results.push(RestoredToolResult {
                 tool_use_id: tool_use_id.clone(),
                 content: content.clone(),

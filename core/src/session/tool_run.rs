@@ -888,6 +888,7 @@ impl Session {
             tool_use_id: running.provider_id,
             content: output.clone(),
             is_error: status != ToolStatus::Ok,
+            images: Vec::new(),
         });
         self.emit(Event::ToolFinished(ToolFinished {
             call_id: running.call_id,
@@ -895,6 +896,39 @@ impl Session {
             output,
             diff,
         }));
+    }
+
+    /// [`Session::finish_tool`] for a call that also returned images (an MCP tool's): they go
+    /// with its result to the model, except those that hold a `.env` value (in any of the
+    /// forms the redactor knows, base64 among them), which its output says were withheld.
+    pub(super) fn finish_tool_with_images(
+        &mut self,
+        status: ToolStatus,
+        mut output: String,
+        images: Vec<crate::model::conversation::ImageData>,
+    ) {
+        let mut kept = Vec::new();
+        for (at, image) in images.into_iter().enumerate() {
+            if matches!(
+                self.redactor.redact(&image.data),
+                std::borrow::Cow::Borrowed(_)
+            ) {
+                kept.push(image);
+            } else {
+                output.push_str(&format!(
+                    "\n[image {} withheld: it holds a value of the project's .env]",
+                    at + 1
+                ));
+            }
+        }
+        let before = self.tool_step().map_or(0, |step| step.results.len());
+        self.finish_tool(status, output, None);
+        if let Some(step) = self.tool_step()
+            && step.results.len() == before + 1
+            && let Some(Block::ToolResult { images, .. }) = step.results.last_mut()
+        {
+            *images = kept;
+        }
     }
 
     /// Stops the running call and gives every call of the answer a result, so the conversation
@@ -940,6 +974,7 @@ impl Session {
                 tool_use_id: provider_id.clone(),
                 content: "interrupted by the user".to_owned(),
                 is_error: true,
+                images: Vec::new(),
             });
         }
         self.remember(Message {

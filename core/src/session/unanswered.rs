@@ -24,6 +24,7 @@ impl Session {
                         tool_use_id: id.clone(),
                         content: "This call did not run: the turn ended first.".into(),
                         is_error: true,
+                        images: Vec::new(),
                     }),
                     _ => None,
                 })

@@ -241,6 +241,7 @@ fn answer_dangling_calls(messages: &mut Vec<Message>) {
                 tool_use_id: id,
                 content: "the session ended before this call finished".to_owned(),
                 is_error: true,
+                images: Vec::new(),
             })
             .collect();
         if missing.is_empty() {

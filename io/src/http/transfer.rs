@@ -110,6 +110,7 @@ fn configure(
             easy.post_field_size(length)?;
         }
         HttpMethod::Get => easy.get(true)?,
+        HttpMethod::Delete => easy.custom_request("DELETE")?,
     }
     let mut list = List::new();
     for (name, value) in headers {

@@ -4,7 +4,7 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::model::conversation::{Block, Message, Role, ToolSpec};
+use crate::model::conversation::{Block, ImageData, Message, Role, ToolSpec};
 use crate::model::wire::{Endpoint, HttpMethod, HttpRequest, ModelCall};
 use crate::protocol::values::Thinking;
 
@@ -86,12 +86,29 @@ fn wire_block(block: &Block) -> Option<WireBlock<'_>> {
             tool_use_id,
             content,
             is_error,
+            images,
         } => WireBlock::ToolResult {
             tool_use_id,
-            content,
+            content: result_content(content, images),
             is_error: *is_error,
         },
     })
+}
+
+/// A result's text alone as a string; with images, a list: its text, then each image.
+fn result_content<'a>(text: &'a str, images: &'a [ImageData]) -> ResultContent<'a> {
+    if images.is_empty() {
+        return ResultContent::Text(text);
+    }
+    let mut blocks = vec![WireBlock::Text { text }];
+    blocks.extend(images.iter().map(|image| WireBlock::Image {
+        source: ImageSource {
+            kind: "base64",
+            media_type: &image.media_type,
+            data: &image.data,
+        },
+    }));
+    ResultContent::Blocks(blocks)
 }
 
 fn wire_tool(tool: &ToolSpec) -> WireTool<'_> {
@@ -149,9 +166,18 @@ enum WireBlock<'a> {
     },
     ToolResult {
         tool_use_id: &'a str,
-        content: &'a str,
+        content: ResultContent<'a>,
         is_error: bool,
     },
+}
+
+/// A `tool_result`'s `content`: a string, or `text` and `image` blocks.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum ResultContent<'a> {
+    Text(&'a str),
+    /// Only `Text` and `Image` blocks.
+    Blocks(Vec<WireBlock<'a>>),
 }
 
 #[derive(Serialize)]
@@ -289,6 +315,7 @@ mod tests {
                     tool_use_id: "toolu_01".into(),
                     content: "no such file".into(),
                     is_error: true,
+                    images: Vec::new(),
                 }],
             },
         ];
@@ -324,6 +351,34 @@ mod tests {
                 "description": "Reads a file.",
                 "input_schema": {"type": "object", "properties": {"path": {"type": "string"}}},
             }])
+        );
+    }
+
+    #[test]
+    fn a_tool_result_with_images_is_its_text_then_image_blocks() {
+        let image = ImageData {
+            media_type: "image/png".into(),
+            data: "iVBORw0KGgo=".into(),
+        };
+        let messages = [Message {
+            role: Role::User,
+            content: vec![Block::ToolResult {
+                tool_use_id: "toolu_01".into(),
+                content: "Here it is: [image 1: image/png, 8 bytes]".into(),
+                is_error: false,
+                images: vec![image.clone(), image],
+            }],
+        }];
+        let body = body(&build_request(&endpoint(None), &call(&messages, &[])));
+        let png = json!({"type": "image", "source": {
+            "type": "base64", "media_type": "image/png", "data": "iVBORw0KGgo="}});
+        assert_eq!(
+            body["messages"][0]["content"],
+            json!([{"type": "tool_result", "tool_use_id": "toolu_01", "is_error": false,
+            "content": [
+                {"type": "text", "text": "Here it is: [image 1: image/png, 8 bytes]"},
+                png, png,
+            ]}])
         );
     }
 

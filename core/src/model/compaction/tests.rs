@@ -29,6 +29,7 @@ fn result(id: &str, content: &str) -> Message {
             tool_use_id: id.into(),
             content: content.into(),
             is_error: false,
+            images: Vec::new(),
         }],
     }
 }

@@ -68,38 +68,70 @@ fn push_user<'a>(message: &'a Message, out: &mut Vec<WireMessage<'a>>) {
                 content,
                 // Chat Completions has no error flag; the content already says what failed.
                 is_error: _,
-            } => out.push(WireMessage::Tool {
-                tool_call_id: tool_use_id,
-                content,
+                images,
+            } => {
+                if images.is_empty() {
+                    out.push(WireMessage::Tool {
+                        tool_call_id: tool_use_id,
+                        content: Cow::Borrowed(content),
+                    });
+                    continue;
+                }
+                // A tool message carries only text: its images follow in the user message.
+                let (count, are) = match images.len() {
+                    1 => ("image".to_owned(), "is"),
+                    n => (format!("{n} images"), "are"),
+                };
+                out.push(WireMessage::Tool {
+                    tool_call_id: tool_use_id,
+                    content: Cow::Owned(format!(
+                        "{content}\n[The {count} this call returned {are} in the next user message: a tool message holds only text.]"
+                    )),
+                });
+                parts.push(Part::Text {
+                    text: Cow::Owned(format!(
+                        "The {count} returned by the tool call {tool_use_id}:"
+                    )),
+                });
+                parts.extend(images.iter().map(|i| image(&i.media_type, &i.data)));
+            }
+            Block::Text { text } => parts.push(Part::Text {
+                text: Cow::Borrowed(text),
             }),
-            Block::Text { text } => parts.push(Part::Text { text }),
-            Block::Image { media_type, data } => parts.push(Part::ImageUrl {
-                image_url: ImageUrl {
-                    url: format!("data:{media_type};base64,{data}"),
-                },
-            }),
+            Block::Image { media_type, data } => parts.push(image(media_type, data)),
             // Not something a user says.
             Block::Thinking { .. } | Block::ToolUse { .. } => {}
         }
     }
     let content = if parts.iter().all(|p| matches!(p, Part::Text { .. })) {
         // A plain string is what every compatible server understands.
-        let texts: Vec<&str> = parts
-            .iter()
+        let texts: Vec<Cow<'a, str>> = parts
+            .into_iter()
             .filter_map(|p| match p {
-                Part::Text { text } => Some(*text),
+                Part::Text { text } => Some(text),
                 Part::ImageUrl { .. } => None,
             })
             .collect();
-        match texts.as_slice() {
-            [] => return,
-            [one] => UserContent::Text(Cow::Borrowed(one)),
-            many => UserContent::Text(Cow::Owned(many.join("\n"))),
+        if texts.len() == 1 {
+            UserContent::Text(texts.into_iter().next().unwrap_or_default())
+        } else if texts.is_empty() {
+            return;
+        } else {
+            UserContent::Text(Cow::Owned(texts.join("\n")))
         }
     } else {
         UserContent::Parts(parts)
     };
     out.push(WireMessage::User { content });
+}
+
+/// An image as a `data:` URL, the one way Chat Completions takes inline images.
+fn image<'a>(media_type: &str, data: &str) -> Part<'a> {
+    Part::ImageUrl {
+        image_url: ImageUrl {
+            url: format!("data:{media_type};base64,{data}"),
+        },
+    }
 }
 
 /// `None` when nothing is left to send: servers reject an assistant message with neither
@@ -186,7 +218,7 @@ enum WireMessage<'a> {
     },
     Tool {
         tool_call_id: &'a str,
-        content: &'a str,
+        content: Cow<'a, str>,
     },
 }
 
@@ -200,7 +232,7 @@ enum UserContent<'a> {
 #[derive(Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 enum Part<'a> {
-    Text { text: &'a str },
+    Text { text: Cow<'a, str> },
     ImageUrl { image_url: ImageUrl },
 }
 
@@ -340,6 +372,46 @@ mod tests {
     }
 
     #[test]
+    fn tool_images_follow_the_tool_messages_in_one_user_message() {
+        let image = crate::model::conversation::ImageData {
+            media_type: "image/png".into(),
+            data: "iVBORw0KGgo=".into(),
+        };
+        let result = |id: &str, images: Vec<_>| Block::ToolResult {
+            tool_use_id: id.into(),
+            content: format!("{id} done"),
+            is_error: false,
+            images,
+        };
+        let messages = [message(
+            Role::User,
+            vec![
+                result("call_a", vec![image.clone()]),
+                result("call_b", Vec::new()),
+                result("call_c", vec![image.clone(), image]),
+            ],
+        )];
+        let body = body(&build_request(&endpoint(None), &call(&messages, &[])));
+        let png = json!({"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBORw0KGgo="}});
+        assert_eq!(
+            body["messages"],
+            json!([
+                {"role": "system", "content": "You are luxe."},
+                {"role": "tool", "tool_call_id": "call_a", "content": "call_a done\n[The image this call returned is in the next user message: a tool message holds only text.]"},
+                {"role": "tool", "tool_call_id": "call_b", "content": "call_b done"},
+                {"role": "tool", "tool_call_id": "call_c", "content": "call_c done\n[The 2 images this call returned are in the next user message: a tool message holds only text.]"},
+                {"role": "user", "content": [
+                    {"type": "text", "text": "The image returned by the tool call call_a:"},
+                    png,
+                    {"type": "text", "text": "The 2 images returned by the tool call call_c:"},
+                    png,
+                    png,
+                ]},
+            ])
+        );
+    }
+
+    #[test]
     fn a_tool_round_trip() {
         let messages = [
             message(Role::User, vec![text("weather in Paris and Rome?")]),
@@ -370,12 +442,14 @@ mod tests {
                         tool_use_id: "call_a".into(),
                         content: "18°C".into(),
                         is_error: false,
+                        images: Vec::new(),
                     },
                     text("also, in Celsius please"),
                     Block::ToolResult {
                         tool_use_id: "call_b".into(),
                         content: "timeout".into(),
                         is_error: true,
+                        images: Vec::new(),
                     },
                 ],
             ),
@@ -393,6 +467,7 @@ mod tests {
                     tool_use_id: "call_c".into(),
                     content: "21°C".into(),
                     is_error: false,
+                    images: Vec::new(),
                 }],
             ),
         ];
