@@ -15,7 +15,8 @@ use crate::session::Session;
 ///
 /// 1. **Construct** with [`Luxe::new`]: `ready` and `state_changed` are queued at once.
 /// 2. **Inputs**, `handle_*`: [`Luxe::handle_input`] for what happened (client bytes, EOF, a
-///    signal, and as capabilities land, model bytes and process, file and git results), and
+///    signal; model and MCP HTTP bytes; process output and exits; file, search and diff
+///    results), and
 ///    [`Luxe::handle_timeout`] when the deadline of [`Luxe::poll_timeout`] has passed. Both take
 ///    `now`; neither does IO.
 /// 3. **Outputs**, `poll_*`: after *every* input, drain [`Luxe::poll_output`] until it returns
@@ -29,9 +30,13 @@ use crate::session::Session;
 /// harmless. Nothing here panics on any input: bad lines become `action_rejected`.
 ///
 /// Inside, client bytes are split into lines and decoded into actions, which the session's
-/// gate answers or hands to the feature they name (turns, tools, review, GitHub, stacks,
-/// the store). Every effect a feature asks for gets an id recorded with that feature, and
-/// its results go straight back to it; a result nobody waits for is dropped. The invariants
+/// gate answers or hands to the feature they name (turns, tools, review, GitHub, stacks, MCP
+/// servers, the store). Features are small machines that own their state and trade values:
+/// a model request returns frames and how it ended, the tool gate returns verdicts, the save
+/// queue returns what was saved (the map is in `session`'s module comment). Every effect a
+/// feature asks for gets an id recorded with that feature, and its results go straight back
+/// to it; a result nobody waits for is dropped. `luxe --acp` puts [`crate::acp`]'s host in
+/// front of several such sessions instead of this one. The invariants
 /// `crate::harness` checks after every step of every simulation and fuzz run: `ready` comes
 /// first; each action is answered once; a frame is one line; nothing follows `exit`; no
 /// effect starts before the frames queued ahead of it are flushed; no `.env` value is in any

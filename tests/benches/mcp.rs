@@ -1,6 +1,7 @@
-//! MCP figures, each beside its baseline in the same run: spawn-to-`ready` with three
-//! configured stdio servers against none (servers start after `ready`, so the two should match
-//! within noise), and a tool call's round trip through luxe (`tool_started` to `tool_finished`
+//! MCP figures, each beside its baseline in the same run, samples taken in turn: spawn-to-`ready`
+//! with three configured stdio servers against none (servers start after `ready`, so the two
+//! should match within noise; a second pair with servers that cost nothing to start shows what
+//! is luxe's and what is the servers' start-up competing for the cores), and a tool call's round trip through luxe (`tool_started` to `tool_finished`
 //! of `server-everything`'s `echo`, allowed by a rule; luxe writes `tool_started` just before it
 //! sends the call, so the figure starts a pipe hop late) against the same call from a bare client
 //! writing JSON-RPC to the same server's stdin.
@@ -13,7 +14,7 @@ use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use luxe_tests::bench::{median, ms};
+use luxe_tests::bench::{median, medians_in_turn, ms};
 use luxe_tests::mcp_servers::everything;
 use luxe_tests::model_server::{ModelServer, Reply};
 use luxe_tests::process::{LuxeProcess, Workspace, luxe_bin, spawn_to_first_line};
@@ -34,11 +35,28 @@ fn main() {
         .collect();
     let settings = json!({"mcpServers": servers}).to_string();
     std::fs::write(three.path().join("home/settings.json"), settings).unwrap();
-    let with_servers = median(runs, || time_to_ready(&three));
-    let without = median(runs, || time_to_ready(&none));
+    let (with_servers, without) =
+        medians_in_turn(runs, || time_to_ready(&three), || time_to_ready(&none));
     println!(
         "spawn to ready, 3 stdio MCP servers  median {:>8.3} ms   (none configured: {:.3} ms; {runs} runs each)",
         ms(with_servers),
+        ms(without)
+    );
+    // The same three servers as processes that cost nothing to start: what is left of the
+    // difference above is the servers' own start-up (Node) taking the machine's cores from the
+    // client reading `ready`, which luxe wrote before it spawned them.
+    let idle = Workspace::new();
+    let sleepers: serde_json::Map<String, Value> = ["a", "b", "c"]
+        .iter()
+        .map(|n| (n.to_string(), json!({"command": "sleep", "args": ["30"]})))
+        .collect();
+    let settings = json!({"mcpServers": sleepers}).to_string();
+    std::fs::write(idle.path().join("home/settings.json"), settings).unwrap();
+    let (with_idle, without) =
+        medians_in_turn(runs, || time_to_ready(&idle), || time_to_ready(&none));
+    println!(
+        "spawn to ready, 3 idle stdio servers median {:>8.3} ms   (none configured: {:.3} ms; {runs} runs each)",
+        ms(with_idle),
         ms(without)
     );
 

@@ -31,6 +31,21 @@ pub fn median(runs: usize, mut sample: impl FnMut() -> Duration) -> Duration {
     times[runs / 2]
 }
 
+/// The medians of `runs` samples of `a` and of `b`, taken in turn (after one warm-up each), so
+/// that a machine whose speed drifts, or work one sample leaves behind (processes still dying),
+/// weighs on both alike.
+pub fn medians_in_turn(
+    runs: usize,
+    mut a: impl FnMut() -> Duration,
+    mut b: impl FnMut() -> Duration,
+) -> (Duration, Duration) {
+    let (_, _) = (a(), b());
+    let (mut at, mut bt): (Vec<Duration>, Vec<Duration>) = (0..runs).map(|_| (a(), b())).unzip();
+    at.sort();
+    bt.sort();
+    (at[runs / 2], bt[runs / 2])
+}
+
 /// A memory field of `/proc/<pid>/status` in KiB (`field` such as `VmHWM`, the peak resident
 /// set; `pid` may be `self`); 0 when it is not there.
 pub fn proc_status_kib(pid: &str, field: &str) -> u64 {

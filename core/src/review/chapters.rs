@@ -1,6 +1,6 @@
 //! Chapters: the hunks in the order a reviewer would read them, without asking a model.
 //!
-//! Every file gets a kind from its path ([`super::file_kinds`]) and the chapters come in this
+//! Every file gets a kind from its path (`super::file_kinds`) and the chapters come in this
 //! order, each omitted when empty:
 //!
 //! 1. `Dependencies and build`: manifests, then the lock files they produce.

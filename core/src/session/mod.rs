@@ -1,20 +1,29 @@
 //! One Luxe session as a state machine: its settings, conversation and features, and the
 //! answer to every decoded action.
 //!
-//! The rooms, by what they own:
+//! The rooms, by what they own. Those marked *machine* keep their state in private fields and
+//! answer with values (frames, outcomes, verdicts) that the session acts on, each with unit
+//! tests or a property of its own:
 //! - `mod.rs`: the [`Session`] itself — the action gate (`handle_incoming`), start-up, and
 //!   routing: an effect's result goes to the feature its id was issued for (`owners.rs`).
-//! - the conversation and its turns: `turn.rs` (model requests, retries, streamed events),
-//!   `tool_run.rs` and `tools/` (tool calls: permission, arguments, the work, its output),
-//!   `compaction.rs` (summaries when the window fills), `unanswered.rs` (calls a failure left
-//!   without results), `system_prompt.rs`, `server_probe.rs` (what a local server says of its
-//!   model).
+//! - the conversation and its turns: `conversation.rs` (*machine*: the model's view, the
+//!   provider's count and characters per token), `turn.rs` (a turn's steps: requests, tool
+//!   calls, its end), `model_step.rs` (*machine*: one model request — HTTP inputs in, frames and
+//!   how it ended out), `compaction.rs` (summaries and drops when the window fills),
+//!   `unanswered.rs` (calls a failure left without results), `system_prompt.rs`,
+//!   `server_probe.rs` (what a local server says of its model, and what servers said).
+//! - tool calls: `tool_run.rs` (a call from start to result), `tool_gate.rs` (*machine*: rules,
+//!   mode, `.env` identities and Luxe's own places, as verdicts), `tools/` (definitions,
+//!   arguments, paths, `bash_run.rs` — *machine*: a command's output — and `views.rs`, what
+//!   tools show), `mcp_tools.rs` (the MCP machine's tools in turns), `acp_hooks.rs`.
 //! - `store.rs`: the append-only session file and `list_sessions`.
 //! - `context.rs`: the start-up probes (`git status`, `AGENTS.md`).
-//! - guided review: `review.rs`, `review_prompts.rs`, `pr_review.rs`, `commit_chapters.rs`.
+//! - guided review: `review.rs`, `review_saves.rs` (*machine*: the save queue),
+//!   `review_prompts.rs`, `pr_review.rs`, `commit_chapters.rs`.
 //! - GitHub and stacks: `github.rs` (and `github/waiting.rs`), `stack.rs`, each running pure
-//!   chains of git/gh commands from `crate::github` and `crate::stack` on `step_runner.rs`;
-//!   `own_commands.rs` collects the output of the child processes luxe runs for itself.
+//!   chains of git/gh commands from `crate::github` and `crate::stack` (`crate::steps` flows)
+//!   on `step_runner.rs`; `own_commands.rs` collects the output of the child processes luxe
+//!   runs for itself.
 //!
 //! Everything a session owns — its ids, effect namespace, random numbers, store — is inside
 //! the value, so one process can drive several.
