@@ -267,6 +267,91 @@ fn allow_always_stops_the_next_ask() {
 }
 
 #[test]
+fn cancel_settles_an_open_permission_request_and_its_late_answer_is_dropped() {
+    let (mut c, session) = started();
+    c.model = Model::Tool(3);
+    prompt(&mut c, &session, "run it");
+    settle(&mut c);
+    assert!(
+        updates(&c.take_seen()).contains(&"session/request_permission".to_owned()),
+        "it asks"
+    );
+    c.notify("session/cancel", json!({"sessionId": session}));
+    let seen = c.take_seen();
+    let outline = updates(&seen);
+    assert_eq!(outline.last().unwrap(), "response cancelled", "{outline:?}");
+    let call = seen
+        .iter()
+        .rfind(|m| m["params"]["update"]["sessionUpdate"] == "tool_call_update")
+        .expect("the call's end");
+    assert_eq!(call["params"]["update"]["status"], "failed");
+    // The client answers as ACP asks after a cancel, and luxe, which settled it, writes nothing.
+    assert!(c.answer_permission(3));
+    assert!(c.take_seen().is_empty(), "a late answer is dropped");
+    c.finish();
+}
+
+#[test]
+fn a_turn_ends_with_its_usage_title_and_plan() {
+    let (mut c, session) = started();
+    c.model = Model::Tool(6);
+    prompt(&mut c, &session, "plan it");
+    settle(&mut c);
+    let seen = c.take_seen();
+    let update = |kind: &str| {
+        seen.iter()
+            .find(|m| m["params"]["update"]["sessionUpdate"] == kind)
+            .map(|m| m["params"]["update"].clone())
+            .unwrap_or_else(|| panic!("no {kind}"))
+    };
+    assert_eq!(
+        update("plan")["entries"],
+        json!([{"content": "s", "priority": "medium", "status": "completed"}])
+    );
+    let usage = update("usage_update");
+    assert!(usage["used"].as_u64().unwrap() > 0, "{usage}");
+    assert_eq!(usage["size"], 200_000);
+    assert_eq!(usage["cost"]["currency"], "USD");
+    assert!(usage["cost"]["amount"].as_f64().unwrap() > 0.0, "{usage}");
+    assert_eq!(update("session_info_update")["title"], "plan it");
+    c.finish();
+}
+
+#[test]
+fn list_pages_this_directorys_sessions() {
+    let mut c = Checked::new(Instant::now());
+    c.request("initialize", json!({"protocolVersion": 1}));
+    for n in 0..53 {
+        let cwd = if n < 51 { DIRS[0] } else { DIRS[1] };
+        c.request("session/new", json!({"cwd": cwd, "mcpServers": []}));
+        settle(&mut c);
+        let session = c.created.last().unwrap().clone();
+        prompt(&mut c, &session, "hi");
+        settle(&mut c);
+    }
+    c.take_seen();
+    let mut listed = |params: Value| {
+        c.request("session/list", params);
+        settle(&mut c);
+        c.take_seen().pop().unwrap()
+    };
+    let first = listed(json!({"cwd": DIRS[0]}));
+    let sessions = first["result"]["sessions"].as_array().unwrap();
+    assert_eq!(sessions.len(), 50, "a page");
+    assert!(sessions.iter().all(|s| s["cwd"] == DIRS[0]));
+    let cursor = first["result"]["nextCursor"].clone();
+    let rest = listed(json!({"cwd": DIRS[0], "cursor": cursor}));
+    assert_eq!(rest["result"]["sessions"].as_array().unwrap().len(), 1);
+    assert!(rest["result"].get("nextCursor").is_none(), "the last page");
+    let all = listed(json!({}));
+    assert_eq!(all["result"]["sessions"].as_array().unwrap().len(), 50);
+    let bad = listed(json!({"cursor": "not-ours"}));
+    assert_eq!(bad["error"]["code"], -32602);
+    assert!(bad["error"]["message"].as_str().unwrap().contains("cursor"));
+    c.finish();
+}
+
+#[test]
 fn cancel_mid_stream_answers_cancelled() {
     let (mut c, session) = started();
     c.model = Model::Hang;
