@@ -351,6 +351,12 @@ impl Frame {
         &self.event
     }
 
+    /// The event, taken: for a driver that writes it its own way and redacts what it writes
+    /// (`--acp`'s host).
+    pub(crate) fn into_event(self) -> Event {
+        self.event
+    }
+
     /// Appends the frame as one line of JSON, LF included, redacted.
     pub fn encode(&self, out: &mut Vec<u8>) {
         let Ok(()) = self.encode_in_parts::<std::convert::Infallible>(out, &mut |_| Ok(()));

@@ -180,6 +180,15 @@ const scenarios = {
     await call(ctx, acp.methods.agent.session.prompt, { sessionId, prompt: text("ask me") });
   },
 
+  async list(ctx) {
+    await call(ctx, acp.methods.agent.initialize, {
+      protocolVersion: acp.PROTOCOL_VERSION,
+      clientCapabilities: {},
+      clientInfo: { name: "luxe-tests", version: "1" },
+    });
+    await call(ctx, acp.methods.agent.session.list, { cwd: dirA });
+  },
+
   async bad(ctx) {
     await started(ctx);
     await call(ctx, acp.methods.agent.session.new, { cwd: "relative/dir", mcpServers: [] });

@@ -5,6 +5,11 @@
 //!
 //! Then the streaming overhead of a 20,000-token answer through `--acp` (from the prompt to its
 //! response) against the same stream read straight from the loopback model server, median of 5.
+//! The client reads luxe's lines as the `turns` bench reads `--rpc`'s, telling them apart by
+//! their first bytes, so that what is timed is luxe, not a JSON parser in the client.
+//!
+//! Every agent is spawned in a process group of its own, and the whole group is killed after
+//! each sample: the Node adapters start processes of their own, which outlived a plain kill.
 //!
 //! `cargo bench -p luxe-tests --bench acp` (uses the bench profile's binary); `-- start`,
 //! `-- stream` or `-- adapters` runs only the sections whose names contain it. The adapters are
@@ -12,13 +17,14 @@
 //! `@zed-industries/codex-acp`); one that cannot be installed is reported and skipped.
 
 use std::io::{BufRead, BufReader, Write};
+use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc::{Receiver, channel};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use luxe_tests::bench::{Provider, ms, read_directly, sections};
+use luxe_tests::bench::{Provider, cpu_ms, ms, read_directly, sections};
 use luxe_tests::model_server::{ModelServer, Part, Reply, Script, Stop};
 use luxe_tests::process::{Workspace, luxe_bin};
 use serde_json::{Value, json};
@@ -129,6 +135,7 @@ fn sample(mut cmd: Command, cwd: &Path) -> Sample {
     let start = Instant::now();
     let mut child = match cmd
         .current_dir(cwd)
+        .process_group(0)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
@@ -161,9 +168,17 @@ fn sample(mut cmd: Command, cwd: &Path) -> Sample {
         }
     };
     drop(stdin);
-    let _ = child.kill();
-    let _ = child.wait();
+    kill_group(&mut child);
     Sample { initialize, new }
+}
+
+/// Kills `child`'s process group (it leads one of its own) and reaps `child`.
+fn kill_group(child: &mut Child) {
+    let _ = Command::new("kill")
+        .args(["-KILL", "--", &format!("-{}", child.id())])
+        .stderr(Stdio::null())
+        .status();
+    let _ = child.wait();
 }
 
 fn read_lines(child: &mut Child) -> Receiver<String> {
@@ -202,12 +217,16 @@ fn streaming_overhead(ws: &Workspace, cwd: &Path) {
     let server = ModelServer::start();
     let mut direct = Vec::new();
     let mut through = Vec::new();
+    let mut cpu = Vec::new();
     for _ in 0..5 {
         server.push(big_answer());
         direct.push(read_directly(&server, Provider::Anthropic));
         server.push(big_answer());
-        through.push(stream_through(ws, &server, cwd));
+        let (elapsed, (user, sys)) = stream_through(ws, &server, cwd);
+        through.push(elapsed);
+        cpu.push(user + sys);
     }
+    cpu.sort_by(f64::total_cmp);
     let (d, l) = (
         median(direct).unwrap_or_default(),
         median(through).unwrap_or_default(),
@@ -218,6 +237,11 @@ fn streaming_overhead(ws: &Workspace, cwd: &Path) {
         ms(d),
         (l.as_secs_f64() / d.as_secs_f64() - 1.0) * 100.0
     );
+    println!(
+        "                        luxe's own CPU time per stream {:.0} ms (median), {:.2} µs per token",
+        cpu[2],
+        cpu[2] * 1e3 / TOKENS as f64
+    );
 }
 
 fn big_answer() -> Reply {
@@ -225,39 +249,71 @@ fn big_answer() -> Reply {
     Reply::Stream(Script::new(vec![Part::Text(deltas)], Stop::EndTurn))
 }
 
-/// One prompt through a fresh `luxe --acp`: the time from sending it to its response.
-fn stream_through(ws: &Workspace, server: &ModelServer, cwd: &Path) -> Duration {
+/// One prompt through a fresh `luxe --acp`: the time from sending it to its response, and
+/// luxe's CPU time (user, kernel) meanwhile.
+fn stream_through(ws: &Workspace, server: &ModelServer, cwd: &Path) -> (Duration, (f64, f64)) {
     let mut child = Command::new(luxe_bin())
         .args(["--acp", "--model", "anthropic/claude-sonnet-4-5"])
         .env("LUXE_HOME", ws.path().join("home"))
         .env("ANTHROPIC_API_KEY", "k")
         .env("ANTHROPIC_BASE_URL", server.anthropic_base_url())
+        .process_group(0)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
         .expect("luxe spawns");
-    let lines = read_lines(&mut child);
     let mut stdin = child.stdin.take().expect("piped stdin");
+    let mut stdout = BufReader::with_capacity(1 << 16, child.stdout.take().expect("piped"));
+    let mut line = Vec::new();
+    // luxe writes a message's keys in order: a response begins with its id, a notification
+    // with `jsonrpc` and its method.
+    let mut answer = |stdout: &mut BufReader<_>, id: u64| -> Value {
+        let start = format!("{{\"id\":{id},");
+        loop {
+            line.clear();
+            stdout.read_until(b'\n', &mut line).expect("a line");
+            assert!(!line.is_empty(), "luxe ended before answering {id}");
+            if line.starts_with(start.as_bytes()) {
+                return serde_json::from_slice(&line).expect("an answer is JSON");
+            }
+        }
+    };
     let mut send = |message: Value| writeln!(stdin, "{message}").expect("luxe reads");
     send(
         json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": 1}}),
     );
-    answer(&lines, 1).expect("initialize answered");
+    answer(&mut stdout, 1);
     send(
         json!({"jsonrpc": "2.0", "id": 2, "method": "session/new", "params": {"cwd": cwd, "mcpServers": []}}),
     );
-    let new = answer(&lines, 2).expect("session/new answered");
+    let new = answer(&mut stdout, 2);
     let session = new["result"]["sessionId"].clone();
+    let before = cpu_ms(child.id());
     let start = Instant::now();
     send(
         json!({"jsonrpc": "2.0", "id": 3, "method": "session/prompt",
         "params": {"sessionId": session, "prompt": [{"type": "text", "text": "go"}]}}),
     );
-    let done = answer(&lines, 3).expect("the prompt answered");
+    let chunk = br#"{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"#;
+    let mut chunks = 0;
+    let done = loop {
+        line.clear();
+        stdout.read_until(b'\n', &mut line).expect("a line");
+        assert!(!line.is_empty(), "luxe ended before answering the prompt");
+        if line.starts_with(chunk)
+            && line.ends_with(b"\"sessionUpdate\":\"agent_message_chunk\"}}}\n")
+        {
+            chunks += 1;
+        } else if line.starts_with(b"{\"id\":3,") {
+            break serde_json::from_slice::<Value>(&line).expect("an answer is JSON");
+        }
+    };
     let elapsed = start.elapsed();
+    let after = cpu_ms(child.id());
     assert_eq!(done["result"]["stopReason"], "end_turn", "{done}");
+    assert_eq!(chunks, TOKENS, "every token came as its own chunk");
     drop(stdin);
     let _ = child.wait();
-    elapsed
+    (elapsed, (after.0 - before.0, after.1 - before.1))
 }

@@ -9,7 +9,7 @@ use std::io::{BufRead, BufReader, Write};
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use luxe_tests::bench::{Provider, ms, proc_status_kib, read_directly, sections};
+use luxe_tests::bench::{Provider, cpu_ms, ms, proc_status_kib, read_directly, sections};
 use luxe_tests::model_server::{ModelServer, Part, Reply, Script, Stop};
 use luxe_tests::process::{LuxeProcess, Workspace};
 use serde_json::json;
@@ -141,17 +141,6 @@ fn stream_through(
     drop(stdin);
     child.wait().expect("luxe exits");
     (elapsed, (after.0 - before.0, after.1 - before.1))
-}
-
-/// User and system CPU time a process has used, in milliseconds (Linux `/proc`).
-fn cpu_ms(pid: u32) -> (f64, f64) {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).expect("stat");
-    // Fields after the command name, which is in parentheses and may hold spaces.
-    let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
-    let fields: Vec<&str> = rest.split_whitespace().collect();
-    let ticks = |i: usize| fields[i].parse::<f64>().unwrap_or(0.0);
-    // USER_HZ is 100 on Linux.
-    (ticks(11) * 10.0, ticks(12) * 10.0)
 }
 
 fn interrupt_latency(ws: &Workspace) {

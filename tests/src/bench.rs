@@ -57,6 +57,17 @@ pub fn proc_status_kib(pid: &str, field: &str) -> u64 {
         .unwrap_or(0)
 }
 
+/// User and system CPU time a process has used, in milliseconds (Linux `/proc`).
+pub fn cpu_ms(pid: u32) -> (f64, f64) {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).expect("stat");
+    // Fields after the command name, which is in parentheses and may hold spaces.
+    let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let ticks = |i: usize| fields[i].parse::<f64>().unwrap_or(0.0);
+    // USER_HZ is 100 on Linux.
+    (ticks(11) * 10.0, ticks(12) * 10.0)
+}
+
 /// Reads the server's response to one request straight off the socket, as a client with no
 /// processing at all would; returns the time to the end of the body.
 pub fn read_directly(server: &ModelServer, provider: Provider) -> Duration {

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use luxe_tests::acp_client::run;
 use luxe_tests::model_server::{ModelServer, Part, Reply, Script, ScriptUsage, Stop};
-use luxe_tests::process::{Workspace, luxe_bin};
+use luxe_tests::process::{LuxeProcess, Workspace, luxe_bin};
 use serde_json::{Value, json};
 
 fn thinking_answer(text: &str) -> Reply {
@@ -168,6 +168,88 @@ fn permissions_allow_once_allow_always_reject_and_cancel() {
         .as_str()
         .unwrap();
     assert!(output.contains("two"), "{output}");
+}
+
+#[test]
+fn a_turn_cut_short_or_refused_answers_max_tokens_or_refusal() {
+    for (stop, reason) in [(Stop::MaxTokens, "max_tokens"), (Stop::Refusal, "refusal")] {
+        let ws = Workspace::new();
+        let server = ModelServer::start();
+        server.push(Reply::Stream(Script::new(
+            vec![Part::Text(vec!["Partly".into()])],
+            stop,
+        )));
+        let t = run("basic", &ws, &server, &[]);
+        assert_eq!(t.result("session/prompt", 0)["stopReason"], reason);
+        let outline = t.outline();
+        assert!(at(&outline, "usage_update") < at(&outline, "response session/prompt"));
+    }
+}
+
+/// ACP sessions are Luxe sessions: `--rpc -c` continues one, `list_sessions` lists it, and
+/// `session/list` lists an `--rpc` session of the same directory.
+#[test]
+fn acp_and_rpc_sessions_are_one_store() {
+    let ws = Workspace::new();
+    let server = ModelServer::start();
+    server.push(Reply::text("from acp"));
+    let t = run("basic", &ws, &server, &[]);
+    let acp_id = t.result("session/new", 0)["sessionId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let (dir, _) = luxe_tests::acp_client::project_dirs(&ws);
+    let rpc = |flags: &[&str]| {
+        let mut cmd = ws.luxe();
+        cmd.current_dir(&dir)
+            .args(["--model", "anthropic/claude-sonnet-4-5"])
+            .args(flags)
+            .env("ANTHROPIC_API_KEY", "test-anthropic-key")
+            .env("ANTHROPIC_BASE_URL", server.anthropic_base_url());
+        let mut luxe = LuxeProcess::spawn(cmd);
+        let ready = luxe.expect("ready");
+        (luxe, ready)
+    };
+    let (mut luxe, ready) = rpc(&["-c"]);
+    assert_eq!(
+        ready["session_id"],
+        acp_id.as_str(),
+        "-c continues the ACP session"
+    );
+    assert_eq!(ready["resumed"], true);
+    luxe.send(r#"{"kind":"list_sessions","content":{"request_id":"l1"}}"#);
+    let listed = luxe.until("sessions_listed").pop().unwrap();
+    assert_eq!(listed["content"]["sessions"][0]["id"], acp_id.as_str());
+    luxe.send(r#"{"kind":"close"}"#);
+    assert_eq!(luxe.wait().0.code(), Some(0));
+    // Sessions are ordered by their last write, in whole seconds.
+    std::thread::sleep(Duration::from_millis(1100));
+    let (mut luxe, ready) = rpc(&[]);
+    let rpc_id = ready["session_id"].as_str().unwrap().to_owned();
+    server.push(Reply::text("from rpc"));
+    luxe.send(&json!({"kind":"submit_user_message","content":{"text":"an rpc topic"}}).to_string());
+    luxe.until("turn_ended");
+    luxe.send(r#"{"kind":"close"}"#);
+    assert_eq!(luxe.wait().0.code(), Some(0));
+    let t = run("list", &ws, &server, &[]);
+    let sessions = t.result("session/list", 0)["sessions"].as_array().unwrap();
+    let listed: Vec<(&str, &str)> = sessions
+        .iter()
+        .map(|s| {
+            (
+                s["sessionId"].as_str().unwrap(),
+                s["title"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        listed,
+        [
+            (rpc_id.as_str(), "an rpc topic"),
+            (acp_id.as_str(), "hello")
+        ],
+        "newest first"
+    );
 }
 
 #[test]
@@ -569,4 +651,94 @@ fn ask_user_goes_through_the_clients_elicitation() {
         "the model heard the answer"
     );
     assert_eq!(t.result("session/prompt", 0)["stopReason"], "end_turn");
+}
+
+/// A command printing megabytes: while it runs, each update shows only the end of its output
+/// and they go out at most every 100 ms, so what the client reads grows with the time the
+/// command runs, not with the square of its output (every update carrying everything so far
+/// was about 8 MB for the 1 MiB a client is sent of a command).
+#[test]
+fn a_command_printing_megabytes_costs_the_client_linear_bytes() {
+    let ws = Workspace::new();
+    let server = ModelServer::start();
+    let (dir, _) = luxe_tests::acp_client::project_dirs(&ws);
+    // 400,000 numbered lines, about 2.9 MB.
+    server.push(bash("t1", "seq 1 400000"));
+    server.push(Reply::text("printed"));
+    let mut child = std::process::Command::new(luxe_bin())
+        .args(["--acp", "--yolo", "--model", "anthropic/claude-sonnet-4-5"])
+        .env("LUXE_HOME", ws.path().join("home"))
+        .env("ANTHROPIC_API_KEY", "test-anthropic-key")
+        .env("ANTHROPIC_BASE_URL", server.anthropic_base_url())
+        .env_remove("OPENAI_API_KEY")
+        .env_remove("OPENAI_BASE_URL")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("luxe starts");
+    let mut stdin = child.stdin.take().unwrap();
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    let mut written = 0;
+    let mut updates = Vec::new();
+    let mut send = |message: Value| writeln!(stdin, "{message}").unwrap();
+    send(json!({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {"protocolVersion": 1}}));
+    answer_of(&mut out, 1, &mut written, &mut updates);
+    send(json!({"jsonrpc": "2.0", "id": 2, "method": "session/new",
+        "params": {"cwd": dir, "mcpServers": []}}));
+    let session = answer_of(&mut out, 2, &mut written, &mut updates)["result"]["sessionId"].clone();
+    let printed = (1..=400_000)
+        .map(|n: u32| n.to_string().len() + 1)
+        .sum::<usize>();
+    let from = written;
+    send(
+        json!({"jsonrpc": "2.0", "id": 3, "method": "session/prompt",
+        "params": {"sessionId": session, "prompt": [{"type": "text", "text": "print"}]}}),
+    );
+    let done = answer_of(&mut out, 3, &mut written, &mut updates);
+    let written = written - from;
+    assert_eq!(done["result"]["stopReason"], "end_turn");
+    let last = updates.last().unwrap();
+    assert_eq!(last["status"], "completed");
+    let model_saw = last["content"][0]["content"]["text"].as_str().unwrap();
+    assert!(model_saw.starts_with("1\n2\n3\n") && model_saw.contains("[output truncated: "));
+    for running in &updates[..updates.len() - 1] {
+        let shown = running["content"][0]["content"]["text"]
+            .as_str()
+            .unwrap_or_default();
+        assert!(
+            shown.len() <= 8 * 1024 + 64,
+            "{} bytes in one update",
+            shown.len()
+        );
+    }
+    assert!(
+        written <= printed / 4 + 64 * 1024,
+        "{written} bytes written for {printed} printed ({} updates)",
+        updates.len()
+    );
+    drop(stdin);
+    assert!(child.wait().unwrap().success());
+}
+
+/// Reads lines up to the answer to `id`, counting their bytes into `written` and keeping the
+/// `tool_call_update`s.
+fn answer_of(
+    out: &mut impl BufRead,
+    id: u64,
+    written: &mut usize,
+    updates: &mut Vec<Value>,
+) -> Value {
+    loop {
+        let mut line = String::new();
+        assert!(out.read_line(&mut line).unwrap() > 0, "luxe ended");
+        *written += line.len();
+        let message: Value = serde_json::from_str(&line).expect("a line is JSON");
+        if message["id"] == id && message.get("method").is_none() {
+            return message;
+        }
+        if message["params"]["update"]["sessionUpdate"] == "tool_call_update" {
+            updates.push(message["params"]["update"].clone());
+        }
+    }
 }

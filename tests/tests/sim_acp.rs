@@ -124,6 +124,95 @@ fn ask_bash(choice: u8) -> Vec<String> {
     seen
 }
 
+/// A command printing `chunks` lines of `size` bytes, `pace` apart, in bypass mode: the bytes
+/// luxe wrote from the prompt on, and the `tool_call_update`s.
+fn command_printing(chunks: usize, size: usize, pace: Duration) -> (usize, Vec<Value>) {
+    let (mut c, session) = started();
+    c.request(
+        "session/set_mode",
+        json!({"sessionId": session, "modeId": "bypass"}),
+    );
+    let lines = (0..chunks)
+        .map(|i| format!("{i:0>width$}\n", width = size - 1).into_bytes())
+        .collect();
+    c.command_output = (lines, pace);
+    c.model = Model::Tool(3);
+    c.take_seen();
+    let before = c.written;
+    prompt(&mut c, &session, "print a lot");
+    settle(&mut c);
+    let written = c.written - before;
+    let calls = c
+        .take_seen()
+        .into_iter()
+        .filter(|m| m["params"]["update"]["sessionUpdate"] == "tool_call_update")
+        .map(|m| m["params"]["update"].clone())
+        .collect();
+    c.finish();
+    (written, calls)
+}
+
+fn text(update: &Value) -> &str {
+    update["content"][0]["content"]["text"]
+        .as_str()
+        .unwrap_or_default()
+}
+
+#[test]
+fn a_commands_output_costs_the_client_linear_bytes_not_quadratic() {
+    // 300 KiB in 1 KiB lines, all at once and 1 ms apart (everything so far in every update
+    // was 45 MB); and 12 lines slower than updates go out, each its own update.
+    let size = 1024;
+    for (chunks, pace, most_updates) in [(300, 0, 1), (300, 1, 4), (12, 150, 12)] {
+        let printed = chunks * size;
+        let (written, calls) = command_printing(chunks, size, Duration::from_millis(pace));
+        let running: Vec<&Value> = calls
+            .iter()
+            .filter(|u| u["status"] == "in_progress" && u.get("content").is_some())
+            .collect();
+        assert!(
+            (1..=most_updates).contains(&running.len()),
+            "{} running updates at a {pace} ms pace",
+            running.len()
+        );
+        // Each shows at most the last 8 KiB, after a line saying how much it leaves out, and
+        // ends with the last line printed before it.
+        for update in &running {
+            let shown = text(update);
+            assert!(shown.len() <= 8 * 1024 + 64, "{} bytes shown", shown.len());
+            assert!(shown.ends_with('\n'));
+        }
+        let last = text(running.last().unwrap());
+        if pace == 150 {
+            assert!(
+                last.ends_with(&format!("{:0>1023}\n", chunks - 1)),
+                "the end"
+            );
+            let left_out = printed - last.lines().skip(1).count() * size;
+            assert!(
+                last.starts_with(&format!("[{left_out} bytes of earlier output not shown]\n")),
+                "{}",
+                &last[..60]
+            );
+        }
+        // The final update: the output as the model was told it (capped, its start kept).
+        let done = calls.last().unwrap();
+        assert_eq!(done["status"], "completed");
+        assert!(text(done).starts_with(&format!("{:0>1023}\n", 0)));
+        assert_eq!(text(done).contains("[output truncated: "), printed > 30_000);
+        // Linear in what was printed, and in the number of updates; the rest of the turn (the
+        // final update's 30,000 bytes, the answer, usage) is under 64 KiB.
+        let per_update = 8 * 1024 + 256;
+        assert!(
+            written <= running.len() * per_update + 64 * 1024,
+            "{written} bytes written for {printed} printed at a {pace} ms pace"
+        );
+        if pace <= 1 {
+            assert!(written <= printed / 4, "{written} bytes for {printed}");
+        }
+    }
+}
+
 #[test]
 fn a_tool_call_asks_and_runs_when_allowed() {
     let seen = ask_bash(0);
@@ -174,6 +263,91 @@ fn allow_always_stops_the_next_ask() {
         !c.answer_permission(0),
         "the rule the first answer added covers the second"
     );
+    c.finish();
+}
+
+#[test]
+fn cancel_settles_an_open_permission_request_and_its_late_answer_is_dropped() {
+    let (mut c, session) = started();
+    c.model = Model::Tool(3);
+    prompt(&mut c, &session, "run it");
+    settle(&mut c);
+    assert!(
+        updates(&c.take_seen()).contains(&"session/request_permission".to_owned()),
+        "it asks"
+    );
+    c.notify("session/cancel", json!({"sessionId": session}));
+    let seen = c.take_seen();
+    let outline = updates(&seen);
+    assert_eq!(outline.last().unwrap(), "response cancelled", "{outline:?}");
+    let call = seen
+        .iter()
+        .rfind(|m| m["params"]["update"]["sessionUpdate"] == "tool_call_update")
+        .expect("the call's end");
+    assert_eq!(call["params"]["update"]["status"], "failed");
+    // The client answers as ACP asks after a cancel, and luxe, which settled it, writes nothing.
+    assert!(c.answer_permission(3));
+    assert!(c.take_seen().is_empty(), "a late answer is dropped");
+    c.finish();
+}
+
+#[test]
+fn a_turn_ends_with_its_usage_title_and_plan() {
+    let (mut c, session) = started();
+    c.model = Model::Tool(6);
+    prompt(&mut c, &session, "plan it");
+    settle(&mut c);
+    let seen = c.take_seen();
+    let update = |kind: &str| {
+        seen.iter()
+            .find(|m| m["params"]["update"]["sessionUpdate"] == kind)
+            .map(|m| m["params"]["update"].clone())
+            .unwrap_or_else(|| panic!("no {kind}"))
+    };
+    assert_eq!(
+        update("plan")["entries"],
+        json!([{"content": "s", "priority": "medium", "status": "completed"}])
+    );
+    let usage = update("usage_update");
+    assert!(usage["used"].as_u64().unwrap() > 0, "{usage}");
+    assert_eq!(usage["size"], 200_000);
+    assert_eq!(usage["cost"]["currency"], "USD");
+    assert!(usage["cost"]["amount"].as_f64().unwrap() > 0.0, "{usage}");
+    assert_eq!(update("session_info_update")["title"], "plan it");
+    c.finish();
+}
+
+#[test]
+fn list_pages_this_directorys_sessions() {
+    let mut c = Checked::new(Instant::now());
+    c.request("initialize", json!({"protocolVersion": 1}));
+    for n in 0..53 {
+        let cwd = if n < 51 { DIRS[0] } else { DIRS[1] };
+        c.request("session/new", json!({"cwd": cwd, "mcpServers": []}));
+        settle(&mut c);
+        let session = c.created.last().unwrap().clone();
+        prompt(&mut c, &session, "hi");
+        settle(&mut c);
+    }
+    c.take_seen();
+    let mut listed = |params: Value| {
+        c.request("session/list", params);
+        settle(&mut c);
+        c.take_seen().pop().unwrap()
+    };
+    let first = listed(json!({"cwd": DIRS[0]}));
+    let sessions = first["result"]["sessions"].as_array().unwrap();
+    assert_eq!(sessions.len(), 50, "a page");
+    assert!(sessions.iter().all(|s| s["cwd"] == DIRS[0]));
+    let cursor = first["result"]["nextCursor"].clone();
+    let rest = listed(json!({"cwd": DIRS[0], "cursor": cursor}));
+    assert_eq!(rest["result"]["sessions"].as_array().unwrap().len(), 1);
+    assert!(rest["result"].get("nextCursor").is_none(), "the last page");
+    let all = listed(json!({}));
+    assert_eq!(all["result"]["sessions"].as_array().unwrap().len(), 50);
+    let bad = listed(json!({"cursor": "not-ours"}));
+    assert_eq!(bad["error"]["code"], -32602);
+    assert!(bad["error"]["message"].as_str().unwrap().contains("cursor"));
     c.finish();
 }
 

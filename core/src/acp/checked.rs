@@ -94,6 +94,10 @@ pub struct Checked {
     pub seen: Vec<Value>,
     /// The body of every model request, in order.
     pub model_requests: Vec<String>,
+    /// What every command prints, chunk by chunk, and the time that passes after each chunk.
+    pub command_output: (Vec<Vec<u8>>, Duration),
+    /// Bytes luxe wrote in all.
+    pub written: usize,
 }
 
 impl Checked {
@@ -121,6 +125,8 @@ impl Checked {
             model: Model::Text,
             seen: Vec::new(),
             model_requests: Vec::new(),
+            command_output: (vec![b"out\n".to_vec()], Duration::ZERO),
+            written: 0,
         }
     }
 
@@ -233,6 +239,7 @@ impl Checked {
     }
 
     fn check(&mut self, line: &[u8]) {
+        self.written += line.len();
         let text = std::str::from_utf8(line).expect("a line is UTF-8");
         assert!(
             text.ends_with('\n') && text.matches('\n').count() == 1,
@@ -490,12 +497,14 @@ impl Checked {
                 self.model_answer(id, ok);
             }
             Output::Spawn { id, .. } => {
-                if ok {
+                let (chunks, pace) = self.command_output.clone();
+                for bytes in chunks.iter().filter(|_| ok) {
                     self.input(Input::ProcessOutput {
                         id,
                         stream: crate::effects::Stream::Stdout,
-                        bytes: b"out\n",
+                        bytes,
                     });
+                    self.advance(pace);
                 }
                 let status = if ok {
                     Ok(Some(0))

@@ -4,7 +4,8 @@
 //! passes every hosted session's.
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
-use std::time::Instant;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
@@ -21,6 +22,7 @@ use crate::protocol::values::{PermissionReply, TurnEndReason};
 use crate::session::Session;
 
 use super::PROTOCOL_VERSION;
+use super::chunk::{Chunk, ChunkKind};
 use super::effects_table::{EffectTable, Owner, Slot};
 use super::jsonrpc::{self, Incoming, Message, RpcError, code};
 use super::messages::{ClientCapabilities, Params};
@@ -40,7 +42,8 @@ enum Running {
 /// One session and what the host knows of it.
 #[derive(Debug)]
 struct Hosted {
-    id: String,
+    /// Shared with every chunk written for it.
+    id: Arc<str>,
     session: Session,
     redactor: Redactor,
     translator: Translator,
@@ -57,7 +60,15 @@ struct Hosted {
     /// While the client's own `set_mode` or `set_config_option` is carried out: its answer
     /// says what changed, so no update does.
     quiet: bool,
+    /// When a running call's output last went out, and when what came since is due.
+    output_sent: Option<Instant>,
+    output_due: Option<Instant>,
 }
+
+/// The least time between two updates of running calls' output in one session: a command's
+/// output reaches the client at most this late, and costs it at most
+/// [`translate::RUNNING_TAIL_BYTES`](super::translate::RUNNING_TAIL_BYTES) per call this often.
+const OUTPUT_EVERY: Duration = Duration::from_millis(100);
 
 mod client_fs;
 mod opening;
@@ -145,7 +156,8 @@ impl Host {
     pub(crate) fn poll_timeout(&self) -> Option<Instant> {
         self.sessions
             .values()
-            .filter_map(|h| h.session.poll_timeout())
+            .flat_map(|h| [h.session.poll_timeout(), h.output_due])
+            .flatten()
             .min()
     }
 
@@ -156,6 +168,14 @@ impl Host {
                 hosted.session.handle_timeout(now);
             }
             self.pump(now, slot);
+            if self
+                .sessions
+                .get(&slot)
+                .and_then(|h| h.output_due)
+                .is_some_and(|due| due <= now)
+            {
+                self.send_output(now, slot);
+            }
         }
     }
 
@@ -358,7 +378,7 @@ impl Host {
                 &redactor,
             );
         }
-        self.by_id.remove(&hosted.id);
+        self.by_id.remove(&*hosted.id);
         self.asked.retain(|_, asked| asked.slot() != slot);
         self.opened_files.retain(|(s, _), _| *s != slot);
         for outer in self.table.forget(slot) {
@@ -580,7 +600,7 @@ impl Host {
             };
             match output {
                 Output::Frame(frame) => {
-                    let steps = hosted.translator.steps(frame.event());
+                    let steps = hosted.translator.steps(frame.into_event());
                     for step in steps {
                         self.step(now, slot, step);
                     }
@@ -604,6 +624,14 @@ impl Host {
         };
         match step {
             Step::Update(update) => self.update(slot, update),
+            Step::Chunk(kind, text) => self.chunk(slot, kind, text),
+            Step::OutputGrew => {
+                let due = hosted.output_sent.map(|sent| sent + OUTPUT_EVERY);
+                match due.filter(|due| *due > now) {
+                    Some(due) => hosted.output_due = Some(due),
+                    None => self.send_output(now, slot),
+                }
+            }
             Step::Ask {
                 perm_id,
                 tool_call,
@@ -613,7 +641,7 @@ impl Host {
                 let id = self.next_request;
                 self.asked.insert(id, Asked::Permission { slot, perm_id });
                 let params = json!({
-                    "sessionId": hosted.id, "toolCall": tool_call,
+                    "sessionId": &*hosted.id, "toolCall": tool_call,
                     "options": [
                         {"optionId": "allow_once", "name": "Allow once", "kind": "allow_once"},
                         {"optionId": "allow_always", "name": format!("Always allow {always_rule}"),
@@ -659,11 +687,7 @@ impl Host {
                             "Compacted the conversation: about {} tokens became {}.",
                             ended.tokens_before, ended.tokens_after
                         );
-                        self.update(
-                            slot,
-                            json!({"sessionUpdate": "agent_message_chunk",
-                            "content": {"type": "text", "text": text}}),
-                        );
+                        self.chunk(slot, ChunkKind::Agent, text);
                         Ok("end_turn")
                     }
                 };
@@ -764,9 +788,35 @@ impl Host {
         let Some(hosted) = self.sessions.get(&slot) else {
             return;
         };
-        let params = json!({"sessionId": hosted.id, "update": update});
+        let params = json!({"sessionId": &*hosted.id, "update": update});
         let redactor = hosted.redactor.clone();
         self.write(jsonrpc::notification("session/update", params), &redactor);
+    }
+
+    /// Sends what running calls printed since the client last saw their output.
+    fn send_output(&mut self, now: Instant, slot: Slot) {
+        let Some(hosted) = self.sessions.get_mut(&slot) else {
+            return;
+        };
+        hosted.output_due = None;
+        hosted.output_sent = Some(now);
+        for update in hosted.translator.running_output() {
+            self.update(slot, update);
+        }
+    }
+
+    /// Sends a text chunk for the session in `slot`.
+    fn chunk(&mut self, slot: Slot, kind: ChunkKind, text: String) {
+        let Some(hosted) = self.sessions.get(&slot) else {
+            return;
+        };
+        let chunk = Chunk {
+            session_id: Arc::clone(&hosted.id),
+            kind,
+            text,
+        };
+        self.outputs
+            .push_back(Output::Message(Message::chunk(chunk, &hosted.redactor)));
     }
 
     fn answer(&mut self, id: Value, result: Result<Value, RpcError>) {

@@ -3,6 +3,7 @@
 
 use serde_json::{Map, Value, json};
 
+use super::chunk::Chunk;
 use crate::permissions::redact::Redactor;
 
 /// A standard JSON-RPC error code.
@@ -156,43 +157,67 @@ fn client_error(error: &Value) -> RpcError {
 /// means.
 #[derive(Debug, Clone)]
 pub struct Message {
-    json: Value,
-    /// Every gate it passes: its session's, or for a message of no session, every hosted
-    /// session's (it may echo what the client sent, which may quote any of them).
-    redactors: Vec<Redactor>,
+    body: Body,
+    /// Every gate it passes: its session's, or for a message of no session (in `others`),
+    /// every hosted session's (it may echo what the client sent, which may quote any of them).
+    /// One gate needs no `Vec`: a chunk per token allocates nothing it need not.
+    redactor: Redactor,
+    others: Vec<Redactor>,
 }
 
 impl PartialEq for Message {
     fn eq(&self, other: &Self) -> bool {
-        self.json == other.json
+        self.body == other.body
     }
+}
+
+/// What a message says.
+#[derive(Debug, Clone, PartialEq)]
+enum Body {
+    Json(Value),
+    /// A text chunk, the message of every streamed token, written by hand.
+    Chunk(Chunk),
 }
 
 impl Message {
     /// `json`, to be redacted by `redactor` when it is written.
     pub(crate) fn new(json: Value, redactor: &Redactor) -> Self {
         Self {
-            json,
-            redactors: vec![redactor.clone()],
+            body: Body::Json(json),
+            redactor: redactor.clone(),
+            others: Vec::new(),
+        }
+    }
+
+    /// A text chunk's `session/update`, to be redacted by `redactor` when it is written.
+    pub(crate) fn chunk(chunk: Chunk, redactor: &Redactor) -> Self {
+        Self {
+            body: Body::Chunk(chunk),
+            redactor: redactor.clone(),
+            others: Vec::new(),
         }
     }
 
     /// `json`, to be redacted by each of `redactors` when it is written.
     pub(crate) fn gated_by_all(json: Value, redactors: Vec<Redactor>) -> Self {
-        Self { json, redactors }
-    }
-
-    /// The message as core made it, before redaction: for tests, never for writing.
-    pub fn json(&self) -> &Value {
-        &self.json
+        Self {
+            body: Body::Json(json),
+            redactor: Redactor::default(),
+            others: redactors,
+        }
     }
 
     /// Appends the message as one line of JSON, LF included, redacted.
     pub fn encode(&self, out: &mut Vec<u8>) {
         let from = out.len();
-        // Serialising a `Value` into memory cannot fail.
-        let _ = serde_json::to_writer(&mut *out, &self.json);
-        for redactor in &self.redactors {
+        match &self.body {
+            Body::Json(json) => {
+                // Serialising a `Value` into memory cannot fail.
+                let _ = serde_json::to_writer(&mut *out, json);
+            }
+            Body::Chunk(chunk) => chunk.encode(out),
+        }
+        for redactor in std::iter::once(&self.redactor).chain(&self.others) {
             redactor.redact_json_tail(out, from);
         }
         out.push(b'\n');

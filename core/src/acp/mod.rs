@@ -3,6 +3,7 @@
 //! them with the same actions as `--rpc`, and speaks JSON-RPC for them.
 //!
 //! - `jsonrpc`: framing, errors, and [`Message`], the gated output line.
+//! - `chunk`: the text chunk of every streamed token, written by hand.
 //! - `messages`: reading params field by field; the client's capabilities; MCP servers.
 //! - `host`: the sessions, the client's requests, luxe's requests to the client.
 //! - `translate`: a session's events as `session/update`s.
@@ -12,6 +13,7 @@
 //! - [`checked`]: a driver that checks ACP's promises, for fuzzing and properties.
 
 pub mod checked;
+mod chunk;
 mod effects_table;
 mod host;
 mod jsonrpc;

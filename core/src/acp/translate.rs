@@ -1,5 +1,11 @@
 //! A session's events as ACP sees them: `session/update`s, and the few events the host acts on
 //! itself (a turn's start and end, a permission prompt, new settings).
+//!
+//! A running command's output: ACP's `tool_call_update` replaces the call's whole `content`,
+//! so an update per chunk carrying everything so far would cost the square of the output.
+//! Each update carries only the last [`RUNNING_TAIL_BYTES`] (after a line saying how much came
+//! before), and the host sends them at its own pace ([`Step::OutputGrew`]); the final update
+//! carries the output as the model was told it.
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -11,11 +17,18 @@ use crate::protocol::events::{
 };
 use crate::protocol::values::{PermissionReply, TurnEndReason};
 
+use super::chunk::ChunkKind;
+
 /// What one event means to the host.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Step {
     /// Send this `update` for the session.
     Update(Value),
+    /// Send this text chunk for the session.
+    Chunk(ChunkKind, String),
+    /// A running call's output grew: the host sends [`Translator::running_output`] when its
+    /// pace allows.
+    OutputGrew,
     /// Ask the client: `session/request_permission` for prompt `perm_id`.
     Ask {
         /// The prompt's id, for `respond_permission`.
@@ -55,15 +68,64 @@ struct Call {
     input: Value,
     /// Whether `in_progress` went out.
     running: bool,
-    /// Output so far (a bash call's, streamed).
-    output: String,
+    /// The end of the output so far (a bash call's, streamed).
+    output: Tail,
+    /// Whether output came since the client last saw it.
+    fresh: bool,
+}
+
+/// The most of a running call's output one `tool_call_update` shows: its last 8 KiB.
+pub(crate) const RUNNING_TAIL_BYTES: usize = 8 * 1024;
+
+/// The end of a running call's output: what an update shows, and how much came before it.
+#[derive(Debug, Clone, Default)]
+struct Tail {
+    text: String,
+    /// Bytes dropped from the front of `text`.
+    cut: usize,
+}
+
+impl Tail {
+    fn push(&mut self, chunk: &str) {
+        self.text.push_str(chunk);
+        // Trimmed only past twice what is shown, so each byte is moved a bounded number of times.
+        if self.text.len() > 2 * RUNNING_TAIL_BYTES {
+            let at = boundary_after(&self.text, self.text.len() - RUNNING_TAIL_BYTES);
+            self.text.drain(..at);
+            self.cut += at;
+        }
+    }
+
+    /// The last [`RUNNING_TAIL_BYTES`] at most, after a line saying how much is left out.
+    fn shown(&self) -> String {
+        let at = boundary_after(
+            &self.text,
+            self.text.len().saturating_sub(RUNNING_TAIL_BYTES),
+        );
+        match self.cut + at {
+            0 => self.text.clone(),
+            cut => format!(
+                "[{cut} bytes of earlier output not shown]\n{}",
+                &self.text[at..]
+            ),
+        }
+    }
+}
+
+/// The first character boundary of `text` at or after `at`.
+fn boundary_after(text: &str, mut at: usize) -> usize {
+    while !text.is_char_boundary(at) {
+        at += 1;
+    }
+    at
 }
 
 /// Turns one session's events into [`Step`]s.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Translator {
     cwd: String,
-    calls: HashMap<String, Call>,
+    /// Ordered, so that output of several calls goes out in a fixed order.
+    calls: BTreeMap<String, Call>,
     /// Open permission prompts: prompt id → the call waiting.
     prompts: HashMap<String, String>,
     /// Whether a restored conversation is drawn (`session/load`) or not (`resume`).
@@ -76,35 +138,30 @@ impl Translator {
     pub(crate) fn new(cwd: &str, replay: bool) -> Self {
         Self {
             cwd: cwd.to_owned(),
-            calls: HashMap::new(),
+            calls: BTreeMap::new(),
             prompts: HashMap::new(),
             replay,
         }
     }
 
     /// What `event` means.
-    pub(crate) fn steps(&mut self, event: &Event) -> Vec<Step> {
+    pub(crate) fn steps(&mut self, event: Event) -> Vec<Step> {
         match event {
-            Event::TokenDelta(delta) => {
-                vec![Step::Update(chunk("agent_message_chunk", &delta.delta))]
-            }
+            Event::TokenDelta(delta) => vec![Step::Chunk(ChunkKind::Agent, delta.delta)],
             Event::ThinkingDelta(delta) => {
-                vec![Step::Update(chunk("agent_thought_chunk", &delta.delta))]
+                vec![Step::Chunk(ChunkKind::Thought, delta.delta)]
             }
-            Event::ToolStarted(started) => vec![Step::Update(self.tool_started(started))],
+            Event::ToolStarted(started) => vec![Step::Update(self.tool_started(&started))],
             Event::ToolOutputDelta(delta) => {
                 let Some(call) = self.calls.get_mut(&delta.call_id) else {
                     return Vec::new();
                 };
-                call.running = true;
-                call.output.push_str(&delta.chunk);
-                vec![Step::Update(json!({
-                    "sessionUpdate": "tool_call_update", "toolCallId": delta.call_id,
-                    "status": "in_progress", "content": [text_content(&call.output)],
-                }))]
+                call.output.push(&delta.chunk);
+                call.fresh = true;
+                vec![Step::OutputGrew]
             }
-            Event::ToolFinished(finished) => self.tool_finished(finished),
-            Event::PermissionRequested(asked) => vec![self.ask(asked)],
+            Event::ToolFinished(finished) => self.tool_finished(&finished),
+            Event::PermissionRequested(asked) => vec![self.ask(&asked)],
             Event::PermissionResolved(resolved) => {
                 let mut steps = vec![Step::Settled(resolved.id.clone())];
                 if resolved.reply == PermissionReply::Reject {
@@ -131,28 +188,24 @@ impl Translator {
                     json!({"sessionUpdate": "plan", "entries": entries}),
                 )]
             }
-            Event::TurnUsage(usage) => vec![Step::Update(usage_update(usage))],
+            Event::TurnUsage(usage) => vec![Step::Update(usage_update(&usage))],
             Event::TurnStarted(_) => vec![Step::TurnStarted],
             Event::TurnEnded(ended) => {
                 self.calls.clear();
                 self.prompts.clear();
                 vec![Step::TurnEnded {
                     reason: ended.reason,
-                    error: ended.error.clone(),
+                    error: ended.error,
                 }]
             }
             Event::CompactionEnded(ended) if ended.request_id.is_some() => {
-                vec![Step::Compacted(ended.clone())]
+                vec![Step::Compacted(ended)]
             }
-            Event::StateChanged(state) => vec![Step::State(state.clone())],
-            Event::ActionRejected(rejected) => vec![Step::Rejected(rejected.clone())],
-            Event::QuestionAsked(asked) => vec![Step::Question(asked.clone())],
-            Event::QuestionResolved(resolved) => vec![Step::QuestionSettled(resolved.id.clone())],
-            Event::SessionRestored(restored) if self.replay => self
-                .replay(restored)
-                .into_iter()
-                .map(Step::Update)
-                .collect(),
+            Event::StateChanged(state) => vec![Step::State(state)],
+            Event::ActionRejected(rejected) => vec![Step::Rejected(rejected)],
+            Event::QuestionAsked(asked) => vec![Step::Question(asked)],
+            Event::QuestionResolved(resolved) => vec![Step::QuestionSettled(resolved.id)],
+            Event::SessionRestored(restored) if self.replay => self.replay(&restored),
             _ => Vec::new(),
         }
     }
@@ -164,7 +217,8 @@ impl Translator {
                 name: started.name.clone(),
                 input: started.input.clone(),
                 running: false,
-                output: String::new(),
+                output: Tail::default(),
+                fresh: false,
             },
         );
         json!({
@@ -172,6 +226,23 @@ impl Translator {
             "kind": kind(&started.name), "status": "pending", "rawInput": started.input,
             "locations": self.locations(&started.input),
         })
+    }
+
+    /// An `in_progress` update for each call whose output the client has not seen, with the
+    /// end of that output.
+    pub(crate) fn running_output(&mut self) -> Vec<Value> {
+        self.calls
+            .iter_mut()
+            .filter(|(_, call)| call.fresh)
+            .map(|(id, call)| {
+                call.fresh = false;
+                call.running = true;
+                json!({
+                    "sessionUpdate": "tool_call_update", "toolCallId": id,
+                    "status": "in_progress", "content": [text_content(&call.output.shown())],
+                })
+            })
+            .collect()
     }
 
     fn ask(&mut self, asked: &PermissionRequested) -> Step {
@@ -271,7 +342,7 @@ impl Translator {
     }
 
     /// A stored conversation as the updates that draw it, oldest first.
-    fn replay(&self, restored: &SessionRestored) -> Vec<Value> {
+    fn replay(&self, restored: &SessionRestored) -> Vec<Step> {
         let results: BTreeMap<&str, (&str, bool)> = restored
             .messages
             .iter()
@@ -283,20 +354,20 @@ impl Translator {
             let user = message.role == "user";
             if !message.text.is_empty() {
                 let kind = if user {
-                    "user_message_chunk"
+                    ChunkKind::User
                 } else {
-                    "agent_message_chunk"
+                    ChunkKind::Agent
                 };
-                updates.push(chunk(kind, &message.text));
+                updates.push(Step::Chunk(kind, message.text.clone()));
             }
             for call in &message.tool_calls {
                 let (output, failed) = results.get(call.id.as_str()).copied().unwrap_or(("", true));
-                updates.push(json!({
+                updates.push(Step::Update(json!({
                     "sessionUpdate": "tool_call", "toolCallId": call.id, "title": call.name,
                     "kind": kind(&call.name), "status": if failed { "failed" } else { "completed" },
                     "rawInput": call.input, "locations": self.locations(&call.input),
                     "content": [text_content(output)],
-                }));
+                })));
             }
         }
         updates
@@ -313,10 +384,6 @@ fn kind(tool: &str) -> &'static str {
         "update_plan" | "ask_user" => "think",
         _ => "other",
     }
-}
-
-fn chunk(kind: &str, text: &str) -> Value {
-    json!({"sessionUpdate": kind, "content": {"type": "text", "text": text}})
 }
 
 fn text_content(text: &str) -> Value {
@@ -364,11 +431,11 @@ mod tests {
     fn a_tool_call_goes_pending_in_progress_completed_with_its_diff() {
         let mut t = Translator::new("/w", true);
         let input = json!({"path": "a.rs", "old_text": "a", "new_text": "b"});
-        let call = updates(t.steps(&started("call_1", "edit", input)));
+        let call = updates(t.steps(started("call_1", "edit", input)));
         assert_eq!(call[0]["kind"], "edit");
         assert_eq!(call[0]["status"], "pending");
         assert_eq!(call[0]["locations"][0]["path"], "/w/a.rs");
-        let done = updates(t.steps(&Event::ToolFinished(ToolFinished {
+        let done = updates(t.steps(Event::ToolFinished(ToolFinished {
             call_id: "call_1".into(),
             status: ToolStatus::Ok,
             output: "edited".into(),
@@ -385,8 +452,8 @@ mod tests {
     #[test]
     fn a_denied_call_fails_and_output_streams() {
         let mut t = Translator::new("/w", true);
-        t.steps(&started("call_1", "bash", json!({"command": "ls"})));
-        t.steps(&Event::PermissionRequested(PermissionRequested {
+        t.steps(started("call_1", "bash", json!({"command": "ls"})));
+        t.steps(Event::PermissionRequested(PermissionRequested {
             id: "perm_1".into(),
             call_id: "call_1".into(),
             tool: "bash".into(),
@@ -394,7 +461,7 @@ mod tests {
             detail: "ls".into(),
             always_rule: "bash(ls)".into(),
         }));
-        let granted = t.steps(&Event::PermissionResolved(PermissionResolved {
+        let granted = t.steps(Event::PermissionResolved(PermissionResolved {
             id: "perm_1".into(),
             reply: PermissionReply::Once,
             by: ResolvedBy::Client,
@@ -402,19 +469,22 @@ mod tests {
         assert_eq!(granted[0], Step::Settled("perm_1".into()));
         assert_eq!(updates(granted)[0]["status"], "in_progress");
         for chunk in ["a", "b"] {
-            t.steps(&Event::ToolOutputDelta(ToolOutputDelta {
+            let grew = t.steps(Event::ToolOutputDelta(ToolOutputDelta {
                 call_id: "call_1".into(),
                 stream: OutputStream::Stdout,
                 chunk: chunk.into(),
             }));
+            assert_eq!(grew, [Step::OutputGrew]);
         }
-        assert_eq!(t.calls["call_1"].output, "ab");
-        t.steps(&started(
+        let shown = t.running_output();
+        assert_eq!(shown[0]["content"][0]["content"]["text"], "ab");
+        assert!(t.running_output().is_empty(), "nothing new");
+        t.steps(started(
             "call_2",
             "write",
             json!({"path": "/x", "content": "c"}),
         ));
-        let failed = updates(t.steps(&Event::ToolFinished(ToolFinished {
+        let failed = updates(t.steps(Event::ToolFinished(ToolFinished {
             call_id: "call_2".into(),
             status: ToolStatus::Denied,
             output: "denied".into(),
@@ -427,13 +497,53 @@ mod tests {
         );
     }
 
+    /// What [`Tail::shown`] must be for output `full`: all of it, or its end from the first
+    /// character boundary within the last [`RUNNING_TAIL_BYTES`], after the count left out.
+    fn tail_of(full: &str) -> String {
+        let at = boundary_after(full, full.len().saturating_sub(RUNNING_TAIL_BYTES));
+        match at {
+            0 => full.to_owned(),
+            at => format!("[{at} bytes of earlier output not shown]\n{}", &full[at..]),
+        }
+    }
+
+    fn shows_the_tail(chunks: Vec<(String, u16)>) -> bool {
+        let mut tail = Tail::default();
+        let mut full = String::new();
+        for (chunk, times) in chunks {
+            // Long chunks too: up to about 40 KiB each.
+            let chunk = chunk.repeat(usize::from(times % 600));
+            tail.push(&chunk);
+            full.push_str(&chunk);
+            let shown = tail.shown();
+            if shown != tail_of(&full) || tail.text.len() > 2 * RUNNING_TAIL_BYTES + chunk.len() {
+                return false;
+            }
+        }
+        true
+    }
+
+    #[test]
+    fn property_a_running_call_shows_the_end_of_its_output() {
+        quickcheck::QuickCheck::new()
+            .tests(300)
+            .quickcheck(shows_the_tail as fn(Vec<(String, u16)>) -> bool);
+        let mut tail = Tail::default();
+        for _ in 0..10_000 {
+            tail.push("é-line\n");
+        }
+        let shown = tail.shown();
+        assert!(shown.starts_with("[71"), "{}", &shown[..40]);
+        assert!(shown.len() <= RUNNING_TAIL_BYTES + 50 && shown.ends_with("é-line\n"));
+    }
+
     #[test]
     fn deltas_are_chunks() {
         let mut t = Translator::new("/w", true);
-        let steps = t.steps(&Event::ThinkingDelta(TokenDelta {
+        let steps = t.steps(Event::ThinkingDelta(TokenDelta {
             block: 0,
             delta: "hm".into(),
         }));
-        assert_eq!(updates(steps)[0]["sessionUpdate"], "agent_thought_chunk");
+        assert_eq!(steps, [Step::Chunk(ChunkKind::Thought, "hm".into())]);
     }
 }

@@ -238,7 +238,7 @@ fn escaped(byte: u8) -> bool {
 const CHUNK: usize = 16;
 
 /// `text` as a JSON string, escaped as serde_json escapes it.
-fn string(out: &mut Vec<u8>, text: &str) {
+pub(crate) fn string(out: &mut Vec<u8>, text: &str) {
     let bytes = text.as_bytes();
     out.reserve(bytes.len() + 2);
     out.push(b'"');

@@ -8,7 +8,7 @@ pub mod events;
 pub mod findings;
 mod frame_enum;
 pub mod github;
-mod hand_json;
+pub(crate) mod hand_json;
 pub mod kinds;
 pub mod lines;
 pub mod review;

@@ -95,7 +95,7 @@ impl Host {
         };
         let session = self.sessions.get(&slot)?;
         let mut params = params;
-        params["sessionId"] = json!(session.id);
+        params["sessionId"] = json!(&*session.id);
         let redactor = session.redactor.clone();
         // A file opened to be read is done with; one opened for an edit stays open for the
         // replacement that may follow (which then goes to the client too).

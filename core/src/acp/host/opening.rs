@@ -228,7 +228,7 @@ impl Host {
         self.sessions.insert(
             slot,
             Hosted {
-                id: id.clone(),
+                id: id.as_str().into(),
                 session,
                 redactor,
                 translator: Translator::new(
@@ -243,6 +243,8 @@ impl Host {
                 title_sent: false,
                 announced: (String::new(), Value::Null),
                 quiet: false,
+                output_sent: None,
+                output_due: None,
             },
         );
         self.by_id.insert(id.clone(), slot);

@@ -46,7 +46,7 @@ impl Host {
             json!({"type": "string", "title": asked.question, "oneOf": choices})
         };
         let params = json!({
-            "mode": "form", "sessionId": hosted.id, "toolCallId": asked.call_id,
+            "mode": "form", "sessionId": &*hosted.id, "toolCallId": asked.call_id,
             "message": asked.question,
             "requestedSchema": {"type": "object", "properties": {"answer": field}, "required": ["answer"]},
         });
