@@ -397,6 +397,10 @@ pub enum Output {
     /// Write this JSON-RPC message as one line on stdout, with [`Message::encode`] (`luxe
     /// --acp`'s only output to the client).
     Message(Message),
+    /// A line for luxe's log (stderr or `LUXE_LOG`'s file, at warn level), never for stdout:
+    /// something a client did that changes nothing but is worth knowing to the author
+    /// debugging it (an answer to a request luxe never sent).
+    Log(String),
     /// Gather what a session in `cwd` starts from, as io does for the process's own directory
     /// at start-up → `SitePrepared` (`luxe --acp`, for `session/new`, `load` and `resume`).
     PrepareSite {

@@ -37,11 +37,15 @@ impl OutputOrder {
 }
 
 /// Whether io starts `output` as an effect, whose results come back later: everything but
-/// frames, flushes, session appends (performed on the spot) and `Exit`.
+/// frames, flushes, log lines, session appends (performed on the spot) and `Exit`.
 pub(crate) fn is_effect(output: &Output) -> bool {
     !matches!(
         output,
-        Output::Frame(_) | Output::Flush | Output::AppendFile { .. } | Output::Exit { .. }
+        Output::Frame(_)
+            | Output::Flush
+            | Output::Log(_)
+            | Output::AppendFile { .. }
+            | Output::Exit { .. }
     )
 }
 

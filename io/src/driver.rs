@@ -198,6 +198,7 @@ fn perform(
             Output::AppendFile { id, path, bytes } => {
                 feed(luxe, Instant::now(), Effects::append(id, &path, &bytes));
             }
+            Output::Log(line) => tracing::warn!("{line}"),
             Output::Exit { code } => exit = Some(code),
             effect => {
                 if closed.is_none() {

@@ -328,7 +328,11 @@ impl Effects {
                     result: site::prepare(&cwd).map(Box::new),
                 })
             }
-            Output::Frame(_) | Output::Flush | Output::Message(_) | Output::Exit { .. } => {
+            Output::Frame(_)
+            | Output::Flush
+            | Output::Message(_)
+            | Output::Log(_)
+            | Output::Exit { .. } => {
                 tracing::warn!("not an effect output; ignored");
             }
         }

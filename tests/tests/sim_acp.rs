@@ -7,6 +7,7 @@ use quickcheck::{Arbitrary, Gen, QuickCheck};
 use serde_json::{Value, json};
 
 use luxe_core::acp::checked::{Checked, DIRS, Model, SECRET};
+use luxe_core::effects::Input;
 
 fn started() -> (Checked, String) {
     let mut c = Checked::new(Instant::now());
@@ -415,6 +416,23 @@ fn bad_input_gets_its_error_and_changes_nothing() {
             .unwrap()
             .contains("`prompt`")
     );
+    // An answer to a request luxe never sent changes nothing and gets no answer, but the log
+    // says it was dropped.
+    assert!(c.take_logs().is_empty());
+    c.input(Input::ClientBytes(
+        b"{\"jsonrpc\":\"2.0\",\"id\":999,\"result\":{}}\n",
+    ));
+    c.input(Input::ClientBytes(
+        b"{\"jsonrpc\":\"2.0\",\"id\":\"x\",\"result\":{}}\n",
+    ));
+    assert!(c.take_seen().is_empty(), "no answer to an answer");
+    let logs = c.take_logs();
+    assert_eq!(logs.len(), 2, "{logs:?}");
+    assert!(
+        logs[0].contains("id 999") && logs[0].contains("no such request"),
+        "{logs:?}"
+    );
+    assert!(logs[1].contains("not a number"), "{logs:?}");
     prompt(&mut c, &session, "still here");
     settle(&mut c);
     assert_eq!(updates(&c.take_seen()).last().unwrap(), "response end_turn");

@@ -83,6 +83,8 @@ pub struct Checked {
     effects: VecDeque<Output>,
     /// Files io appended to (the store).
     files: BTreeMap<String, Vec<u8>>,
+    /// Lines for luxe's log, not yet taken.
+    logs: Vec<String>,
     /// Paths io holds open, by handle.
     opened: BTreeMap<EffectId, String>,
     sessions_made: u64,
@@ -119,6 +121,7 @@ impl Checked {
             unanswered_questions: VecDeque::new(),
             effects: VecDeque::new(),
             files: BTreeMap::new(),
+            logs: Vec::new(),
             opened: BTreeMap::new(),
             sessions_made: 0,
             created: Vec::new(),
@@ -165,6 +168,11 @@ impl Checked {
         let line = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
         self.feed_line(line.to_string().as_bytes());
         id
+    }
+
+    /// The lines for luxe's log since the last call.
+    pub fn take_logs(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.logs)
     }
 
     /// Sends a notification.
@@ -233,6 +241,7 @@ impl Checked {
                     self.opened.remove(&handle);
                 }
                 Output::SyncFile { .. } => {}
+                Output::Log(line) => self.logs.push(line),
                 effect => self.effects.push_back(effect),
             }
         }

@@ -223,6 +223,7 @@ impl EffectTable {
             other @ (Output::Frame(_)
             | Output::Flush
             | Output::Message(_)
+            | Output::Log(_)
             | Output::Exit { .. }
             | Output::SyncFile { .. }
             | Output::HttpFarewell { .. }) => other,

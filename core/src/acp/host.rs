@@ -545,9 +545,16 @@ impl Host {
     }
 
     fn client_answered(&mut self, now: Instant, id: &Value, result: Result<Value, RpcError>) {
-        // An id luxe never sent (or one already settled) is dropped.
+        // An id luxe never sent (or one already settled) is dropped, and said in the log.
         let Some(asked) = id.as_u64().and_then(|id| self.asked.remove(&id)) else {
-            return;
+            let id = match id.as_u64() {
+                Some(n) => n.to_string(),
+                None => "that is not a number".into(),
+            };
+            let line = format!(
+                "dropped the client's answer to id {id}: luxe sent no such request, or it was settled"
+            );
+            return self.outputs.push_back(Output::Log(line));
         };
         let (slot, perm_id) = match asked {
             Asked::Permission { slot, perm_id } => (slot, perm_id),
