@@ -3,11 +3,11 @@
 
 pub use crate::acp::{Message, Site};
 use crate::model::wire::HttpRequest;
-use crate::permissions::redact::Redactor;
-use crate::protocol::codec;
-use crate::protocol::events::Event;
 use crate::protocol::review::ReviewTarget;
 use crate::review::source::DiffSource;
+pub use frame::Frame;
+
+mod frame;
 
 /// Names one effect (a request, a process, a file operation) so its results find their way back.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -31,6 +31,17 @@ pub struct FileContent {
     pub total_len: u64,
     /// Which file it was, from the descriptor it was read through.
     pub identity: Option<FileIdentity>,
+}
+
+impl FileContent {
+    /// All of a file's `bytes`, as io reads a file within its limit.
+    pub fn whole(bytes: Vec<u8>) -> Self {
+        Self {
+            total_len: bytes.len() as u64,
+            bytes,
+            identity: None,
+        }
+    }
 }
 
 /// A file as the filesystem knows it, whatever its names: two paths with the same identity are
@@ -313,77 +324,6 @@ impl<Bytes: AsRef<[u8]>> InputOf<Bytes> {
     }
 }
 
-/// A frame for stdout. Its only encoding, [`Frame::encode_in_parts`], passes the redaction
-/// gate: io writes the bytes it makes, never the event by other means.
-#[derive(Debug, Clone)]
-pub struct Frame {
-    event: Event,
-    /// Given by the gate as the frame leaves core ([`Redactor::gate`]).
-    redactor: Redactor,
-}
-
-impl PartialEq for Frame {
-    fn eq(&self, other: &Self) -> bool {
-        self.event == other.event
-    }
-}
-
-impl Frame {
-    /// A frame of `event`, to be gated before it leaves core.
-    pub(crate) fn new(event: Event) -> Self {
-        Self {
-            event,
-            redactor: Redactor::default(),
-        }
-    }
-
-    /// This frame, encoded through `redactor`.
-    pub(crate) fn gated(self, redactor: &Redactor) -> Self {
-        Self {
-            redactor: redactor.clone(),
-            ..self
-        }
-    }
-
-    /// The event, as core made it, before redaction: for tests and drivers that look at what
-    /// happened, never for writing.
-    pub fn event(&self) -> &Event {
-        &self.event
-    }
-
-    /// The event, taken: for a driver that writes it its own way and redacts what it writes
-    /// (`--acp`'s host).
-    pub(crate) fn into_event(self) -> Event {
-        self.event
-    }
-
-    /// Appends the frame as one line of JSON, LF included, redacted.
-    pub fn encode(&self, out: &mut Vec<u8>) {
-        let Ok(()) = self.encode_in_parts::<std::convert::Infallible>(out, &mut |_| Ok(()));
-    }
-
-    /// [`Frame::encode`], handing `out` to `part` while a large frame (a review) is written so
-    /// that a writer can send what is there and empty it; every part is redacted before `part`
-    /// sees it. An error from `part` stops the encoding and is returned.
-    pub fn encode_in_parts<E>(
-        &self,
-        out: &mut Vec<u8>,
-        part: &mut dyn FnMut(&mut Vec<u8>) -> Result<(), E>,
-    ) -> Result<(), E> {
-        let redactor = &self.redactor;
-        // Parts end between a review's hunks, never inside a string.
-        let mut from = out.len();
-        codec::encode_in_parts(&self.event, out, &mut |out| {
-            redactor.redact_json_tail(out, from);
-            let taken = part(out);
-            from = out.len();
-            taken
-        })?;
-        redactor.redact_json_tail(out, from);
-        Ok(())
-    }
-}
-
 /// Something io must do, drained from [`crate::Luxe::poll_output`].
 #[derive(Debug, Clone, PartialEq)]
 pub enum Output {
@@ -616,22 +556,28 @@ pub enum Output {
     },
 }
 
-/// Why a command `name` failed, in words, or `None` when it exited 0 in time: `status` is
-/// `Ok(Some(code))` on exit, `Ok(None)` when killed, `Err` when it could not start.
-pub fn exit_failure(
-    name: &str,
-    status: &Result<Option<i32>, String>,
-    stderr: &str,
-    timed_out: bool,
-) -> Option<String> {
-    let stderr = stderr.trim();
-    match status {
-        Ok(Some(0)) if !timed_out => None,
-        _ if timed_out => Some(format!("{name} did not answer in time")),
-        Err(err) => Some(format!("cannot run {name}: {err}")),
-        Ok(_) if !stderr.is_empty() => Some(stderr.to_owned()),
-        Ok(Some(code)) => Some(format!("{name} exited with {code}")),
-        Ok(None) => Some(format!("{name} was killed")),
+impl Output {
+    /// The id this output's results come back under, for an effect that has results.
+    pub fn result_id(&self) -> Option<EffectId> {
+        match self {
+            Self::PrepareSite { id, .. }
+            | Self::HttpRequest { id, .. }
+            | Self::HttpExchange { id, .. }
+            | Self::ReadFile { id, .. }
+            | Self::WriteFile { id, .. }
+            | Self::Spawn { id, .. }
+            | Self::SpawnPiped { id, .. }
+            | Self::AppendFile { id, .. }
+            | Self::ReadSessions { id, .. }
+            | Self::OpenFile { id, .. }
+            | Self::ReadOpened { id, .. }
+            | Self::ReplaceOpened { id, .. }
+            | Self::ResolvePath { id, .. }
+            | Self::Search { id, .. }
+            | Self::ListFiles { id, .. }
+            | Self::ReadDiff { id, .. } => Some(*id),
+            _ => None,
+        }
     }
 }
 

@@ -6,7 +6,6 @@
 use std::time::Duration;
 
 use crate::config::Timings;
-use crate::effects::exit_failure;
 use crate::git::status::NO_OPTIONAL_LOCKS;
 use crate::github::{gh, parse};
 use crate::protocol::github::GithubState;
@@ -155,6 +154,25 @@ impl Ran {
     /// Why it failed, or `None` on exit 0.
     pub fn failure(&self) -> Option<&str> {
         self.result.as_ref().err().map(String::as_str)
+    }
+}
+
+/// Why a command `name` failed, in words, or `None` when it exited 0 in time: `status` is
+/// `Ok(Some(code))` on exit, `Ok(None)` when killed, `Err` when it could not start.
+pub fn exit_failure(
+    name: &str,
+    status: &Result<Option<i32>, String>,
+    stderr: &str,
+    timed_out: bool,
+) -> Option<String> {
+    let stderr = stderr.trim();
+    match status {
+        Ok(Some(0)) if !timed_out => None,
+        _ if timed_out => Some(format!("{name} did not answer in time")),
+        Err(err) => Some(format!("cannot run {name}: {err}")),
+        Ok(_) if !stderr.is_empty() => Some(stderr.to_owned()),
+        Ok(Some(code)) => Some(format!("{name} exited with {code}")),
+        Ok(None) => Some(format!("{name} was killed")),
     }
 }
 

@@ -315,7 +315,7 @@ impl World {
                 }
                 Output::Kill { id } => {
                     // The process dies; its exit is what io would report.
-                    self.effects.retain(|e| effect_id(e) != Some(id));
+                    self.effects.retain(|e| e.result_id() != Some(id));
                     let out = self.checked.input(Input::ProcessExited {
                         id,
                         status: Ok(None),
@@ -501,7 +501,7 @@ impl World {
                 self.input(Input::FileRead {
                     id,
                     result: if ok {
-                        Ok(file_content(bytes))
+                        Ok(FileContent::whole(bytes))
                     } else {
                         Err("no such file".into())
                     },
@@ -528,7 +528,9 @@ impl World {
                 let result = match self.opened.get(&handle) {
                     Some(path) if ok => {
                         assert!(!is_env_file(path), "a tool read {path}");
-                        Ok(file_content(format!("hello world {SECRET}\n").into_bytes()))
+                        Ok(FileContent::whole(
+                            format!("hello world {SECRET}\n").into_bytes(),
+                        ))
                     }
                     Some(_) => Err("the file changed".into()),
                     None => Err("the file is no longer open".into()),
@@ -610,30 +612,6 @@ impl World {
             }),
             other => panic!("unexpected effect {other:?}"),
         }
-    }
-}
-
-fn file_content(bytes: Vec<u8>) -> FileContent {
-    FileContent {
-        total_len: bytes.len() as u64,
-        bytes,
-        identity: None,
-    }
-}
-
-fn effect_id(output: &Output) -> Option<EffectId> {
-    match output {
-        Output::ReadFile { id, .. }
-        | Output::WriteFile { id, .. }
-        | Output::Spawn { id, .. }
-        | Output::Search { id, .. }
-        | Output::ResolvePath { id, .. }
-        | Output::OpenFile { id, .. }
-        | Output::ReadOpened { id, .. }
-        | Output::ReplaceOpened { id, .. }
-        | Output::ListFiles { id, .. }
-        | Output::ReadDiff { id, .. } => Some(*id),
-        _ => None,
     }
 }
 

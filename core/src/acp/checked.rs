@@ -235,7 +235,7 @@ impl Checked {
                         .handle_input(self.now, Input::FileAppended { id, result: Ok(()) });
                 }
                 Output::CancelHttp { id } | Output::Kill { id } => {
-                    self.effects.retain(|e| effect_id(e) != Some(id));
+                    self.effects.retain(|e| e.result_id() != Some(id));
                 }
                 Output::CloseOpened { handle } => {
                     self.opened.remove(&handle);
@@ -483,7 +483,7 @@ impl Checked {
             }
             Output::ReadFile { id, path, .. } => {
                 let result = match self.files.get(&path) {
-                    Some(bytes) if ok => Ok(content(bytes.clone())),
+                    Some(bytes) if ok => Ok(FileContent::whole(bytes.clone())),
                     _ => failed(),
                 };
                 self.input(Input::FileRead { id, result });
@@ -539,7 +539,7 @@ impl Checked {
                 let result = match self.opened.get(&handle) {
                     Some(path) if ok => {
                         assert!(!crate::permissions::is_env_file(path), "a tool read {path}");
-                        Ok(content(b"hello\n".to_vec()))
+                        Ok(FileContent::whole(b"hello\n".to_vec()))
                     }
                     _ => failed(),
                 };
@@ -651,33 +651,6 @@ impl Checked {
 
 fn failed<T>() -> Result<T, String> {
     Err("it failed".to_owned())
-}
-
-fn content(bytes: Vec<u8>) -> FileContent {
-    FileContent {
-        total_len: bytes.len() as u64,
-        bytes,
-        identity: None,
-    }
-}
-
-fn effect_id(output: &Output) -> Option<EffectId> {
-    match output {
-        Output::HttpRequest { id, .. }
-        | Output::ReadFile { id, .. }
-        | Output::WriteFile { id, .. }
-        | Output::Spawn { id, .. }
-        | Output::ReadSessions { id, .. }
-        | Output::OpenFile { id, .. }
-        | Output::ReadOpened { id, .. }
-        | Output::ReplaceOpened { id, .. }
-        | Output::ResolvePath { id, .. }
-        | Output::Search { id, .. }
-        | Output::ListFiles { id, .. }
-        | Output::ReadDiff { id, .. }
-        | Output::PrepareSite { id, .. } => Some(*id),
-        _ => None,
-    }
 }
 
 fn sse(events: &[Value]) -> Vec<u8> {

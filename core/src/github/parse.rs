@@ -7,7 +7,7 @@ use crate::protocol::github::{
     ThreadComment,
 };
 
-/// gh's failure from how it ended (`status` as `effects::exit_failure` takes it): `None` when
+/// gh's failure from how it ended (`status` as `steps::exit_failure` takes it): `None` when
 /// it exited 0 in time, else the dock state it implies, if any, and why, in gh's words.
 pub fn gh_exit_failure(
     status: &Result<Option<i32>, String>,

@@ -5,7 +5,8 @@
 use std::collections::BTreeMap;
 use std::time::Instant;
 
-use crate::effects::{EffectId, Input, Output, Stream, exit_failure};
+use crate::effects::{EffectId, Input, Output, Stream};
+use crate::steps::exit_failure;
 
 use super::Session;
 use super::owners::Owner;
