@@ -4,9 +4,12 @@
 //! as it gets, and where it stops is printed.
 //!
 //! Then the streaming overhead of a 20,000-token answer through `--acp` (from the prompt to its
-//! response) against the same stream read straight from the loopback model server, median of 5.
+//! response) against the same stream read straight from the loopback model server, medians of 11
+//! taken in turn.
 //! The client reads luxe's lines as the `turns` bench reads `--rpc`'s, telling them apart by
-//! their first bytes, so that what is timed is luxe, not a JSON parser in the client.
+//! their first bytes, so that what is timed is luxe, not a JSON parser in the client. The text
+//! the chunks carry must be the answer's, whatever the number of chunks: luxe joins deltas
+//! that it reads from the model in one piece (the number is printed).
 //!
 //! Every agent is spawned in a process group of its own, and the whole group is killed after
 //! each sample: the Node adapters start processes of their own, which outlived a plain kill.
@@ -24,7 +27,7 @@ use std::sync::mpsc::{Receiver, channel};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use luxe_tests::bench::{Provider, cpu_ms, ms, read_directly, sections};
+use luxe_tests::bench::{Provider, cpu_on_core_ms, medians_in_turn, ms, read_directly, sections};
 use luxe_tests::model_server::{ModelServer, Part, Reply, Script, Stop};
 use luxe_tests::process::{Workspace, luxe_bin};
 use serde_json::{Value, json};
@@ -213,35 +216,43 @@ fn answer(lines: &Receiver<String>, id: u64) -> Option<Value> {
 /// Tokens of the streamed answer.
 const TOKENS: usize = 20_000;
 
+/// Samples of each side; the direct read varies by a few milliseconds from run to run, so
+/// five were too few for a median that holds still.
+const STREAM_RUNS: usize = 31;
+
 fn streaming_overhead(ws: &Workspace, cwd: &Path) {
     let server = ModelServer::start();
-    let mut direct = Vec::new();
-    let mut through = Vec::new();
     let mut cpu = Vec::new();
-    for _ in 0..5 {
-        server.push(big_answer());
-        direct.push(read_directly(&server, Provider::Anthropic));
-        server.push(Reply::text("ok"));
-        server.push(big_answer());
-        let (elapsed, (user, sys)) = stream_through(ws, &server, cwd);
-        through.push(elapsed);
-        cpu.push(user + sys);
-    }
-    cpu.sort_by(f64::total_cmp);
-    let (d, l) = (
-        median(direct).unwrap_or_default(),
-        median(through).unwrap_or_default(),
+    let mut lines = Vec::new();
+    let (d, l) = medians_in_turn(
+        STREAM_RUNS,
+        || {
+            server.push(big_answer());
+            read_directly(&server, Provider::Anthropic)
+        },
+        || {
+            server.push(Reply::text("ok"));
+            server.push(big_answer());
+            let (elapsed, on_core, chunks) = stream_through(ws, &server, cwd);
+            cpu.push(on_core);
+            lines.push(chunks);
+            elapsed
+        },
     );
+    lines.sort_unstable();
+    cpu.sort_by(f64::total_cmp);
+    let mid = cpu[cpu.len() / 2];
     println!(
-        "stream {TOKENS} tokens     through --acp {:>8.1} ms   directly from the server {:>8.1} ms   overhead {:+.1}%  (median of 5)",
+        "stream {TOKENS} tokens     through --acp {:>8.1} ms   directly from the server {:>8.1} ms   overhead {:+.1}%  (medians of {STREAM_RUNS}, in turn)",
         ms(l),
         ms(d),
         (l.as_secs_f64() / d.as_secs_f64() - 1.0) * 100.0
     );
     println!(
-        "                        luxe's own CPU time per stream {:.0} ms (median), {:.2} µs per token",
-        cpu[2],
-        cpu[2] * 1e3 / TOKENS as f64
+        "                        luxe's own CPU time per stream {mid:.1} ms (median), {:.2} µs per token; {} to {} chunks",
+        mid * 1e3 / TOKENS as f64,
+        lines[0],
+        lines[lines.len() - 1]
     );
 }
 
@@ -252,9 +263,9 @@ fn big_answer() -> Reply {
 
 /// One prompt through a fresh `luxe --acp`, after a first short one (as the `turns` bench waits
 /// for the start-up probes: a session's first request waits for `git status` and `AGENTS.md`,
-/// which is no part of streaming): the time from sending it to its response, and luxe's CPU
-/// time (user, kernel) meanwhile.
-fn stream_through(ws: &Workspace, server: &ModelServer, cwd: &Path) -> (Duration, (f64, f64)) {
+/// which is no part of streaming): the time from sending it to its response, luxe's time on a
+/// CPU meanwhile (ms), and how many chunks carried the answer.
+fn stream_through(ws: &Workspace, server: &ModelServer, cwd: &Path) -> (Duration, f64, usize) {
     let mut child = Command::new(luxe_bin())
         .args(["--acp", "--model", "anthropic/claude-sonnet-4-5"])
         .env("LUXE_HOME", ws.path().join("home"))
@@ -299,28 +310,37 @@ fn stream_through(ws: &Workspace, server: &ModelServer, cwd: &Path) -> (Duration
     send(prompt(3));
     let warm_up = answer(&mut stdout, 3);
     assert_eq!(warm_up["result"]["stopReason"], "end_turn", "{warm_up}");
-    let before = cpu_ms(child.id());
+    let before = cpu_on_core_ms(child.id());
     let start = Instant::now();
     send(prompt(4));
     let chunk = br#"{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"#;
+    let end = b"\",\"type\":\"text\"},\"sessionUpdate\":\"agent_message_chunk\"}}}\n";
     let mut chunks = 0;
+    // The tokens need no escaping, so a chunk's text is the bytes between its markers.
+    let mut text = Vec::with_capacity(TOKENS * 10);
     let done = loop {
         line.clear();
         stdout.read_until(b'\n', &mut line).expect("a line");
         assert!(!line.is_empty(), "luxe ended before answering the prompt");
-        if line.starts_with(chunk)
-            && line.ends_with(b"\"sessionUpdate\":\"agent_message_chunk\"}}}\n")
-        {
+        if line.starts_with(chunk) && line.ends_with(end) {
             chunks += 1;
+            let body = &line[..line.len() - end.len()];
+            let from = body
+                .windows(11)
+                .position(|w| w == b"\"text\":\"tok")
+                .expect("a chunk of the answer")
+                + 8;
+            text.extend_from_slice(&body[from..]);
         } else if line.starts_with(b"{\"id\":4,") {
             break serde_json::from_slice::<Value>(&line).expect("an answer is JSON");
         }
     };
     let elapsed = start.elapsed();
-    let after = cpu_ms(child.id());
+    let after = cpu_on_core_ms(child.id());
     assert_eq!(done["result"]["stopReason"], "end_turn", "{done}");
-    assert_eq!(chunks, TOKENS, "every token came as its own chunk");
+    let expected: String = (0..TOKENS).map(|i| format!("tok{i} ")).collect();
+    assert!(text == expected.as_bytes(), "the chunks carry the answer");
     drop(stdin);
     let _ = child.wait();
-    (elapsed, (after.0 - before.0, after.1 - before.1))
+    (elapsed, after - before, chunks)
 }

@@ -742,3 +742,44 @@ fn answer_of(
         }
     }
 }
+
+#[test]
+fn deltas_read_in_one_piece_reach_the_client_as_few_chunks_with_every_character() {
+    let ws = Workspace::new();
+    let server = ModelServer::start();
+    // The server writes 64 KiB at a time, so luxe reads hundreds of deltas at once.
+    let words: Vec<String> = (0..5_000).map(|i| format!("w{i}\u{e9}\"\n ")).collect();
+    let thoughts: Vec<String> = (0..500).map(|i| format!("t{i} ")).collect();
+    server.push(Reply::Stream(Script::new(
+        vec![
+            Part::Thinking {
+                deltas: thoughts.clone(),
+                signature: "sig".into(),
+            },
+            Part::Text(words.clone()),
+        ],
+        Stop::EndTurn,
+    )));
+    let t = run("basic", &ws, &server, &[]);
+    assert_eq!(t.result("session/prompt", 0)["stopReason"], "end_turn");
+    let of = |kind: &str| -> Vec<String> {
+        t.of("update")
+            .iter()
+            .filter(|e| e["update"]["sessionUpdate"] == kind)
+            .map(|e| e["update"]["content"]["text"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    let (said, thought) = (of("agent_message_chunk"), of("agent_thought_chunk"));
+    assert_eq!(
+        said.concat(),
+        words.concat(),
+        "the answer, whole and in order"
+    );
+    assert_eq!(thought.concat(), thoughts.concat(), "the thinking, apart");
+    assert!(
+        said.len() < words.len() / 10,
+        "{} chunks for {} deltas",
+        said.len(),
+        words.len()
+    );
+}

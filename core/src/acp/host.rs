@@ -28,7 +28,7 @@ use super::jsonrpc::{self, Incoming, Message, RpcError, code};
 use super::messages::{ClientCapabilities, Params};
 use super::modes::{self, ConfigChange};
 use super::prompt::user_message;
-use super::translate::{Step, Translator};
+use super::translate::{self, Sorted, Step, Translator};
 
 /// What a session is doing for the client's prompt.
 #[derive(Debug, Clone, PartialEq)]
@@ -606,12 +606,14 @@ impl Host {
                 return;
             };
             match output {
-                Output::Frame(frame) => {
-                    let steps = hosted.translator.steps(frame.into_event());
-                    for step in steps {
-                        self.step(now, slot, step);
+                Output::Frame(frame) => match translate::sort(frame.into_event()) {
+                    Sorted::Chunk(kind, text) => self.chunk(slot, kind, text),
+                    Sorted::Other(event) => {
+                        for step in hosted.translator.steps(event) {
+                            self.step(now, slot, step);
+                        }
                     }
-                }
+                },
                 // The session was closed through the host; the host decides about the process.
                 Output::Exit { .. } => {}
                 effect => {
@@ -812,11 +814,19 @@ impl Host {
         }
     }
 
-    /// Sends a text chunk for the session in `slot`.
+    /// Sends a text chunk for the session in `slot`. Text that comes while the chunk before it
+    /// is still unwritten (deltas read from the model in one piece) joins that chunk: the
+    /// client gets the same text in fewer lines, and a model that streams faster than the
+    /// client reads costs it less, never later.
     fn chunk(&mut self, slot: Slot, kind: ChunkKind, text: String) {
         let Some(hosted) = self.sessions.get(&slot) else {
             return;
         };
+        if let Some(Output::Message(last)) = self.outputs.back_mut()
+            && last.extend_chunk(&hosted.id, kind, &text)
+        {
+            return;
+        }
         let chunk = Chunk {
             session_id: Arc::clone(&hosted.id),
             kind,

@@ -3,7 +3,7 @@
 
 use serde_json::{Map, Value, json};
 
-use super::chunk::Chunk;
+use super::chunk::{Chunk, ChunkKind};
 use crate::permissions::redact::Redactor;
 
 /// A standard JSON-RPC error code.
@@ -198,6 +198,19 @@ impl Message {
         }
     }
 
+    /// Adds `text` to this message if it is a chunk of `session`'s of `kind`, and says whether
+    /// it was. The whole text passes the gate when it is written, so a secret split across
+    /// the two pieces is found too.
+    pub(crate) fn extend_chunk(&mut self, session: &str, kind: ChunkKind, text: &str) -> bool {
+        match &mut self.body {
+            Body::Chunk(chunk) if chunk.kind == kind && *chunk.session_id == *session => {
+                chunk.text.push_str(text);
+                true
+            }
+            _ => false,
+        }
+    }
+
     /// `json`, to be redacted by each of `redactors` when it is written.
     pub(crate) fn gated_by_all(json: Value, redactors: Vec<Redactor>) -> Self {
         Self {
@@ -332,6 +345,40 @@ mod tests {
         assert!(
             !line.contains("hunter2") && !line.contains("another-secret"),
             "{line}"
+        );
+    }
+
+    #[test]
+    fn a_chunk_takes_more_text_of_its_own_session_and_kind_only() {
+        let redactor = Redactor::new(["hunter2-secret-value".to_owned()]);
+        let session: std::sync::Arc<str> = "s1".into();
+        let chunk = |kind, text: &str| Chunk {
+            session_id: session.clone(),
+            kind,
+            text: text.to_owned(),
+        };
+        let mut message = Message::chunk(chunk(ChunkKind::Agent, "key hunter2-"), &redactor);
+        assert!(
+            !message.extend_chunk("s2", ChunkKind::Agent, "x"),
+            "another session's"
+        );
+        assert!(
+            !message.extend_chunk("s1", ChunkKind::Thought, "x"),
+            "another kind"
+        );
+        assert!(message.extend_chunk("s1", ChunkKind::Agent, "secret-value."));
+        let mut out = Vec::new();
+        message.encode(&mut out);
+        let line: Value = serde_json::from_slice(&out).unwrap();
+        // The secret, split across the two pieces, is found in the whole.
+        assert_eq!(
+            line["params"]["update"]["content"]["text"],
+            "key [redacted]."
+        );
+        let mut json = Message::new(json!({"a": 1}), &redactor);
+        assert!(
+            !json.extend_chunk("s1", ChunkKind::Agent, "x"),
+            "not a chunk"
         );
     }
 }

@@ -132,6 +132,24 @@ pub(crate) struct Translator {
     replay: bool,
 }
 
+/// An event as the host first sorts it: a streamed token, or anything else.
+pub(crate) enum Sorted {
+    /// A token's text and whose it is: what comes thousands of times a second, taken
+    /// straight to its chunk with no list of steps to build.
+    Chunk(ChunkKind, String),
+    /// Every other event, for [`Translator::steps`].
+    Other(Event),
+}
+
+/// Sorts `event`.
+pub(crate) fn sort(event: Event) -> Sorted {
+    match event {
+        Event::TokenDelta(delta) => Sorted::Chunk(ChunkKind::Agent, delta.delta),
+        Event::ThinkingDelta(delta) => Sorted::Chunk(ChunkKind::Thought, delta.delta),
+        other => Sorted::Other(other),
+    }
+}
+
 impl Translator {
     /// A translator for a session in `cwd` (tool paths are shown absolute) that draws a
     /// restored conversation when `replay`.
@@ -146,11 +164,11 @@ impl Translator {
 
     /// What `event` means.
     pub(crate) fn steps(&mut self, event: Event) -> Vec<Step> {
+        let event = match sort(event) {
+            Sorted::Chunk(kind, text) => return vec![Step::Chunk(kind, text)],
+            Sorted::Other(event) => event,
+        };
         match event {
-            Event::TokenDelta(delta) => vec![Step::Chunk(ChunkKind::Agent, delta.delta)],
-            Event::ThinkingDelta(delta) => {
-                vec![Step::Chunk(ChunkKind::Thought, delta.delta)]
-            }
             Event::ToolStarted(started) => vec![Step::Update(self.tool_started(&started))],
             Event::ToolOutputDelta(delta) => {
                 let Some(call) = self.calls.get_mut(&delta.call_id) else {
