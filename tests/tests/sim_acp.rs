@@ -136,7 +136,7 @@ fn command_printing(chunks: usize, size: usize, pace: Duration) -> (usize, Vec<V
     let lines = (0..chunks)
         .map(|i| format!("{i:0>width$}\n", width = size - 1).into_bytes())
         .collect();
-    c.command_output = (lines, pace);
+    c.io.command_output = (lines, pace);
     c.model = Model::Tool(3);
     c.take_seen();
     let before = c.written;

@@ -9,8 +9,10 @@ use std::collections::{BTreeMap, VecDeque};
 use std::time::{Duration, Instant};
 
 use luxe_core::config::{EnvFile, Providers};
-use luxe_core::effects::{EffectId, FileContent, FileKind, Opened, Stream};
-use luxe_core::harness::{Checked, test_config};
+use luxe_core::effects::{EffectId, FileContent};
+use luxe_core::harness::anthropic_sse::{scripted_tool, text_answer, tool_call};
+use luxe_core::harness::fake_io::{FakeIo, Step, http_answer};
+use luxe_core::harness::{Checked, on_fake_anthropic, test_config};
 use luxe_core::model::wire::{Endpoint, HttpMethod};
 use luxe_core::permissions::is_env_file;
 use luxe_core::permissions::rules::Rule;
@@ -186,18 +188,9 @@ impl Setup {
 
 fn config() -> Config {
     let mut config = test_config();
-    config.model = Some("anthropic/claude-sonnet-4-5".into());
-    config.providers = Providers {
-        anthropic: Some(Endpoint {
-            base_url: "http://model.test".into(),
-            api_key: Some("k".into()),
-        }),
-        openai: None,
-    };
+    on_fake_anthropic(&mut config, "k");
     config.timings.retry_base = Duration::from_millis(100);
     config.timings.retry_max = Duration::from_millis(1000);
-    config.timings.bash_timeout = Duration::from_millis(2000);
-    config.timings.model_idle_timeout = Duration::from_millis(2500);
     config.reviews_dir = Some("/home/u/.luxe/reviews".into());
     // io reads the project's `.env` files before the session starts.
     config.env_files = vec![EnvFile {
@@ -219,8 +212,8 @@ struct World {
     tool_ids: u32,
     /// The review last loaded, as JSON.
     review: Option<Value>,
-    /// The path of each file io holds open for a tool.
-    opened: BTreeMap<EffectId, String>,
+    /// The files and commands tools reach.
+    io: FakeIo,
     /// The body of each model request not yet answered.
     bodies: BTreeMap<EffectId, Vec<u8>>,
     /// How each turn ended, in order.
@@ -251,7 +244,7 @@ impl World {
             prompt: None,
             tool_ids: 0,
             review: None,
-            opened: BTreeMap::new(),
+            io: fake_io(),
         };
         let start = world.checked.take_start();
         world.absorb(start);
@@ -260,6 +253,7 @@ impl World {
             world.effect(true);
         }
         world.started = true;
+        world.io.guard_env = true;
         world
     }
 
@@ -310,9 +304,7 @@ impl World {
                     _ => {}
                 },
                 Output::Exit { .. } => {}
-                Output::CloseOpened { handle } => {
-                    self.opened.remove(&handle);
-                }
+                Output::CloseOpened { handle } => self.io.closed(handle),
                 Output::Kill { id } => {
                     // The process dies; its exit is what io would report.
                     self.effects.retain(|e| e.result_id() != Some(id));
@@ -394,21 +386,11 @@ impl World {
                 (tool_stream(*which, self.tool_ids), cuts)
             }
         };
-        self.input(Input::HttpResponse {
-            id,
-            status: 200,
-            retry_after: None,
-        });
         let mut bounds: Vec<usize> = cuts.iter().map(|c| c % (body.len() + 1)).collect();
         bounds.extend([0, body.len()]);
         bounds.sort_unstable();
-        for w in bounds.windows(2) {
-            self.input(Input::HttpBody {
-                id,
-                bytes: &body[w[0]..w[1]],
-            });
-        }
-        self.input(Input::HttpEnded { id });
+        let parts = bounds.windows(2).map(|w| &body[w[0]..w[1]]);
+        self.run(http_answer(id, 200, parts));
     }
 
     fn review(&mut self, op: &ReviewOp) {
@@ -452,20 +434,43 @@ impl World {
 
     /// Answers request `id` with an error `status` and `body`.
     fn fail_with(&mut self, id: EffectId, status: u16, body: &[u8]) {
-        self.input(Input::HttpResponse {
-            id,
-            status,
-            retry_after: None,
-        });
-        self.input(Input::HttpBody { id, bytes: body });
-        self.input(Input::HttpEnded { id });
+        self.run(http_answer(id, status, [body]));
+    }
+
+    /// Does what fake io answered, in order.
+    fn run(&mut self, steps: Vec<Step>) {
+        for step in steps {
+            match step {
+                Step::Feed(completion) => completion.lend(|input| self.input(input)),
+                Step::Advance(by) => {
+                    let out = self.checked.advance(by);
+                    self.absorb(out);
+                }
+            }
+        }
     }
 
     fn effect(&mut self, ok: bool) {
         let Some(effect) = self.effects.pop_front() else {
             return;
         };
-        let fail = || Err::<(), String>("simulated failure".into());
+        if let Output::Spawn { program, args, .. } = &effect
+            && self.started
+        {
+            let command = args.last().cloned().unwrap_or_default();
+            for rule in &self.denied {
+                let parts = command.split([';', '&', '|']).map(str::trim);
+                for part in std::iter::once(command.as_str()).chain(parts) {
+                    assert!(!rule.covers("bash", part), "{command:?} ran despite {rule}");
+                }
+            }
+            // Luxe's own git commands may stage a committed `.env` a review shows.
+            let tool = program == "bash";
+            assert!(!tool || !command.contains(".env"), "{command:?} ran");
+        }
+        if let Some(steps) = self.io.answer(&effect, ok) {
+            return self.run(steps);
+        }
         match effect {
             Output::ReadFile { id, path, .. } if path.contains("/reviews/") => {
                 // No session yet, or one that is not a session file.
@@ -507,183 +512,36 @@ impl World {
                     },
                 })
             }
-            Output::OpenFile { id, path, .. } => {
-                if self.started {
-                    assert!(!is_env_file(&path), "a tool opened {path}");
-                }
-                let result = if ok {
-                    self.opened.insert(id, path.clone());
-                    Ok(Opened {
-                        path,
-                        identity: None,
-                        kind: Some(FileKind::Regular),
-                    })
-                } else {
-                    Err("no such file".into())
-                };
-                self.input(Input::FileOpened { id, result })
-            }
-            // A handle closed meanwhile (the call was interrupted) is no longer open, as io says.
-            Output::ReadOpened { id, handle, .. } => {
-                let result = match self.opened.get(&handle) {
-                    Some(path) if ok => {
-                        assert!(!is_env_file(path), "a tool read {path}");
-                        Ok(FileContent::whole(
-                            format!("hello world {SECRET}\n").into_bytes(),
-                        ))
-                    }
-                    Some(_) => Err("the file changed".into()),
-                    None => Err("the file is no longer open".into()),
-                };
-                self.input(Input::FileRead { id, result })
-            }
-            Output::ReplaceOpened { id, handle, .. } => {
-                let result = match self.opened.remove(&handle) {
-                    Some(path) if ok => {
-                        assert!(!is_env_file(&path), "a tool wrote {path}");
-                        Ok(())
-                    }
-                    Some(_) => fail(),
-                    None => Err("the file is no longer open".into()),
-                };
-                self.input(Input::FileWritten { id, result })
-            }
-            Output::WriteFile { id, path, .. } => {
-                assert!(!is_env_file(&path), "a tool wrote {path}");
-                self.input(Input::FileWritten {
-                    id,
-                    result: if ok { Ok(()) } else { fail() },
-                })
-            }
-            Output::Spawn {
-                id, program, args, ..
-            } => {
-                if self.started {
-                    let command = args.last().cloned().unwrap_or_default();
-                    for rule in &self.denied {
-                        let parts = command.split([';', '&', '|']).map(str::trim);
-                        for part in std::iter::once(command.as_str()).chain(parts) {
-                            assert!(!rule.covers("bash", part), "{command:?} ran despite {rule}");
-                        }
-                    }
-                    // Luxe's own git commands may stage a committed `.env` a review shows.
-                    let tool = program == "bash";
-                    assert!(!tool || !command.contains(".env"), "{command:?} ran");
-                }
-                if ok {
-                    // The secret split across two chunks.
-                    let (head, tail) = SECRET.split_at(5);
-                    self.input(Input::ProcessOutput {
-                        id,
-                        stream: Stream::Stdout,
-                        bytes: format!("out {head}").as_bytes(),
-                    });
-                    self.input(Input::ProcessOutput {
-                        id,
-                        stream: Stream::Stdout,
-                        bytes: format!("{tail} more\n").as_bytes(),
-                    });
-                    self.input(Input::ProcessExited {
-                        id,
-                        status: Ok(Some(0)),
-                    });
-                } else {
-                    self.input(Input::ProcessExited {
-                        id,
-                        status: Err("no such program".into()),
-                    });
-                }
-            }
-            Output::ResolvePath { id, path } => self.input(Input::PathResolved {
-                id,
-                result: if ok {
-                    Ok(path)
-                } else {
-                    Err("no such directory".into())
-                },
-            }),
-            Output::Search { id, .. } => self.input(Input::SearchDone {
-                id,
-                result: Ok(Vec::new()),
-            }),
-            Output::ListFiles { id, .. } => self.input(Input::FilesListed {
-                id,
-                result: Ok(vec!["a.rs".into()]),
-            }),
             other => panic!("unexpected effect {other:?}"),
         }
     }
 }
 
-fn sse(events: &[Value]) -> Vec<u8> {
-    let mut out = String::new();
-    for event in events {
-        out.push_str(&format!(
-            "event: {}\ndata: {event}\n\n",
-            event["type"].as_str().unwrap_or("")
-        ));
-    }
-    out.into_bytes()
-}
-
-fn envelope(blocks: Vec<Value>, stop: &str) -> Vec<u8> {
-    let mut events = vec![
-        json!({"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","model":"m","content":[],"stop_reason":null,"usage":{"input_tokens":10,"output_tokens":1}}}),
+/// The fake io of a simulated session: every file holds the secret (as a shell trick could
+/// print it from anywhere), a command prints it split across two chunks, a listing finds
+/// `a.rs`; `.env` files are guarded once the start-up probes are answered.
+fn fake_io() -> FakeIo {
+    let (head, tail) = SECRET.split_at(5);
+    let output = vec![
+        format!("out {head}").into_bytes(),
+        format!("{tail} more\n").into_bytes(),
     ];
-    events.extend(blocks);
-    events.push(
-        json!({"type":"message_delta","delta":{"stop_reason":stop},"usage":{"output_tokens":5}}),
+    let mut io = FakeIo::new(
+        format!("hello world {SECRET}\n").into_bytes(),
+        (output, Duration::ZERO),
     );
-    events.push(json!({"type":"message_stop"}));
-    sse(&events)
+    io.listing = vec!["a.rs".into()];
+    io.guard_env = false;
+    io
 }
 
 fn text_stream() -> Vec<u8> {
-    envelope(
-        vec![
-            json!({"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}),
-            json!({"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"All done."}}),
-            json!({"type":"content_block_stop","index":0}),
-        ],
-        "end_turn",
-    )
+    text_answer(None, "All done.")
 }
 
 fn tool_stream(which: u8, n: u32) -> Vec<u8> {
-    let (name, input) = match which % 14 {
-        0 => ("read", json!({"path": "a.txt"})),
-        1 => ("write", json!({"path": "b.txt", "content": "x"})),
-        2 => (
-            "edit",
-            json!({"path": "a.txt", "old_text": "hello", "new_text": "bye"}),
-        ),
-        3 => ("bash", json!({"command": "echo out"})),
-        4 => ("grep", json!({"pattern": "x"})),
-        5 => ("glob", json!({"pattern": "**/*.rs"})),
-        6 => (
-            "ask_user",
-            json!({"question": "?", "options": [{"label": "a"}]}),
-        ),
-        7 => (
-            "update_plan",
-            json!({"entries": [{"content": "s", "status": "pending"}]}),
-        ),
-        8 => ("read", json!({"path": ".env"})),
-        9 => ("read", json!({"path": "sub/../.env"})),
-        10 => ("bash", json!({"command": "rm -rf build"})),
-        11 => ("bash", json!({"command": "ls; rm -rf build"})),
-        12 => ("bash", json!({"command": "cat .env"})),
-        _ => ("write", json!({"path": "../outside.txt", "content": "x"})),
-    };
-    let id = format!("toolu_{n}");
-    envelope(
-        vec![
-            json!({"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":id,"name":name,"input":{}}}),
-            json!({"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":input.to_string()}}),
-            json!({"type":"content_block_stop","index":0}),
-        ],
-        "tool_use",
-    )
+    let (name, input) = scripted_tool(usize::from(which));
+    tool_call(&format!("toolu_{n}"), name, &input)
 }
 
 /// Every `tool_use` in an assistant message has its `tool_result` in the next message, results
@@ -815,12 +673,16 @@ impl Arbitrary for ContextLimit {
 
 /// An OpenAI-compatible stream of `text`, with the server's counts.
 fn openai_text_stream(text: &str, prompt: u64, completion: u64) -> Vec<u8> {
-    let events = [
+    openai_sse(&[
         json!({"choices":[{"index":0,"delta":{"role":"assistant","content":null}}]}),
         json!({"choices":[{"index":0,"delta":{"content":text}}]}),
         json!({"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}),
         json!({"choices":[],"usage":{"prompt_tokens":prompt,"completion_tokens":completion}}),
-    ];
+    ])
+}
+
+/// OpenAI chunks as a server streams them, `[DONE]` last.
+fn openai_sse(events: &[Value]) -> Vec<u8> {
     let mut out = String::new();
     for event in events {
         out.push_str(&format!("data: {event}\n\n"));
@@ -866,13 +728,7 @@ fn turns_at_the_context_limit_always_recover(limit: ContextLimit) -> bool {
             let reply = format!("answer {i} {}", "x".repeat(chars));
             let stream =
                 openai_text_stream(&reply, tokens, reply.len() as u64 / limit.chars_per_token);
-            world.input(Input::HttpResponse {
-                id,
-                status: 200,
-                retry_after: None,
-            });
-            world.input(Input::HttpBody { id, bytes: &stream });
-            world.input(Input::HttpEnded { id });
+            world.run(http_answer(id, 200, [&stream[..]]));
         }
         assert!(
             world.ended[i].starts_with("\"end_turn\""),
@@ -908,21 +764,7 @@ fn local_world() -> World {
 fn answer_openai(world: &mut World, events: &[Value]) -> Value {
     let id = world.http.pop_front().expect("a model request");
     let body = world.bodies.remove(&id).expect("a body");
-    let mut stream = String::new();
-    for event in events {
-        stream.push_str(&format!("data: {event}\n\n"));
-    }
-    stream.push_str("data: [DONE]\n\n");
-    world.input(Input::HttpResponse {
-        id,
-        status: 200,
-        retry_after: None,
-    });
-    world.input(Input::HttpBody {
-        id,
-        bytes: stream.as_bytes(),
-    });
-    world.input(Input::HttpEnded { id });
+    world.run(http_answer(id, 200, [&openai_sse(events)[..]]));
     serde_json::from_slice(&body).expect("JSON")
 }
 

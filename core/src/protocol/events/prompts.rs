@@ -1,0 +1,84 @@
+//! What waits for the client in a turn: permission prompts and questions, asked and settled.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::protocol::values::{PermissionReply, QuestionReply};
+
+/// Who settled a prompt.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ResolvedBy {
+    /// The client's reply.
+    Client,
+    /// A rule, without asking.
+    Rule,
+    /// Auto-approve.
+    AutoApprove,
+    /// The turn was interrupted.
+    Interrupt,
+}
+
+/// `permission_requested`: a call the rules leave as ask waits for `respond_permission`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct PermissionRequested {
+    /// `perm_1`, … — echo it in `respond_permission`.
+    pub id: String,
+    /// The tool call waiting.
+    pub call_id: String,
+    /// The tool.
+    pub tool: String,
+    /// A one-line summary.
+    pub title: String,
+    /// What exactly would happen (the command, the path).
+    pub detail: String,
+    /// The rule an `always` reply adds for this session.
+    pub always_rule: String,
+}
+
+/// `permission_resolved`: a permission prompt was settled, and by whom.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct PermissionResolved {
+    /// The prompt.
+    pub id: String,
+    /// The decision.
+    pub reply: PermissionReply,
+    /// Who made it.
+    pub by: ResolvedBy,
+}
+
+/// One choice of a question.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct QuestionOption {
+    /// What is chosen.
+    pub label: String,
+    /// More about it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+}
+
+/// `question_asked`: the model asks the user (`ask_user`); the turn waits for `answer_question`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct QuestionAsked {
+    /// `q_1`, … — echo it in `answer_question`.
+    pub id: String,
+    /// The `ask_user` call waiting.
+    pub call_id: String,
+    /// The question.
+    pub question: String,
+    /// The choices.
+    pub options: Vec<QuestionOption>,
+    /// Whether several may be chosen.
+    pub multiple: bool,
+}
+
+/// `question_resolved`: a question was answered or dismissed, and by whom.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct QuestionResolved {
+    /// The question.
+    pub id: String,
+    /// The answer.
+    pub reply: QuestionReply,
+    /// Who gave it.
+    pub by: ResolvedBy,
+}

@@ -1,0 +1,75 @@
+//! A tool call's frames: `tool_started`, its streamed output, `tool_finished`, and the files it
+//! changed.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// `tool_started`: the model called a tool; its permission is decided next.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ToolStarted {
+    /// `call_1`, `call_2`, … for the session.
+    pub call_id: String,
+    /// The tool.
+    pub name: String,
+    /// A one-line summary for a person, e.g. `read src/main.rs`.
+    pub title: String,
+    /// The arguments as the model gave them.
+    pub input: serde_json::Value,
+}
+
+/// `tool_output_delta`: output of a running call (a command's, an MCP server's progress), redacted,
+/// as it comes.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ToolOutputDelta {
+    /// The call.
+    pub call_id: String,
+    /// `stdout` or `stderr`.
+    pub stream: OutputStream,
+    /// The text (lossy UTF-8).
+    pub chunk: String,
+}
+
+/// Which stream a tool's output came on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum OutputStream {
+    /// Standard output.
+    Stdout,
+    /// Standard error.
+    Stderr,
+}
+
+/// How a tool call ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ToolStatus {
+    /// It did what was asked.
+    Ok,
+    /// It failed; `output` says why.
+    Error,
+    /// A rule or the client refused it.
+    Denied,
+    /// `interrupt_turn` stopped it.
+    Interrupted,
+}
+
+/// `tool_finished`: a call ended; what the model reads of it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ToolFinished {
+    /// The call.
+    pub call_id: String,
+    /// How it ended.
+    pub status: ToolStatus,
+    /// What the model is told.
+    pub output: String,
+    /// For edits: a unified diff of the change.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub diff: Option<String>,
+}
+
+/// `files_changed`: a tool wrote files.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct FilesChanged {
+    /// The files, relative to cwd when inside it.
+    pub paths: Vec<String>,
+}
