@@ -13,8 +13,10 @@ pub fn dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("mcp")
 }
 
-/// Installs the pinned servers once per test process if they are not there yet.
-fn installed() -> &'static PathBuf {
+/// `tests/mcp/node_modules`, with the pinned servers installed once per test process if they
+/// are not there yet: whatever reads a server's files goes through here, so that no test reads
+/// them while another one's `npm ci` is still writing them.
+pub fn installed() -> &'static PathBuf {
     static MODULES: OnceLock<PathBuf> = OnceLock::new();
     MODULES.get_or_init(|| {
         let modules = dir().join("node_modules");

@@ -588,8 +588,8 @@ fn a_server_that_offers_no_get_stream_is_ready_without_a_word() {
 
 /// The image server-everything's `get-tiny-image` returns, read from its source.
 fn tiny_image() -> String {
-    let source = luxe_tests::mcp_servers::dir()
-        .join("node_modules/@modelcontextprotocol/server-everything/dist/tools/get-tiny-image.js");
+    let source = luxe_tests::mcp_servers::installed()
+        .join("@modelcontextprotocol/server-everything/dist/tools/get-tiny-image.js");
     let source = std::fs::read_to_string(source).unwrap();
     let start = source.find("MCP_TINY_IMAGE = \"").unwrap() + "MCP_TINY_IMAGE = \"".len();
     let end = start + source[start..].find('"').unwrap();

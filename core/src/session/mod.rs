@@ -12,7 +12,9 @@
 //!   how it ended out), `compaction.rs` (summaries and drops when the window fills),
 //!   `unanswered.rs` (calls a failure left without results), `system_prompt.rs`,
 //!   `server_probe.rs` (what a local server says of its model, and what servers said).
-//! - tool calls: `tool_run.rs` (a call from start to result), `tool_gate.rs` (*machine*: rules,
+//! - tool calls: `tool_run/` (a call from start to result; `work.rs` — *machine*: the io job
+//!   of an allowed call and what each result means; `asking.rs`, its prompt or question),
+//!   `tool_gate.rs` (*machine*: rules,
 //!   mode, `.env` identities and Luxe's own places, as verdicts), `tools/` (definitions,
 //!   arguments, paths, `bash_run.rs` — *machine*: a command's output — and `views.rs`, what
 //!   tools show), `mcp_tools.rs` (the MCP machine's tools in turns), `acp_hooks.rs`.

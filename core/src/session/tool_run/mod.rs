@@ -1,39 +1,34 @@
-//! Running the tool calls of one answer, in order: permission, the effects that do the work,
+//! Running the tool calls of one answer, in order: permission, the effects that do the work
+//! (`work.rs`, a machine of its own), the prompts and questions a call waits on (`asking.rs`),
 //! and the result the model gets back.
 
-use super::owners::Owner;
-use std::time::{Duration, Instant};
+mod asking;
+mod work;
+
+use std::time::Instant;
 
 use serde_json::Value;
 
-use crate::effects::{
-    EffectId, FileContent, FileIdentity, FileKind, Input, OpenFor, Output, Stream,
-};
+use crate::effects::{EffectId, FileIdentity, FileKind, Input, OpenFor, Output};
 use crate::model::conversation::{Block, Message, Role};
 use crate::permissions::Decision;
 use crate::permissions::rules::Rule;
-use crate::protocol::actions::{AnswerQuestion, RespondPermission};
 use crate::protocol::events::{
-    Event, FilesChanged, OutputStream, PermissionRequested, PermissionResolved, PlanUpdated,
-    QuestionAsked, QuestionResolved, ResolvedBy, ToolFinished, ToolStarted, ToolStatus,
+    Event, FilesChanged, PermissionResolved, PlanUpdated, QuestionAsked, QuestionResolved,
+    ResolvedBy, ToolFinished, ToolStarted, ToolStatus,
 };
 use crate::protocol::values::{Mode, PermissionReply, QuestionReply};
 
 use super::Session;
+use super::owners::Owner;
 use super::tools::args::ToolArgs;
-use super::tools::bash_run::{BashOutput, MODEL_OUTPUT_MAX};
+use super::tools::bash_run::MODEL_OUTPUT_MAX;
 use super::tools::definitions::{PLAN_TOOLS, REVIEW_TOOLS};
-use super::tools::paths::{Resolved, resolve};
-use super::tools::shaping::{apply_edit, cap_text};
-use super::tools::views::{glob_view, grep_view, read_view, title, under, unified_diff};
+use super::tools::paths::resolve;
+use super::tools::shaping::cap_text;
+use super::tools::views::title;
 use super::turn::Turn;
-
-/// The largest file `read` shows (from its start) and `edit` changes.
-const READ_MAX: u64 = 4 * 1024 * 1024;
-/// Matches `grep` returns.
-const GREP_MAX: usize = 200;
-/// Paths `glob` returns.
-const GLOB_MAX: usize = 500;
+use work::{Begun, Progress, Work};
 
 /// The tool calls of one answer and how far they got.
 #[derive(Debug)]
@@ -77,42 +72,12 @@ enum Wait {
     Effect {
         effect: EffectId,
         work: Work,
+        /// When a command must have ended.
+        deadline: Option<Instant>,
     },
     /// Sent to an MCP server; the MCP machine ends it.
     Mcp {
         call: crate::mcp::CallId,
-    },
-}
-
-#[derive(Debug)]
-enum Work {
-    Read {
-        offset: Option<u64>,
-        limit: Option<u64>,
-    },
-    EditRead {
-        target: Resolved,
-        old_text: String,
-        new_text: String,
-        replace_all: bool,
-    },
-    Write {
-        shown: String,
-        done: String,
-        diff: Option<String>,
-    },
-    Bash {
-        output: BashOutput,
-        deadline: Instant,
-        limit: Duration,
-        timed_out: bool,
-    },
-    /// A search or listing under `root` (relative to cwd when inside it).
-    Grep {
-        root: String,
-    },
-    Glob {
-        root: String,
     },
 }
 
@@ -128,20 +93,8 @@ impl ToolStep {
 
     /// The bash timeout of the running call, if any.
     pub(super) fn deadline(&self) -> Option<Instant> {
-        match &self.running {
-            Some(Running {
-                wait:
-                    Wait::Effect {
-                        work:
-                            Work::Bash {
-                                deadline,
-                                timed_out: false,
-                                ..
-                            },
-                        ..
-                    },
-                ..
-            }) => Some(*deadline),
+        match &self.running.as_ref()?.wait {
+            Wait::Effect { work, deadline, .. } => deadline.filter(|_| work.limit().is_some()),
             _ => None,
         }
     }
@@ -315,155 +268,6 @@ impl Session {
         self.run_next_tool(now);
     }
 
-    pub(super) fn ask_permission(&mut self, now: Instant, tool: &str, args: ToolArgs, rule: Rule) {
-        self.next_prompt += 1;
-        let prompt_id = format!("perm_{}", self.next_prompt);
-        let Some(running) = self.tool_step().and_then(|s| s.running.as_mut()) else {
-            return;
-        };
-        let call_id = running.call_id.clone();
-        let detail = match &args {
-            ToolArgs::Bash { command, .. } => command.clone(),
-            ToolArgs::Mcp { server, tool, .. } => {
-                format!("the tool {tool} of the MCP server {server}")
-            }
-            _ => rule.pattern.clone(),
-        };
-        let always_rule = rule.to_string();
-        running.wait = Wait::Permission {
-            prompt_id: prompt_id.clone(),
-            args,
-            rule,
-        };
-        self.emit(Event::PermissionRequested(PermissionRequested {
-            id: prompt_id,
-            call_id,
-            tool: tool.to_owned(),
-            title: format!("{tool} {detail}"),
-            detail,
-            always_rule,
-        }));
-        if self.auto_approve {
-            self.auto_approve_open_prompt(now);
-        }
-    }
-
-    /// Approves the open permission prompt, if any, as auto-approve (`once`).
-    pub(super) fn auto_approve_open_prompt(&mut self, now: Instant) {
-        if let Some(prompt_id) = self.open_permission() {
-            self.settle_permission(
-                now,
-                prompt_id,
-                PermissionReply::Once,
-                None,
-                ResolvedBy::AutoApprove,
-            );
-        }
-    }
-
-    fn open_permission(&mut self) -> Option<String> {
-        match self.tool_step()?.running.as_ref()? {
-            Running {
-                wait: Wait::Permission { prompt_id, .. },
-                ..
-            } => Some(prompt_id.clone()),
-            _ => None,
-        }
-    }
-
-    /// `respond_permission`.
-    pub(super) fn respond_permission(
-        &mut self,
-        now: Instant,
-        reply: RespondPermission,
-    ) -> Result<(), String> {
-        if self.open_permission().as_deref() != Some(reply.id.as_str()) {
-            return Err(format!("no open permission prompt {:?}", reply.id));
-        }
-        self.settle_permission(
-            now,
-            reply.id,
-            reply.reply,
-            reply.message,
-            ResolvedBy::Client,
-        );
-        Ok(())
-    }
-
-    fn settle_permission(
-        &mut self,
-        now: Instant,
-        prompt_id: String,
-        reply: PermissionReply,
-        message: Option<String>,
-        by: ResolvedBy,
-    ) {
-        let Some(running) = self.tool_step().and_then(|s| s.running.as_mut()) else {
-            return;
-        };
-        let Wait::Permission { args, rule, .. } =
-            std::mem::replace(&mut running.wait, Wait::Deciding)
-        else {
-            return;
-        };
-        self.emit(Event::PermissionResolved(PermissionResolved {
-            id: prompt_id,
-            reply,
-            by,
-        }));
-        match reply {
-            PermissionReply::Reject => {
-                let mut why = "the user rejected this call".to_owned();
-                if let Some(message) = message.filter(|m| !m.trim().is_empty()) {
-                    why.push_str(": ");
-                    why.push_str(&message);
-                }
-                self.finish_tool(ToolStatus::Denied, why, None);
-                self.run_next_tool(now);
-            }
-            PermissionReply::Always => {
-                self.gate.grant(rule);
-                self.execute(now, args);
-                self.run_next_tool(now);
-            }
-            PermissionReply::Once => {
-                self.execute(now, args);
-                self.run_next_tool(now);
-            }
-        }
-    }
-
-    /// `answer_question`.
-    pub(super) fn answer_question(
-        &mut self,
-        now: Instant,
-        answer: AnswerQuestion,
-    ) -> Result<(), String> {
-        let open = match self.tool_step().and_then(|s| s.running.as_ref()) {
-            Some(Running {
-                wait: Wait::Question { question_id },
-                ..
-            }) => Some(question_id.clone()),
-            _ => None,
-        };
-        if open.as_deref() != Some(answer.id.as_str()) {
-            return Err(format!("no open question {:?}", answer.id));
-        }
-        self.emit(Event::QuestionResolved(QuestionResolved {
-            id: answer.id,
-            reply: answer.reply.clone(),
-            by: ResolvedBy::Client,
-        }));
-        let text = match answer.reply {
-            QuestionReply::Answered(labels) => format!("The user chose: {}", labels.join(", ")),
-            QuestionReply::Custom(text) => format!("The user answered: {text}"),
-            QuestionReply::Dismissed => "The user dismissed the question.".to_owned(),
-        };
-        self.finish_tool(ToolStatus::Ok, text, None);
-        self.run_next_tool(now);
-        Ok(())
-    }
-
     /// Whether the running call waits for the open `id`.
     fn awaits_open(&mut self, id: EffectId) -> bool {
         matches!(
@@ -472,145 +276,37 @@ impl Session {
         )
     }
 
-    /// The handle of the running call's opened file, taken by the output that consumes it.
-    fn take_opened(&mut self) -> Option<EffectId> {
-        self.tool_step()
-            .and_then(|s| s.running.as_mut())
-            .and_then(|r| r.opened.take())
-    }
-
-    /// The read of the running call's file: through the file opened for it (`consumed` when
-    /// the read is its last use), else (a call whose file was not opened) of `path`.
-    fn read_output(&mut self, id: EffectId, path: String, consumed: bool) -> Output {
-        let handle = if consumed {
-            self.take_opened()
-        } else {
-            self.tool_step().and_then(|s| s.running.as_ref()?.opened)
-        };
-        match handle {
-            Some(handle) => Output::ReadOpened {
-                id,
-                handle,
-                max_bytes: READ_MAX,
-            },
-            None => Output::ReadFile {
-                id,
-                path,
-                max_bytes: READ_MAX,
-            },
-        }
-    }
-
-    /// The write of `bytes`: through the file opened for the call, else (a call whose file was
-    /// not opened) to `path`.
-    fn write_output(&mut self, id: EffectId, path: String, bytes: Vec<u8>) -> Output {
-        match self.take_opened() {
-            Some(handle) => Output::ReplaceOpened { id, handle, bytes },
-            None => Output::WriteFile { id, path, bytes },
-        }
-    }
-
     /// Starts the work of an allowed call.
     pub(super) fn execute(&mut self, now: Instant, args: ToolArgs) {
         let id = self.effect_id(Owner::Tool);
-        let cwd = self.cwd.clone();
-        let (output, work) = match args {
-            ToolArgs::Read {
-                path,
-                offset,
-                limit,
-            } => (
-                self.read_output(id, resolve(&cwd, &path).absolute, true),
-                Work::Read { offset, limit },
-            ),
-            ToolArgs::Write { path, content } => {
-                let target = resolve(&cwd, &path);
-                let done = format!("Wrote {} bytes to {}", content.len(), target.shown);
-                (
-                    self.write_output(id, target.absolute.clone(), content.into_bytes()),
-                    Work::Write {
-                        shown: target.shown,
-                        done,
-                        diff: None,
-                    },
-                )
+        let cx = work::Context {
+            cwd: &self.cwd,
+            redactor: &self.redactor,
+            bash_timeout: self.timings.bash_timeout,
+            tool_env_unset: &self.tool_env_unset,
+        };
+        let Some(running) = running_call(&mut self.turn) else {
+            return;
+        };
+        let args = match Work::begin(args, id, &mut running.opened, &cx) {
+            Begun::Io(output, work) => {
+                let deadline = work.limit().map(|limit| now + limit);
+                running.wait = Wait::Effect {
+                    effect: id,
+                    work,
+                    deadline,
+                };
+                return self.outputs.push_back(output);
             }
-            ToolArgs::Edit {
-                path,
-                old_text,
-                new_text,
-                replace_all,
-            } => {
-                let target = resolve(&cwd, &path);
-                (
-                    // The edit replaces the file through the same handle after reading it.
-                    self.read_output(id, target.absolute.clone(), false),
-                    Work::EditRead {
-                        target,
-                        old_text,
-                        new_text,
-                        replace_all,
-                    },
-                )
-            }
-            ToolArgs::Bash {
-                command,
-                timeout_ms,
-            } => {
-                let timeout = timeout_ms.map_or(self.timings.bash_timeout, Duration::from_millis);
-                (
-                    Output::Spawn {
-                        id,
-                        program: "bash".to_owned(),
-                        args: vec!["-c".to_owned(), command],
-                        cwd,
-                        env: Vec::new(),
-                        unset: self.tool_env_unset.clone(),
-                    },
-                    Work::Bash {
-                        output: BashOutput::new(&self.redactor),
-                        deadline: now + timeout,
-                        limit: timeout,
-                        timed_out: false,
-                    },
-                )
-            }
-            ToolArgs::Grep {
-                pattern,
-                path,
-                glob,
-                case_insensitive,
-            } => {
-                let root = resolve(&cwd, path.as_deref().unwrap_or("."));
-                (
-                    Output::Search {
-                        id,
-                        root: root.absolute,
-                        pattern,
-                        glob,
-                        case_insensitive,
-                        max_results: GREP_MAX,
-                    },
-                    Work::Grep { root: root.shown },
-                )
-            }
-            ToolArgs::Glob { pattern, path } => {
-                let root = resolve(&cwd, path.as_deref().unwrap_or("."));
-                (
-                    Output::ListFiles {
-                        id,
-                        root: root.absolute,
-                        pattern,
-                        max_results: GLOB_MAX,
-                    },
-                    Work::Glob { root: root.shown },
-                )
-            }
+            Begun::Not(args) => args,
+        };
+        match args {
             ToolArgs::AskUser {
                 question,
                 options,
                 multiple,
             } => {
+                self.owners.forget(id);
                 self.next_prompt += 1;
                 let question_id = format!("q_{}", self.next_prompt);
                 let Some(running) = self.tool_step().and_then(|s| s.running.as_mut()) else {
@@ -627,26 +323,24 @@ impl Session {
                     options,
                     multiple,
                 }));
-                return;
             }
             ToolArgs::Mcp { name, input, .. } => {
                 // The MCP machine issues its own effects.
                 self.owners.forget(id);
-                return self.send_mcp_call(now, &name, input);
+                self.send_mcp_call(now, &name, input);
             }
             ToolArgs::UpdatePlan { entries } => {
+                self.owners.forget(id);
                 let steps = entries.len();
                 self.emit(Event::PlanUpdated(PlanUpdated { entries }));
-                return self.finish_tool(
+                self.finish_tool(
                     ToolStatus::Ok,
                     format!("Plan updated ({steps} steps)."),
                     None,
                 );
             }
-        };
-        if let Some(running) = self.tool_step().and_then(|s| s.running.as_mut()) {
-            running.wait = Wait::Effect { effect: id, work };
-            self.outputs.push_back(output);
+            // Begun as io work above.
+            _ => {}
         }
     }
 
@@ -658,7 +352,7 @@ impl Session {
             // Opened for a call that ended meanwhile (an interrupt): io must not hold it.
             return self.outputs.push_back(Output::CloseOpened { handle: *id });
         }
-        let Some(running) = self.tool_step().and_then(|s| s.running.as_mut()) else {
+        let Some(running) = running_call(&mut self.turn) else {
             return;
         };
         match (&running.wait, &input) {
@@ -684,164 +378,56 @@ impl Session {
             }
             _ => {}
         }
-        let Wait::Effect { effect, work } = &mut running.wait else {
+        let Wait::Effect { effect, work, .. } = &mut running.wait else {
             return;
         };
-        let call_id = running.call_id.clone();
         let effect = *effect;
-        match (input, work) {
-            (Input::ProcessOutput { id, stream, bytes }, Work::Bash { output, .. })
-                if id == effect =>
-            {
-                let stream = match stream {
-                    Stream::Stdout => OutputStream::Stdout,
-                    Stream::Stderr => OutputStream::Stderr,
-                };
-                if let Some(delta) = output.output(&call_id, stream, bytes) {
-                    self.emit(delta);
-                }
-            }
-            (
-                Input::ProcessExited { id, status },
-                Work::Bash {
-                    output,
-                    timed_out,
-                    limit,
-                    ..
-                },
-            ) if id == effect => {
-                let timed_out = timed_out.then_some(*limit);
-                let (delta, status, text) = output.exited(&call_id, status, timed_out);
-                if let Some(delta) = delta {
-                    self.emit(delta);
-                }
-                self.finish_tool(status, text, None);
-                self.run_next_tool(now);
-            }
-            (Input::FileRead { id, result }, Work::Read { offset, limit }) if id == effect => {
-                let (offset, limit) = (*offset, *limit);
-                let (status, text) = match result {
-                    Err(error) => (ToolStatus::Error, error),
-                    Ok(content) => read_view(&self.redactor, content, offset, limit),
-                };
-                self.finish_tool(status, text, None);
-                self.run_next_tool(now);
-            }
-            (Input::FileRead { id, result }, Work::EditRead { .. }) if id == effect => {
-                self.edit_read(now, result);
-            }
-            (Input::FileWritten { id, result }, Work::Write { shown, done, diff })
-                if id == effect =>
-            {
-                let (shown, done, diff) = (shown.clone(), done.clone(), diff.take());
-                match result {
-                    Ok(()) => {
-                        if let Some(turn) = self.turn.as_mut() {
-                            turn.note_changed_files();
-                        }
-                        self.emit(Event::FilesChanged(FilesChanged { paths: vec![shown] }));
-                        self.finish_tool(ToolStatus::Ok, done, diff);
-                    }
-                    Err(error) => self.finish_tool(ToolStatus::Error, error, None),
-                }
-                self.run_next_tool(now);
-            }
-            (Input::SearchDone { id, result }, Work::Grep { root }) if id == effect => {
-                // A secrets file, or one a deny rule on reading covers, is no search result,
-                // whatever the pattern.
-                let root = std::mem::take(root);
-                let result = result.map(|mut hits| {
-                    hits.retain(|h| !self.gate.hides(&under(&root, &h.path)));
-                    hits
-                });
-                let (status, text) = grep_view(result, GREP_MAX);
-                self.finish_tool(status, text, None);
-                self.run_next_tool(now);
-            }
-            (Input::FilesListed { id, result }, Work::Glob { root }) if id == effect => {
-                let root = std::mem::take(root);
-                let result = result.map(|mut paths| {
-                    paths.retain(|p| !self.gate.hides(&under(&root, p)));
-                    paths
-                });
-                let (status, text) = glob_view(result, GLOB_MAX);
-                self.finish_tool(status, text, None);
-                self.run_next_tool(now);
-            }
-            _ => {}
-        }
-    }
-
-    /// The file to edit was read: apply the edit and write it back.
-    fn edit_read(&mut self, now: Instant, result: Result<FileContent, String>) {
-        let Some(running) = self.tool_step().and_then(|s| s.running.as_mut()) else {
-            return;
-        };
-        let Wait::Effect {
-            work:
-                Work::EditRead {
-                    target,
-                    old_text,
-                    new_text,
-                    replace_all,
-                },
-            ..
-        } = &running.wait
-        else {
-            return;
-        };
-        let target = target.clone();
-        let edited = result.and_then(|content| {
-            if content.total_len > content.bytes.len() as u64 {
-                return Err(format!("{} is too large to edit", target.shown));
-            }
-            let text = String::from_utf8(content.bytes)
-                .map_err(|_| format!("{} is not UTF-8 text", target.shown))?;
-            let (new, count) = apply_edit(&text, old_text, new_text, *replace_all)?;
-            Ok((new, count, unified_diff(&target.shown, old_text, new_text)))
-        });
-        match edited {
-            Err(error) => {
-                self.finish_tool(ToolStatus::Error, error, None);
-                self.run_next_tool(now);
-            }
-            Ok((content, count, diff)) => {
+        match work.take(input, effect, &running.call_id, &self.gate, &self.redactor) {
+            Progress::Unrelated => {}
+            Progress::Shown(delta) => self.emit(delta),
+            Progress::Write { path, bytes, then } => {
                 let id = self.effect_id(Owner::Tool);
-                let done = format!("Edited {}: {count} replacement(s)", target.shown);
-                if let Some(running) = self.tool_step().and_then(|s| s.running.as_mut()) {
-                    running.wait = Wait::Effect {
-                        effect: id,
-                        work: Work::Write {
-                            shown: target.shown,
-                            done,
-                            diff: Some(diff),
-                        },
-                    };
-                }
-                let output = self.write_output(id, target.absolute, content.into_bytes());
+                let Some(running) = self.tool_step().and_then(|s| s.running.as_mut()) else {
+                    return;
+                };
+                running.wait = Wait::Effect {
+                    effect: id,
+                    work: *then,
+                    deadline: None,
+                };
+                let output = work::write_output(id, path, bytes, &mut running.opened);
                 self.outputs.push_back(output);
+            }
+            Progress::Done(done) => {
+                if let Some(shown) = done.shown {
+                    self.emit(shown);
+                }
+                if let Some(path) = done.changed {
+                    if let Some(turn) = self.turn.as_mut() {
+                        turn.note_changed_files();
+                    }
+                    self.emit(Event::FilesChanged(FilesChanged { paths: vec![path] }));
+                }
+                self.finish_tool(done.status, done.text, done.diff);
+                self.run_next_tool(now);
             }
         }
     }
 
     /// A bash call ran out of time: kill its process group; its exit finishes the call.
     pub(super) fn tool_timeout(&mut self, now: Instant) {
-        let Some(running) = self.tool_step().and_then(|s| s.running.as_mut()) else {
-            return;
-        };
-        if let Wait::Effect {
-            effect,
-            work:
-                Work::Bash {
-                    deadline,
-                    timed_out,
-                    ..
+        if let Some(Running {
+            wait:
+                Wait::Effect {
+                    effect,
+                    work,
+                    deadline: Some(deadline),
                 },
-        } = &mut running.wait
-            && !*timed_out
+            ..
+        }) = self.tool_step().and_then(|s| s.running.as_mut())
             && *deadline <= now
+            && work.time_out()
         {
-            *timed_out = true;
             let id = *effect;
             self.outputs.push_back(Output::Kill { id });
         }
@@ -953,10 +539,7 @@ impl Session {
                         by: ResolvedBy::Interrupt,
                     }))
                 }
-                Wait::Effect {
-                    effect,
-                    work: Work::Bash { .. },
-                } => {
+                Wait::Effect { effect, work, .. } if work.is_command() => {
                     self.outputs.push_back(Output::Kill { id: effect });
                 }
                 Wait::Mcp { call } => self.cancel_mcp_call(call),
@@ -982,4 +565,10 @@ impl Session {
             content: step.results,
         });
     }
+}
+
+/// The running call of `turn`, borrowing nothing else of the session: its gate and redactor
+/// stay free for the work the call does.
+fn running_call(turn: &mut Option<Turn>) -> Option<&mut Running> {
+    turn.as_mut()?.tools_mut()?.running.as_mut()
 }

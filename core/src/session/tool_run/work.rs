@@ -1,0 +1,409 @@
+//! A running call's io work: the effect that does an allowed call's job (a read, a write, an
+//! edit's read and then its write, a command, a search, a listing) and what each io result
+//! means for the call. It keeps what the job needs between effects and answers every result
+//! with a value ([`Progress`]); the session issues the effects and ends the call.
+
+use std::time::Duration;
+
+use crate::effects::{EffectId, FileContent, Input, Output, Stream};
+use crate::permissions::redact::Redactor;
+use crate::protocol::events::{Event, OutputStream, ToolStatus};
+
+use super::super::tool_gate::ToolGate;
+use super::super::tools::args::ToolArgs;
+use super::super::tools::bash_run::BashOutput;
+use super::super::tools::paths::{Resolved, resolve};
+use super::super::tools::shaping::apply_edit;
+use super::super::tools::views::{glob_view, grep_view, read_view, under, unified_diff};
+
+/// The largest file `read` shows (from its start) and `edit` changes.
+const READ_MAX: u64 = 4 * 1024 * 1024;
+/// Matches `grep` returns.
+pub(super) const GREP_MAX: usize = 200;
+/// Paths `glob` returns.
+pub(super) const GLOB_MAX: usize = 500;
+
+/// What a job reads of the session.
+pub(super) struct Context<'a> {
+    /// Where relative paths start.
+    pub cwd: &'a str,
+    /// What output must not show.
+    pub redactor: &'a Redactor,
+    /// A command's time when the call names none.
+    pub bash_timeout: Duration,
+    /// What commands do not inherit of luxe's environment.
+    pub tool_env_unset: &'a [String],
+}
+
+/// The job of a call, and the state it keeps while io does it.
+#[derive(Debug)]
+pub(super) enum Work {
+    Read {
+        offset: Option<u64>,
+        limit: Option<u64>,
+    },
+    EditRead {
+        target: Resolved,
+        old_text: String,
+        new_text: String,
+        replace_all: bool,
+    },
+    Write {
+        shown: String,
+        done: String,
+        diff: Option<String>,
+    },
+    /// A command, which may run for `limit` (the session keeps the clock).
+    Bash {
+        output: BashOutput,
+        limit: Duration,
+        timed_out: bool,
+    },
+    /// A search or listing under `root` (relative to cwd when inside it).
+    Grep {
+        root: String,
+    },
+    Glob {
+        root: String,
+    },
+}
+
+/// How a call's arguments begin.
+#[derive(Debug)]
+pub(super) enum Begun {
+    /// An io job: the effect to issue and the work that waits for its result.
+    Io(Output, Work),
+    /// No io job (a question, a plan, an MCP call): the session handles these itself.
+    Not(ToolArgs),
+}
+
+/// What an io result did to a job.
+#[derive(Debug)]
+pub(super) enum Progress {
+    /// Not this job's result.
+    Unrelated,
+    /// Output of a running command, for the client.
+    Shown(Event),
+    /// The job is over: the call ends with this.
+    Done(Done),
+    /// The edit's file was read and edited: write `bytes` (through the opened file, if any,
+    /// else to `path`) and wait for that with `then`.
+    Write {
+        path: String,
+        bytes: Vec<u8>,
+        then: Box<Work>,
+    },
+}
+
+/// How a job ended.
+#[derive(Debug, PartialEq)]
+pub(super) struct Done {
+    pub status: ToolStatus,
+    pub text: String,
+    pub diff: Option<String>,
+    /// The last output of a command, shown before it ends.
+    pub shown: Option<Event>,
+    /// The file it changed, as shown.
+    pub changed: Option<String>,
+}
+
+impl Done {
+    fn of(status: ToolStatus, text: String) -> Self {
+        Self {
+            status,
+            text,
+            diff: None,
+            shown: None,
+            changed: None,
+        }
+    }
+}
+
+impl Work {
+    /// Begins the job of an allowed call as effect `id`. `opened` is the file io
+    /// holds open for the call, if any: a read or write goes through it (and takes it when
+    /// that is its last use), so what was decided on is what is read or replaced.
+    pub(super) fn begin(
+        args: ToolArgs,
+        id: EffectId,
+        opened: &mut Option<EffectId>,
+        cx: &Context<'_>,
+    ) -> Begun {
+        let cwd = cx.cwd;
+        let (output, work) = match args {
+            ToolArgs::Read {
+                path,
+                offset,
+                limit,
+            } => (
+                read_output(id, resolve(cwd, &path).absolute, opened.take()),
+                Work::Read { offset, limit },
+            ),
+            ToolArgs::Write { path, content } => {
+                let target = resolve(cwd, &path);
+                let done = format!("Wrote {} bytes to {}", content.len(), target.shown);
+                (
+                    write_output(id, target.absolute.clone(), content.into_bytes(), opened),
+                    Work::Write {
+                        shown: target.shown,
+                        done,
+                        diff: None,
+                    },
+                )
+            }
+            ToolArgs::Edit {
+                path,
+                old_text,
+                new_text,
+                replace_all,
+            } => {
+                let target = resolve(cwd, &path);
+                (
+                    // The edit replaces the file through the same handle after reading it.
+                    read_output(id, target.absolute.clone(), *opened),
+                    Work::EditRead {
+                        target,
+                        old_text,
+                        new_text,
+                        replace_all,
+                    },
+                )
+            }
+            ToolArgs::Bash {
+                command,
+                timeout_ms,
+            } => {
+                let timeout = timeout_ms.map_or(cx.bash_timeout, Duration::from_millis);
+                (
+                    Output::Spawn {
+                        id,
+                        program: "bash".to_owned(),
+                        args: vec!["-c".to_owned(), command],
+                        cwd: cwd.to_owned(),
+                        env: Vec::new(),
+                        unset: cx.tool_env_unset.to_vec(),
+                    },
+                    Work::Bash {
+                        output: BashOutput::new(cx.redactor),
+                        limit: timeout,
+                        timed_out: false,
+                    },
+                )
+            }
+            ToolArgs::Grep {
+                pattern,
+                path,
+                glob,
+                case_insensitive,
+            } => {
+                let root = resolve(cwd, path.as_deref().unwrap_or("."));
+                (
+                    Output::Search {
+                        id,
+                        root: root.absolute,
+                        pattern,
+                        glob,
+                        case_insensitive,
+                        max_results: GREP_MAX,
+                    },
+                    Work::Grep { root: root.shown },
+                )
+            }
+            ToolArgs::Glob { pattern, path } => {
+                let root = resolve(cwd, path.as_deref().unwrap_or("."));
+                (
+                    Output::ListFiles {
+                        id,
+                        root: root.absolute,
+                        pattern,
+                        max_results: GLOB_MAX,
+                    },
+                    Work::Glob { root: root.shown },
+                )
+            }
+            other @ (ToolArgs::AskUser { .. }
+            | ToolArgs::Mcp { .. }
+            | ToolArgs::UpdatePlan { .. }) => return Begun::Not(other),
+        };
+        Begun::Io(output, work)
+    }
+
+    /// What `input`, a result of effect `effect` for call `call_id`, does to the job. Search
+    /// hits and listed paths that `gate` hides (a secrets file, a path a read rule denies)
+    /// are no result, whatever the pattern.
+    pub(super) fn take(
+        &mut self,
+        input: Input<'_>,
+        effect: EffectId,
+        call_id: &str,
+        gate: &ToolGate,
+        redactor: &Redactor,
+    ) -> Progress {
+        match (input, self) {
+            (Input::ProcessOutput { id, stream, bytes }, Work::Bash { output, .. })
+                if id == effect =>
+            {
+                let stream = match stream {
+                    Stream::Stdout => OutputStream::Stdout,
+                    Stream::Stderr => OutputStream::Stderr,
+                };
+                output
+                    .output(call_id, stream, bytes)
+                    .map_or(Progress::Unrelated, Progress::Shown)
+            }
+            (
+                Input::ProcessExited { id, status },
+                Work::Bash {
+                    output,
+                    timed_out,
+                    limit,
+                    ..
+                },
+            ) if id == effect => {
+                let timed_out = timed_out.then_some(*limit);
+                let (shown, status, text) = output.exited(call_id, status, timed_out);
+                Progress::Done(Done {
+                    shown,
+                    ..Done::of(status, text)
+                })
+            }
+            (Input::FileRead { id, result }, Work::Read { offset, limit }) if id == effect => {
+                let (status, text) = match result {
+                    Err(error) => (ToolStatus::Error, error),
+                    Ok(content) => read_view(redactor, content, *offset, *limit),
+                };
+                Progress::Done(Done::of(status, text))
+            }
+            (
+                Input::FileRead { id, result },
+                Work::EditRead {
+                    target,
+                    old_text,
+                    new_text,
+                    replace_all,
+                },
+            ) if id == effect => edited(result, target, old_text, new_text, *replace_all),
+            (Input::FileWritten { id, result }, Work::Write { shown, done, diff })
+                if id == effect =>
+            {
+                match result {
+                    Ok(()) => Progress::Done(Done {
+                        diff: diff.take(),
+                        changed: Some(shown.clone()),
+                        ..Done::of(ToolStatus::Ok, std::mem::take(done))
+                    }),
+                    Err(error) => Progress::Done(Done::of(ToolStatus::Error, error)),
+                }
+            }
+            (Input::SearchDone { id, result }, Work::Grep { root }) if id == effect => {
+                let result = result.map(|mut hits| {
+                    hits.retain(|h| !gate.hides(&under(root, &h.path)));
+                    hits
+                });
+                let (status, text) = grep_view(result, GREP_MAX);
+                Progress::Done(Done::of(status, text))
+            }
+            (Input::FilesListed { id, result }, Work::Glob { root }) if id == effect => {
+                let result = result.map(|mut paths| {
+                    paths.retain(|p| !gate.hides(&under(root, p)));
+                    paths
+                });
+                let (status, text) = glob_view(result, GLOB_MAX);
+                Progress::Done(Done::of(status, text))
+            }
+            _ => Progress::Unrelated,
+        }
+    }
+
+    /// How long a command may run, while it has not run out of time.
+    pub(super) fn limit(&self) -> Option<Duration> {
+        match self {
+            Work::Bash {
+                limit,
+                timed_out: false,
+                ..
+            } => Some(*limit),
+            _ => None,
+        }
+    }
+
+    /// Marks a command as out of time, once: true when its process group must now be killed
+    /// (its exit then ends the call, saying so).
+    pub(super) fn time_out(&mut self) -> bool {
+        match self {
+            Work::Bash { timed_out, .. } if !*timed_out => {
+                *timed_out = true;
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Whether the job is a command (a process to kill when the call is interrupted).
+    pub(super) fn is_command(&self) -> bool {
+        matches!(self, Work::Bash { .. })
+    }
+}
+
+/// The edit of a file that was read as `result`, as the write to make or why there is none.
+fn edited(
+    result: Result<FileContent, String>,
+    target: &Resolved,
+    old_text: &str,
+    new_text: &str,
+    replace_all: bool,
+) -> Progress {
+    let edit = result.and_then(|content| {
+        if content.total_len > content.bytes.len() as u64 {
+            return Err(format!("{} is too large to edit", target.shown));
+        }
+        let text = String::from_utf8(content.bytes)
+            .map_err(|_| format!("{} is not UTF-8 text", target.shown))?;
+        let (new, count) = apply_edit(&text, old_text, new_text, replace_all)?;
+        Ok((new, count, unified_diff(&target.shown, old_text, new_text)))
+    });
+    match edit {
+        Err(error) => Progress::Done(Done::of(ToolStatus::Error, error)),
+        Ok((content, count, diff)) => Progress::Write {
+            path: target.absolute.clone(),
+            bytes: content.into_bytes(),
+            then: Box::new(Work::Write {
+                done: format!("Edited {}: {count} replacement(s)", target.shown),
+                shown: target.shown.clone(),
+                diff: Some(diff),
+            }),
+        },
+    }
+}
+
+/// The read of the call's file: through `handle` (the file opened for it), else of `path`.
+fn read_output(id: EffectId, path: String, handle: Option<EffectId>) -> Output {
+    match handle {
+        Some(handle) => Output::ReadOpened {
+            id,
+            handle,
+            max_bytes: READ_MAX,
+        },
+        None => Output::ReadFile {
+            id,
+            path,
+            max_bytes: READ_MAX,
+        },
+    }
+}
+
+/// The write of `bytes`: through the file opened for the call (its last use), else to `path`.
+pub(super) fn write_output(
+    id: EffectId,
+    path: String,
+    bytes: Vec<u8>,
+    opened: &mut Option<EffectId>,
+) -> Output {
+    match opened.take() {
+        Some(handle) => Output::ReplaceOpened { id, handle, bytes },
+        None => Output::WriteFile { id, path, bytes },
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,278 @@
+//! The io jobs on their own: which effect each call begins with, what every result means,
+//! that an edit writes through the file it read, and that hidden paths are no search result.
+
+use super::*;
+use crate::permissions::{Permissions, RuleSet};
+use crate::protocol::events::ToolOutputDelta;
+use crate::protocol::values::PermissionMode;
+
+const CWD: &str = "/work/p";
+const ID: EffectId = EffectId(7);
+
+fn cx(redactor: &Redactor) -> Context<'_> {
+    Context {
+        cwd: CWD,
+        redactor,
+        bash_timeout: Duration::from_secs(120),
+        tool_env_unset: &[],
+    }
+}
+
+fn gate() -> ToolGate {
+    let permissions = Permissions::new(PermissionMode::Default, RuleSet::default());
+    ToolGate::new(CWD, permissions, Vec::new(), Vec::new())
+}
+
+fn begin(args: ToolArgs, opened: &mut Option<EffectId>) -> (Output, Work) {
+    let redactor = Redactor::default();
+    match Work::begin(args, ID, opened, &cx(&redactor)) {
+        Begun::Io(output, work) => (output, work),
+        Begun::Not(args) => panic!("{args:?} is io work"),
+    }
+}
+
+fn take(work: &mut Work, input: Input<'_>) -> Progress {
+    work.take(input, ID, "call_1", &gate(), &Redactor::default())
+}
+
+fn ended(progress: Progress) -> Done {
+    match progress {
+        Progress::Done(done) => done,
+        other => panic!("not done: {other:?}"),
+    }
+}
+
+fn content(text: &str) -> FileContent {
+    FileContent::whole(text.as_bytes().to_vec())
+}
+
+#[test]
+fn a_read_goes_through_the_opened_file_and_takes_it() {
+    let mut opened = Some(EffectId(3));
+    let read = ToolArgs::Read {
+        path: "a.txt".into(),
+        offset: None,
+        limit: None,
+    };
+    let (output, mut work) = begin(read, &mut opened);
+    assert!(matches!(
+        output,
+        Output::ReadOpened {
+            id: ID,
+            handle: EffectId(3),
+            ..
+        }
+    ));
+    assert_eq!(opened, None, "its last use");
+    let other = take(
+        &mut work,
+        Input::FileRead {
+            id: EffectId(8),
+            result: Ok(content("x")),
+        },
+    );
+    assert!(matches!(other, Progress::Unrelated), "another effect's");
+    let done = ended(take(
+        &mut work,
+        Input::FileRead {
+            id: ID,
+            result: Ok(content("hello\n")),
+        },
+    ));
+    assert_eq!(done.status, ToolStatus::Ok);
+    assert!(done.text.contains("hello"), "{}", done.text);
+    assert_eq!(done.changed, None);
+}
+
+#[test]
+fn an_edit_reads_then_writes_through_the_same_file_with_its_diff() {
+    let mut opened = Some(EffectId(3));
+    let edit = ToolArgs::Edit {
+        path: "a.txt".into(),
+        old_text: "hello".into(),
+        new_text: "bye".into(),
+        replace_all: false,
+    };
+    let (output, mut work) = begin(edit, &mut opened);
+    assert!(matches!(output, Output::ReadOpened { .. }));
+    assert_eq!(opened, Some(EffectId(3)), "kept for the write");
+    let Progress::Write { path, bytes, then } = take(
+        &mut work,
+        Input::FileRead {
+            id: ID,
+            result: Ok(content("hello world\n")),
+        },
+    ) else {
+        panic!("an edit that applies is written");
+    };
+    assert_eq!(path, "/work/p/a.txt");
+    assert_eq!(bytes, b"bye world\n");
+    let write = write_output(EffectId(9), path, bytes, &mut opened);
+    assert!(matches!(
+        write,
+        Output::ReplaceOpened {
+            handle: EffectId(3),
+            ..
+        }
+    ));
+    let mut then = *then;
+    let written = then.take(
+        Input::FileWritten {
+            id: EffectId(9),
+            result: Ok(()),
+        },
+        EffectId(9),
+        "call_1",
+        &gate(),
+        &Redactor::default(),
+    );
+    let done = ended(written);
+    assert_eq!(done.status, ToolStatus::Ok);
+    assert_eq!(done.text, "Edited a.txt: 1 replacement(s)");
+    assert_eq!(done.changed.as_deref(), Some("a.txt"));
+    assert!(
+        done.diff
+            .is_some_and(|d| d.contains("-hello") && d.contains("+bye"))
+    );
+}
+
+#[test]
+fn an_edit_of_a_file_too_large_or_not_text_or_without_the_text_writes_nothing() {
+    let edit = || ToolArgs::Edit {
+        path: "a.txt".into(),
+        old_text: "hello".into(),
+        new_text: "bye".into(),
+        replace_all: false,
+    };
+    let cut = FileContent {
+        total_len: 99,
+        ..content("hello")
+    };
+    let binary = FileContent::whole(vec![0xff, 0xfe]);
+    for (read, why) in [
+        (cut, "a.txt is too large to edit"),
+        (binary, "a.txt is not UTF-8 text"),
+        (content("nothing here"), "old_text"),
+    ] {
+        let (_, mut work) = begin(edit(), &mut None);
+        let done = ended(take(
+            &mut work,
+            Input::FileRead {
+                id: ID,
+                result: Ok(read),
+            },
+        ));
+        assert_eq!(done.status, ToolStatus::Error);
+        assert!(done.text.contains(why), "{}", done.text);
+        assert_eq!(done.changed, None);
+    }
+}
+
+#[test]
+fn a_write_that_fails_changes_nothing_and_says_why() {
+    let write = ToolArgs::Write {
+        path: "b.txt".into(),
+        content: "x".into(),
+    };
+    let (output, mut work) = begin(write, &mut None);
+    assert!(matches!(output, Output::WriteFile { ref path, .. } if path == "/work/p/b.txt"));
+    let done = ended(take(
+        &mut work,
+        Input::FileWritten {
+            id: ID,
+            result: Err("disk full".into()),
+        },
+    ));
+    assert_eq!(
+        (done.status, done.text.as_str()),
+        (ToolStatus::Error, "disk full")
+    );
+    assert_eq!(done.changed, None);
+}
+
+#[test]
+fn a_command_shows_its_output_and_times_out_once() {
+    let bash = ToolArgs::Bash {
+        command: "seq 3".into(),
+        timeout_ms: Some(50),
+    };
+    let (output, mut work) = begin(bash, &mut None);
+    assert!(matches!(output, Output::Spawn { ref program, .. } if program == "bash"));
+    assert!(work.is_command());
+    assert_eq!(work.limit(), Some(Duration::from_millis(50)));
+    let shown = take(
+        &mut work,
+        Input::ProcessOutput {
+            id: ID,
+            stream: Stream::Stdout,
+            bytes: b"1\n",
+        },
+    );
+    let Progress::Shown(Event::ToolOutputDelta(ToolOutputDelta { chunk, .. })) = shown else {
+        panic!("output shows as it comes: {shown:?}");
+    };
+    assert_eq!(chunk, "1\n");
+    assert!(work.time_out(), "the first time");
+    assert!(!work.time_out(), "only once");
+    assert_eq!(work.limit(), None, "no deadline once it ran out");
+    let done = ended(take(
+        &mut work,
+        Input::ProcessExited {
+            id: ID,
+            status: Ok(None),
+        },
+    ));
+    assert_ne!(done.status, ToolStatus::Ok);
+    assert!(done.text.contains("1\n"), "{}", done.text);
+}
+
+#[test]
+fn hidden_paths_are_no_search_or_listing_result() {
+    let grep = ToolArgs::Grep {
+        pattern: "TOKEN".into(),
+        path: None,
+        glob: None,
+        case_insensitive: false,
+    };
+    let (_, mut work) = begin(grep, &mut None);
+    let hit = |path: &str| crate::effects::SearchHit {
+        path: path.into(),
+        line: 1,
+        text: "TOKEN=x".into(),
+    };
+    let done = ended(take(
+        &mut work,
+        Input::SearchDone {
+            id: ID,
+            result: Ok(vec![hit(".env"), hit("src/a.rs")]),
+        },
+    ));
+    assert!(done.text.contains("src/a.rs"), "{}", done.text);
+    assert!(!done.text.contains(".env"), "{}", done.text);
+    let glob = ToolArgs::Glob {
+        pattern: "*".into(),
+        path: None,
+    };
+    let (_, mut work) = begin(glob, &mut None);
+    let done = ended(take(
+        &mut work,
+        Input::FilesListed {
+            id: ID,
+            result: Ok(vec!["sub/.env.local".into(), "README.md".into()]),
+        },
+    ));
+    assert!(done.text.contains("README.md"), "{}", done.text);
+    assert!(!done.text.contains(".env"), "{}", done.text);
+}
+
+#[test]
+fn questions_plans_and_mcp_calls_are_no_io_work() {
+    let redactor = Redactor::default();
+    let plan = ToolArgs::UpdatePlan {
+        entries: Vec::new(),
+    };
+    assert!(matches!(
+        Work::begin(plan, ID, &mut Some(EffectId(3)), &cx(&redactor)),
+        Begun::Not(ToolArgs::UpdatePlan { .. })
+    ));
+}
