@@ -21,6 +21,7 @@
 //! - `store.rs`: the append-only session file and `list_sessions`.
 //! - `context.rs`: the start-up probes (`git status`, `AGENTS.md`).
 //! - guided review: `review.rs`, `review_saves.rs` (*machine*: the save queue),
+//!   `review_turns.rs` (agent turns on the review and their tools),
 //!   `review_prompts.rs`, `pr_review.rs`, `commit_chapters.rs`.
 //! - GitHub and stacks: `github.rs` (and `github/waiting.rs`), `stack.rs`, each running pure
 //!   chains of git/gh commands from `crate::github` and `crate::stack` (`crate::steps` flows)
@@ -44,6 +45,7 @@ mod pr_review;
 mod review;
 mod review_prompts;
 mod review_saves;
+mod review_turns;
 mod server_probe;
 mod stack;
 mod step_runner;
@@ -93,7 +95,7 @@ struct Queued {
     text: String,
     images: Vec<Image>,
     /// Set for a review turn: what it does on the review.
-    review: Option<review::ReviewTask>,
+    review: Option<review_turns::ReviewTask>,
 }
 
 /// Session state and the queue of outputs it produced.

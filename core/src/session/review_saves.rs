@@ -11,7 +11,7 @@ use crate::protocol::findings::{Anchor, Severity, ThreadEntry};
 use crate::protocol::review::Review;
 use crate::review::findings::{AgentTask, Edit, Stored};
 
-use super::review::ReviewWork;
+use super::review_turns::ReviewWork;
 
 /// A change waiting for its turn to be saved.
 #[derive(Debug)]

@@ -21,7 +21,7 @@ use crate::protocol::values::{CompactionTrigger, TurnEndReason, TurnSource};
 
 use super::compaction::TurnCompaction;
 use super::model_step::{ModelStep, Outcome, Sent, retry_delay};
-use super::review::ReviewTask;
+use super::review_turns::ReviewTask;
 use super::tool_run::ToolStep;
 use super::tools::definitions::tools_for;
 use super::{Queued, Session};
