@@ -7,8 +7,8 @@
 //! - `mod.rs`: the [`Session`] itself — the action gate (`handle_incoming`), start-up, and
 //!   routing: an effect's result goes to the feature its id was issued for (`owners.rs`).
 //! - the conversation and its turns: `conversation.rs` (*machine*: the model's view, the
-//!   provider's count and characters per token), `turn.rs` (a turn's steps: requests, tool
-//!   calls, its end), `model_step.rs` (*machine*: one model request — HTTP inputs in, frames and
+//!   provider's count and characters per token), `turn/` (a turn's steps: requests — `requests.rs` —,
+//!   tool calls, its end), `model_step.rs` (*machine*: one model request — HTTP inputs in, frames and
 //!   how it ended out), `compaction.rs` (summaries and drops when the window fills),
 //!   `unanswered.rs` (calls a failure left without results), `system_prompt.rs`,
 //!   `server_probe.rs` (what a local server says of its model, and what servers said).

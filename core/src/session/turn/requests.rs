@@ -1,238 +1,34 @@
-//! A turn: model requests with retries, streamed events, then tool calls, until the model ends
-//! its answer, fails, or the client interrupts.
+//! A turn's model requests: building each request from the conversation, the stream's events
+//! as frames, how an answer ends (tool calls, the end of the turn, a retry after a failure),
+//! and the usage and cost it adds. One request itself is `model_step.rs`'s machine.
 
-use super::owners::Owner;
+use crate::session::owners::Owner;
 use std::time::Instant;
 
 use crate::effects::{EffectId, Output};
 use crate::model::anthropic::{self, AnthropicStream};
 use crate::model::assembler::MessageAssembler;
-use crate::model::catalogue::{ModelRef, Provider};
+use crate::model::catalogue::Provider;
 use crate::model::conversation::ToolSpec;
 use crate::model::conversation::{Block, Message, Role};
 use crate::model::openai::{self, OpenAiStream};
 use crate::model::wire::{
     Endpoint, HttpRequest, ModelCall, ModelEvent, StopReason, StreamDecoder, Usage,
 };
-use crate::protocol::events::{
-    Event, ModelRetrying, TurnEnded, TurnStarted, TurnSteered, TurnUsage,
-};
-use crate::protocol::values::{CompactionTrigger, TurnEndReason, TurnSource};
+use crate::protocol::events::{Event, ModelRetrying};
+use crate::protocol::values::{CompactionTrigger, TurnEndReason};
 
-use super::compaction::TurnCompaction;
-use super::model_step::{ModelStep, Outcome, Sent, retry_delay};
-use super::review_turns::ReviewTask;
-use super::tool_run::ToolStep;
-use super::tools::definitions::tools_for;
-use super::{Queued, Session};
+use super::Step;
+use crate::session::Session;
+use crate::session::model_step::{ModelStep, Outcome, Sent, retry_delay};
+use crate::session::review_turns::ReviewTask;
+use crate::session::tool_run::ToolStep;
+use crate::session::tools::definitions::tools_for;
 use crate::store::Record;
 
-/// A running turn, or a compaction the client asked for (which runs like a turn that only
-/// compacts: it holds the session, queues messages and can be interrupted).
-#[derive(Debug)]
-pub(super) struct Turn {
-    /// The turn's id; empty for a `compact` run.
-    id: String,
-    kind: TurnKind,
-    usage: Usage,
-    cost_usd: Option<f64>,
-    context_tokens: u64,
-    steering: Vec<String>,
-    /// Compaction's part of the turn (owned by `compaction.rs`): while a compaction is under
-    /// way, model requests are summary requests.
-    pub(super) compaction: TurnCompaction,
-    /// What a review turn does on the review.
-    review: Option<ReviewTask>,
-    /// Whether a fix turn called `report`.
-    reported: bool,
-    /// Whether a tool changed files.
-    changed_files: bool,
-    /// The text of the latest answer, for a review thread.
-    answer_text: String,
-    step: Step,
-}
-
-/// What a [`Turn`] is for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum TurnKind {
-    /// A turn of the conversation.
-    Conversation,
-    /// Only a `compact` request.
-    Compaction,
-}
-
-/// Where the turn stands.
-#[derive(Debug)]
-pub(super) enum Step {
-    /// Waiting for the start-up probes before the first request.
-    WaitingForContext,
-    /// A model request is under way; it is given up for silence at `idle_deadline`.
-    Model {
-        step: Box<ModelStep>,
-        idle_deadline: Instant,
-    },
-    /// Waiting before the next attempt.
-    Backoff { attempt: u32, until: Instant },
-    /// Running the tool calls of the last answer.
-    Tools(Box<ToolStep>),
-}
-
-impl Turn {
-    /// The turn's id; empty for a `compact` run.
-    pub(super) fn id(&self) -> &str {
-        &self.id
-    }
-
-    /// What the turn is for.
-    pub(super) fn kind(&self) -> TurnKind {
-        self.kind
-    }
-
-    /// What it cost so far; `None` once a price was unknown.
-    pub(super) fn cost_usd(&self) -> Option<f64> {
-        self.cost_usd
-    }
-
-    /// What a review turn does on the review.
-    pub(super) fn review(&self) -> Option<&ReviewTask> {
-        self.review.as_ref()
-    }
-
-    /// A fix turn called `report`.
-    pub(super) fn note_report(&mut self) {
-        self.reported = true;
-    }
-
-    /// A tool changed files.
-    pub(super) fn note_changed_files(&mut self) {
-        self.changed_files = true;
-    }
-
-    /// The tool calls under way, when the turn runs them.
-    pub(super) fn tools_mut(&mut self) -> Option<&mut ToolStep> {
-        match &mut self.step {
-            Step::Tools(step) => Some(step),
-            _ => None,
-        }
-    }
-
-    /// A turn of `kind` with nothing done yet.
-    pub(super) fn new(id: String, kind: TurnKind, cost_usd: Option<f64>) -> Self {
-        Self {
-            id,
-            kind,
-            usage: Usage::default(),
-            cost_usd,
-            context_tokens: 0,
-            steering: Vec::new(),
-            compaction: TurnCompaction::default(),
-            review: None,
-            reported: false,
-            changed_files: false,
-            answer_text: String::new(),
-            step: Step::WaitingForContext,
-        }
-    }
-
-    /// The earliest deadline the turn waits on.
-    pub(super) fn deadline(&self) -> Option<Instant> {
-        match &self.step {
-            Step::Model { idle_deadline, .. } => Some(*idle_deadline),
-            Step::Backoff { until, .. } => Some(*until),
-            Step::Tools(tools) => tools.deadline(),
-            Step::WaitingForContext => None,
-        }
-    }
-}
-
 impl Session {
-    /// Starts a turn for `message`.
-    pub(super) fn start_turn(&mut self, now: Instant, message: Queued, source: TurnSource) {
-        self.turns_started += 1;
-        let id = format!("turn_{}", self.turns_started);
-        let cost = self.model.as_ref().and_then(|m| m.cost()).map(|_| 0.0);
-        let mut turn = Turn::new(id.clone(), TurnKind::Conversation, cost);
-        turn.review = message.review;
-        self.turn = Some(turn);
-        self.emit_state();
-        self.emit(Event::TurnStarted(TurnStarted {
-            turn_id: id,
-            source,
-        }));
-        let mut content = vec![Block::Text { text: message.text }];
-        if let Some(issue) = self.issue.take() {
-            content.insert(
-                0,
-                Block::Text {
-                    text: issue.prompt(),
-                },
-            );
-        }
-        content.extend(message.images.into_iter().map(|i| Block::Image {
-            media_type: i.media_type,
-            data: i.data,
-        }));
-        // A session file from before this rule may end in an unanswered message.
-        self.settle_unanswered("the session ended first");
-        self.remember(Message {
-            role: Role::User,
-            content,
-        });
-        if let Err(why) = self.usable_model() {
-            return self.end_turn(now, TurnEndReason::Error, Some(why));
-        }
-        if self.context.is_ready() {
-            self.send_request(now, 1);
-        }
-    }
-
-    /// The model to ask, or why there is none that can be used.
-    pub(super) fn usable_model(&self) -> Result<ModelRef, String> {
-        let Some(model) = self.model.clone() else {
-            return Err(format!(
-                "no model is configured: {}; {}; or pass --model provider/model",
-                Provider::Anthropic.setup_hint(),
-                Provider::OpenAi.setup_hint()
-            ));
-        };
-        if self.providers.endpoint(model.provider).is_none() {
-            return Err(format!(
-                "{}/{} cannot be used: {}",
-                model.provider.as_str(),
-                model.id,
-                model.provider.setup_hint()
-            ));
-        }
-        Ok(model)
-    }
-
-    /// The probes finished: a turn that waited for them sends its first request.
-    pub(super) fn context_ready(&mut self, now: Instant) {
-        if matches!(
-            self.turn.as_ref().map(|t| &t.step),
-            Some(Step::WaitingForContext)
-        ) {
-            self.send_request(now, 1);
-        }
-    }
-
-    /// `steer_turn`: the text joins the next request.
-    pub(super) fn steer(&mut self, text: String) -> Result<(), &'static str> {
-        let Some(turn) = self
-            .turn
-            .as_mut()
-            .filter(|t| t.kind == TurnKind::Conversation)
-        else {
-            return Err("no turn is running");
-        };
-        turn.steering.push(text.clone());
-        let turn_id = turn.id.clone();
-        self.emit(Event::TurnSteered(TurnSteered { turn_id, text }));
-        Ok(())
-    }
-
     /// Sends the next model request (attempt `attempt` of this step).
-    pub(super) fn send_request(&mut self, now: Instant, attempt: u32) {
+    pub(in crate::session) fn send_request(&mut self, now: Instant, attempt: u32) {
         let (Some(model), Some(turn)) = (self.model.clone(), self.turn.as_mut()) else {
             return;
         };
@@ -260,7 +56,7 @@ impl Session {
         let Some(endpoint) = self.providers.endpoint(model.provider) else {
             return;
         };
-        let system = super::system_prompt::system_prompt(
+        let system = crate::session::system_prompt::system_prompt(
             &self.cwd,
             &self.platform,
             &self.today,
@@ -302,7 +98,7 @@ impl Session {
     }
 
     /// Sends `request` as this turn's model step.
-    pub(super) fn start_model_step(
+    pub(in crate::session) fn start_model_step(
         &mut self,
         now: Instant,
         attempt: u32,
@@ -346,7 +142,7 @@ impl Session {
         }
     }
 
-    pub(super) fn http_response(
+    pub(in crate::session) fn http_response(
         &mut self,
         now: Instant,
         id: EffectId,
@@ -358,7 +154,7 @@ impl Session {
         }
     }
 
-    pub(super) fn http_body(&mut self, now: Instant, id: EffectId, bytes: &[u8]) {
+    pub(in crate::session) fn http_body(&mut self, now: Instant, id: EffectId, bytes: &[u8]) {
         let Some(step) = self.model_step(now, id) else {
             return;
         };
@@ -366,7 +162,7 @@ impl Session {
         self.model_events(now, events);
     }
 
-    pub(super) fn http_ended(&mut self, now: Instant, id: EffectId) {
+    pub(in crate::session) fn http_ended(&mut self, now: Instant, id: EffectId) {
         let Some(step) = self.model_step(now, id) else {
             return;
         };
@@ -376,7 +172,7 @@ impl Session {
         }
     }
 
-    pub(super) fn http_failed(&mut self, now: Instant, id: EffectId, error: String) {
+    pub(in crate::session) fn http_failed(&mut self, now: Instant, id: EffectId, error: String) {
         let Some(step) = self.model_step(now, id) else {
             return;
         };
@@ -414,13 +210,13 @@ impl Session {
     }
 
     /// Shows what `step` still holds back of its last block: its stream is over.
-    fn show_rest(&mut self, step: &mut ModelStep) {
+    pub(super) fn show_rest(&mut self, step: &mut ModelStep) {
         if let Some(frame) = step.rest() {
             self.emit(frame);
         }
     }
 
-    fn model_outcome(&mut self, now: Instant, outcome: Outcome) {
+    pub(super) fn model_outcome(&mut self, now: Instant, outcome: Outcome) {
         let Some(turn) = self.turn.as_mut() else {
             return;
         };
@@ -514,7 +310,7 @@ impl Session {
 
     /// Adds a model step's tokens and cost to the turn: the provider's counts, or, when the
     /// stream ended without them (interrupted, broken), estimates of what was sent and streamed.
-    fn count_usage(&mut self, step: &ModelStep) {
+    pub(super) fn count_usage(&mut self, step: &ModelStep) {
         let assembler = step.assembler();
         let mut usage = assembler.usage();
         if usage == Usage::default() && assembler.has_output() {
@@ -545,7 +341,7 @@ impl Session {
 
     /// Keeps what the client already saw of an answer that did not finish, without tool calls
     /// (they have no results).
-    fn keep_partial_answer(&mut self, assembler: MessageAssembler) {
+    pub(super) fn keep_partial_answer(&mut self, assembler: MessageAssembler) {
         let message = assembler.text_so_far();
         if !message.content.is_empty() {
             self.remember(message);
@@ -582,130 +378,10 @@ impl Session {
             reason,
         }));
     }
-
-    /// Runs a due timer of the turn.
-    pub(super) fn turn_timeout(&mut self, now: Instant) {
-        let Some(turn) = self.turn.as_ref() else {
-            return;
-        };
-        match &turn.step {
-            Step::Backoff { attempt, until } if *until <= now => {
-                let attempt = *attempt;
-                self.send_request(now, attempt);
-            }
-            Step::Model {
-                step,
-                idle_deadline,
-            } if *idle_deadline <= now => {
-                self.outputs
-                    .push_back(Output::CancelHttp { id: step.http() });
-                let seconds = self.timings.model_idle_timeout.as_secs_f64();
-                let silence = format!("the model sent nothing for {seconds}s");
-                let outcome = step.broke(silence.clone(), silence);
-                self.model_outcome(now, outcome);
-            }
-            Step::Tools(_) => self.tool_timeout(now),
-            _ => {}
-        }
-    }
-
-    /// `interrupt_turn`: stop whatever runs, settle open prompts, end the turn.
-    pub(super) fn interrupt(&mut self, now: Instant) {
-        let Some(turn) = self.turn.as_mut() else {
-            return;
-        };
-        match std::mem::replace(&mut turn.step, Step::WaitingForContext) {
-            Step::Model { mut step, .. } => {
-                self.outputs
-                    .push_back(Output::CancelHttp { id: step.http() });
-                self.show_rest(&mut step);
-                self.count_usage(&step);
-                self.keep_partial_answer(step.into_assembler());
-            }
-            Step::Tools(tools) => self.interrupt_tools(*tools),
-            Step::Backoff { .. } | Step::WaitingForContext => {}
-        }
-        self.compaction_interrupted();
-        self.end_turn(now, TurnEndReason::Interrupted, None);
-    }
-
-    /// Ends the turn: `turn_usage`, `turn_ended`, `state_changed`; then the next queued message.
-    pub(super) fn end_turn(&mut self, now: Instant, reason: TurnEndReason, error: Option<String>) {
-        if self
-            .turn
-            .as_ref()
-            .is_some_and(|t| t.kind == TurnKind::Compaction)
-        {
-            return self.end_compaction_run(now);
-        }
-        let Some(turn) = self.turn.take() else {
-            return;
-        };
-        let why = error.clone().unwrap_or_else(|| match reason {
-            TurnEndReason::EndTurn => "it finished without one".to_owned(),
-            TurnEndReason::Interrupted => "interrupted".to_owned(),
-            TurnEndReason::MaxTokens => "the answer hit the token limit".to_owned(),
-            TurnEndReason::Refusal => "the model refused".to_owned(),
-            TurnEndReason::Error => "an error".to_owned(),
-        });
-        self.settle_unanswered(&why);
-        self.add_session_cost(turn.cost_usd);
-        self.record(Record::TurnEnded {
-            turn_id: turn.id.clone(),
-            cost_usd: turn.cost_usd,
-        });
-        self.sync_store();
-        self.emit(Event::TurnUsage(TurnUsage {
-            prompt_tokens: turn.usage.prompt_tokens,
-            completion_tokens: turn.usage.completion_tokens,
-            cache_read_tokens: turn.usage.cache_read_tokens,
-            cache_write_tokens: turn.usage.cache_write_tokens,
-            reasoning_tokens: turn.usage.reasoning_tokens,
-            cost_usd: turn.cost_usd,
-            context_tokens: turn.context_tokens,
-            context_window: self.context_window(),
-            session_cost_usd: self.session_cost_usd,
-        }));
-        self.emit(Event::TurnEnded(TurnEnded {
-            turn_id: turn.id,
-            reason,
-            error,
-        }));
-        if let Some(task) = &turn.review {
-            self.review_turn_ended(now, task, &turn.answer_text, turn.reported, &why);
-        }
-        if turn.changed_files {
-            self.refresh_review();
-        }
-        self.after_run(now);
-    }
-
-    /// The session is free again: say so, then start the next queued message.
-    pub(super) fn after_run(&mut self, now: Instant) {
-        self.emit_state();
-        if let Some(next) = self.queue.pop_front()
-            && !self.closed
-        {
-            self.start_turn(now, next, TurnSource::Queue);
-        }
-    }
-
-    /// Ends the model step with `error`: the compaction under way fails, or else the turn.
-    fn fail_step(&mut self, now: Instant, error: String) {
-        if self
-            .turn
-            .as_ref()
-            .is_some_and(|t| t.compaction.is_running())
-        {
-            self.compaction_failed(now, error);
-        } else {
-            self.end_turn(now, TurnEndReason::Error, Some(error));
-        }
-    }
 }
 
 /// The HTTP request and stream decoder for `call` in `provider`'s format.
-pub(super) fn encode_call(
+pub(in crate::session) fn encode_call(
     provider: Provider,
     endpoint: &Endpoint,
     call: &ModelCall<'_>,
