@@ -225,6 +225,14 @@ impl Session {
         Ok(())
     }
 
+    /// Closes the model's view after a turn that got no answer (see `unanswered.rs`).
+    fn settle_unanswered(&mut self, why: &str) {
+        let last = self.conversation.messages().last();
+        for message in super::unanswered::closing(last, why) {
+            self.remember(message);
+        }
+    }
+
     /// Runs a due timer of the turn.
     pub(super) fn turn_timeout(&mut self, now: Instant) {
         let Some(turn) = self.turn.as_ref() else {
