@@ -23,7 +23,8 @@
 //! - guided review: `review.rs`, `review_saves.rs` (*machine*: the save queue),
 //!   `review_turns.rs` (agent turns on the review and their tools),
 //!   `review_prompts.rs`, `pr_review.rs`, `commit_chapters.rs`.
-//! - GitHub and stacks: `github.rs` (and `github/waiting.rs`), `stack.rs`, each running pure
+//! - GitHub and stacks: `github.rs` (and `github/waiting.rs`, actions parked until the probe;
+//!   `github/pull_request_reviews.rs`, a pull request as a guided review), `stack.rs`, each running pure
 //!   chains of git/gh commands from `crate::github` and `crate::stack` (`crate::steps` flows)
 //!   on `step_runner.rs`; `own_commands.rs` collects the output of the child processes luxe
 //!   runs for itself.

@@ -77,7 +77,9 @@ mod tests {
         let calls = Message {
             role: Role::Assistant,
             content: vec![
-                Block::Text { text: "on it".into() },
+                Block::Text {
+                    text: "on it".into(),
+                },
                 Block::ToolUse {
                     id: "t1".into(),
                     name: "bash".into(),
