@@ -1,7 +1,10 @@
 //! The one way luxe runs a chain of its own commands (GitHub requests and the workspace
-//! probe, the stack operations): a pure state machine that asks for one git or gh command at
-//! a time and is told how it ended, until it is done. The session spawns the commands (with
-//! each program's environment and timeout); unit tests and the fuzzer feed results instead.
+//! probe, the start-up commands, the stack operations, the commit of review chapters): a pure
+//! state machine that asks for one step at a time — a git, gh or rm command, or a file to write
+//! for a later command to read — and is told how it ended, until it is done. The session
+//! spawns the commands (with each program's environment and timeout, and the command's own
+//! variables and directory) and writes the files; unit tests and the fuzzer feed results
+//! instead.
 
 use std::time::Duration;
 
@@ -17,6 +20,8 @@ pub enum Program {
     Git,
     /// The user's gh.
     Gh,
+    /// rm, for luxe's own temporary files (a temporary index and its patch).
+    Rm,
 }
 
 impl Program {
@@ -25,6 +30,7 @@ impl Program {
         match self {
             Self::Git => "git",
             Self::Gh => "gh",
+            Self::Rm => "rm",
         }
     }
 
@@ -33,6 +39,7 @@ impl Program {
     pub fn env(self) -> Vec<(String, String)> {
         match self {
             Self::Gh => gh::env(),
+            Self::Rm => Vec::new(),
             Self::Git => {
                 let (locks, off) = NO_OPTIONAL_LOCKS;
                 vec![
@@ -47,36 +54,69 @@ impl Program {
     pub fn timeout(self, timings: &Timings) -> Duration {
         match self {
             Self::Gh => timings.gh_timeout,
-            Self::Git => timings.git_timeout,
+            Self::Git | Self::Rm => timings.git_timeout,
         }
     }
 }
 
-/// A command to run in the checkout.
+/// A command to run, in the checkout unless it names another directory.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Cmd {
-    /// git or gh.
+    /// git, gh or rm.
     pub program: Program,
     /// Its arguments.
     pub args: Vec<String>,
+    /// Variables it gets on top of its program's ([`Program::env`]): `GIT_INDEX_FILE` for a
+    /// temporary index.
+    pub env: Vec<(String, String)>,
+    /// The directory it runs in when not the session's (the repository's top directory, which
+    /// a review's paths are relative to).
+    pub cwd: Option<String>,
 }
 
 impl Cmd {
+    /// `program args`, in the session's directory with its program's environment.
+    pub fn new(program: Program, args: Vec<String>) -> Self {
+        Self {
+            program,
+            args,
+            env: Vec::new(),
+            cwd: None,
+        }
+    }
+
     /// `git args`.
     pub fn git(args: Vec<String>) -> Self {
-        Self {
-            program: Program::Git,
-            args,
-        }
+        Self::new(Program::Git, args)
     }
 
     /// `gh args`.
     pub fn gh(args: Vec<String>) -> Self {
-        Self {
-            program: Program::Gh,
-            args,
-        }
+        Self::new(Program::Gh, args)
     }
+
+    /// The same command with `name=value` in its environment.
+    pub fn with_env(mut self, name: &str, value: &str) -> Self {
+        self.env.push((name.to_owned(), value.to_owned()));
+        self
+    }
+
+    /// The same command run in `dir`.
+    pub fn in_dir(mut self, dir: &str) -> Self {
+        self.cwd = Some(dir.to_owned());
+        self
+    }
+}
+
+/// A file to write for a later command to read (a patch for `git apply --cached`, since a
+/// command's stdin is closed): written atomically, its directories created; its end comes back
+/// as a [`Ran`] with no output.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileWrite {
+    /// Absolute path.
+    pub path: String,
+    /// The whole content.
+    pub bytes: Vec<u8>,
 }
 
 /// How a command ended.
@@ -116,6 +156,14 @@ impl Ran {
         }
     }
 
+    /// How writing a file ended: `Ok`, or why not.
+    pub fn written(result: &Result<(), String>) -> Self {
+        match result {
+            Ok(()) => Self::ok(""),
+            Err(why) => Self::failed(why.clone()),
+        }
+    }
+
     /// A command of `program` that ended with `status` (`Ok(Some(code))` on exit, `Ok(None)`
     /// when killed, `Err` when it could not start; `timed_out` when killed at its deadline),
     /// having printed `stdout` and `stderr`: why it failed in that program's words.
@@ -132,7 +180,10 @@ impl Ran {
                 Some((state, reason)) => (Some(reason), state),
                 None => (None, None),
             },
-            Program::Git => (exit_failure("git", status, &stderr, timed_out), None),
+            Program::Git | Program::Rm => (
+                exit_failure(program.name(), status, &stderr, timed_out),
+                None,
+            ),
         };
         let printed = String::from_utf8_lossy(stdout).into_owned();
         Self {
@@ -181,6 +232,8 @@ pub fn exit_failure(
 pub enum Next<T> {
     /// Run this and report how it ended.
     Run(Cmd),
+    /// Write this file and report how it went.
+    Write(FileWrite),
     /// Finished with this.
     Done(T),
 }
@@ -190,6 +243,7 @@ impl<T> Next<T> {
     pub fn map<U>(self, f: impl FnOnce(T) -> U) -> Next<U> {
         match self {
             Self::Run(cmd) => Next::Run(cmd),
+            Self::Write(write) => Next::Write(write),
             Self::Done(done) => Next::Done(f(done)),
         }
     }
@@ -205,24 +259,56 @@ pub trait Flow {
     fn on(&mut self, ran: Ran) -> Next<Self::Output>;
 }
 
-/// Runs `flow` to its end answering each command with `answer`, as the session would spawn
-/// them; the commands it asked for and its answer. For the flows' unit tests.
+/// A step a flow asked for, as a test sees it.
+#[cfg(test)]
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Asked {
+    /// A command.
+    Run(Cmd),
+    /// A file written.
+    Write(FileWrite),
+}
+
+/// Runs `flow` to its end answering each step with `answer`, as the session would run them;
+/// the steps it asked for and its answer. For the flows' unit tests.
+#[cfg(test)]
+pub(crate) fn drive_steps<F: Flow>(
+    flow: &mut F,
+    mut answer: impl FnMut(&Asked) -> Ran,
+) -> (Vec<Asked>, F::Output) {
+    let mut asked = Vec::new();
+    let mut next = flow.start();
+    loop {
+        let step = match next {
+            Next::Run(cmd) => Asked::Run(cmd),
+            Next::Write(write) => Asked::Write(write),
+            Next::Done(done) => return (asked, done),
+        };
+        assert!(asked.len() < 1_000, "a flow ends: {asked:?}");
+        let ran = answer(&step);
+        asked.push(step);
+        next = flow.on(ran);
+    }
+}
+
+/// Runs `flow` to its end answering each command with `answer` (and each file written with
+/// success), as the session would spawn them; the commands it asked for and its answer. For
+/// the flows' unit tests.
 #[cfg(test)]
 pub(crate) fn drive<F: Flow>(
     flow: &mut F,
     mut answer: impl FnMut(&Cmd) -> Ran,
 ) -> (Vec<Cmd>, F::Output) {
-    let mut cmds = Vec::new();
-    let mut next = flow.start();
-    loop {
-        match next {
-            Next::Run(cmd) => {
-                assert!(cmds.len() < 1_000, "a flow ends: {cmds:?}");
-                let ran = answer(&cmd);
-                cmds.push(cmd);
-                next = flow.on(ran);
-            }
-            Next::Done(done) => return (cmds, done),
-        }
-    }
+    let (asked, done) = drive_steps(flow, |step| match step {
+        Asked::Run(cmd) => answer(cmd),
+        Asked::Write(_) => Ran::ok(""),
+    });
+    let cmds = asked
+        .into_iter()
+        .filter_map(|step| match step {
+            Asked::Run(cmd) => Some(cmd),
+            Asked::Write(_) => None,
+        })
+        .collect();
+    (cmds, done)
 }

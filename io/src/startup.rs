@@ -27,18 +27,23 @@ pub fn prepare(
                 let ran = run(&cmd, cwd, cmd.program.timeout(timings));
                 next = flow.on(ran);
             }
+            Next::Write(write) => {
+                let written = crate::files::write_atomically(&write.path, &write.bytes);
+                next = flow.on(Ran::written(&written));
+            }
             Next::Done(prepared) => return prepared,
         }
     }
 }
 
-/// Runs `cmd` until it exits or `timeout` passes (then kills it), its output drained
+/// Runs `cmd` (in `cwd` unless it names its own directory) until it exits or `timeout` passes (then kills it), its output drained
 /// meanwhile so that a large answer cannot stall it on a full pipe.
 fn run(cmd: &Cmd, cwd: &str, timeout: Duration) -> Ran {
     let spawned = Command::new(cmd.program.name())
         .args(&cmd.args)
         .envs(cmd.program.env())
-        .current_dir(cwd)
+        .envs(cmd.env.iter().cloned())
+        .current_dir(cmd.cwd.as_deref().unwrap_or(cwd))
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

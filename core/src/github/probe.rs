@@ -165,6 +165,7 @@ mod tests {
     fn a_logged_out_gh_stops_the_probe_after_git_and_says_why() {
         let (ran, found) = run(Probe::default(), |cmd| match cmd.program {
             Program::Git => Ran::ok(STATUS),
+            Program::Rm => unreachable!("the probe removes no file"),
             Program::Gh => Ran {
                 gh_state: Some(GithubState::Unauthenticated),
                 ..Ran::failed("You are not logged into any GitHub hosts")

@@ -65,7 +65,7 @@ pub fn stack_flows(data: &[u8]) {
         loop {
             match next {
                 Next::Done(done) => return Some(done),
-                Next::Run(_) => next = flow.on(answers.next()?),
+                Next::Run(_) | Next::Write(_) => next = flow.on(answers.next()?),
             }
         }
     }

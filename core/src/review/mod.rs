@@ -1,11 +1,13 @@
 //! Guided review: a diff read from git ([`source`], settled by the rules of [`diff_rules`])
 //! built into files, hunks and chapters (`crate::protocol::review`, the types frames carry) by
 //! [`build`], with content-hash ids ([`ids`]) so that findings can stay anchored while the
-//! diff moves, a reading order ([`chapters`]), and the edits a reviewer and the agent make to
-//! the findings ([`findings`]).
+//! diff moves, a reading order ([`chapters`]), the edits a reviewer and the agent make to
+//! the findings ([`findings`]), and the chain of git commands that commits chapters
+//! ([`commit_flow`]).
 
 pub mod build;
 pub mod chapters;
+pub mod commit_flow;
 pub mod diff_rules;
 mod discard;
 mod file_kinds;

@@ -141,7 +141,7 @@ pub struct Session {
     next_prompt: u64,
     rng: Rng,
     review: review::ReviewState,
-    commit: Option<commit_chapters::Commit>,
+    commit: commit_chapters::Commits,
     github: github::Github,
     stacks: stack::Stacks,
     /// `--issue`'s issue, until the first turn takes it.
@@ -245,7 +245,7 @@ impl Session {
             next_prompt: 0,
             rng: Rng::new(config.rng_seed),
             review: review::ReviewState::new(config.reviews_dir.clone()),
-            commit: None,
+            commit: commit_chapters::commits(),
             github: github::Github::default(),
             stacks: stack::Stacks::default(),
             issue: config.issue.clone(),
@@ -346,7 +346,7 @@ impl Session {
                 Input::DiffRead { id, result } => self.diff_read(now, id, result),
                 other => self.review_effect(now, &other),
             },
-            Owner::Commit => self.commit_effect(&input),
+            Owner::Commit => self.commit_effect(now, &input),
             Owner::Github => self.github_effect(now, &input),
             Owner::Stacks => self.stack_effect(now, &input),
             Owner::ServerProbe => self.server_probe_effect(&input),
@@ -468,7 +468,7 @@ impl Session {
                 }
             }
             Action::CommitReviewChapters(commit) => {
-                if let Err(reason) = self.commit_chapters(commit) {
+                if let Err(reason) = self.commit_chapters(now, commit) {
                     self.reject(refuse("commit_review_chapters", &reason));
                 }
             }

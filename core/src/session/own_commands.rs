@@ -6,7 +6,6 @@ use std::collections::BTreeMap;
 use std::time::Instant;
 
 use crate::effects::{EffectId, Input, Output, Stream};
-use crate::steps::exit_failure;
 
 use super::Session;
 use super::owners::Owner;
@@ -27,19 +26,6 @@ pub(super) struct Finished<P> {
     pub(super) stderr: Vec<u8>,
     /// Whether it was killed for running past its deadline.
     pub(super) timed_out: bool,
-}
-
-impl<P> Finished<P> {
-    /// Standard output as text, trimmed.
-    pub(super) fn stdout_text(&self) -> String {
-        String::from_utf8_lossy(&self.stdout).trim().to_owned()
-    }
-
-    /// Why it failed, in words, or `None` when it exited 0.
-    pub(super) fn failure(&self, name: &str) -> Option<String> {
-        let stderr = String::from_utf8_lossy(&self.stderr);
-        exit_failure(name, &self.status, &stderr, self.timed_out)
-    }
 }
 
 /// A running command.

@@ -1,7 +1,9 @@
 //! Runs [`crate::steps`] flows for a feature of the session (GitHub requests and the workspace
-//! probe, stack operations): one runner per feature keeps its flows by id and their commands
-//! by effect, and [`Session::drive`] spawns what a flow asks for with the program's
-//! environment and timeout, until the flow is done and its answer goes back to the feature.
+//! probe, stack operations, the commit of review chapters): one runner per feature keeps its
+//! flows by id and their commands and file writes by effect, and [`Session::drive`] spawns
+//! what a flow asks for with the program's environment and timeout (and the command's own
+//! variables and directory), or writes the file it asks for, until the flow is done and its
+//! answer goes back to the feature.
 
 use std::collections::BTreeMap;
 use std::time::Instant;
@@ -9,15 +11,17 @@ use std::time::Instant;
 use super::Session;
 use super::own_commands::{Commands, Finished};
 use super::owners::Owner;
-use crate::effects::{EffectId, Input};
-use crate::steps::{Cmd, Flow, Next, Program, Ran};
+use crate::effects::{EffectId, Input, Output};
+use crate::steps::{Cmd, FileWrite, Flow, Next, Program, Ran};
 
-/// What a runner wants after a flow moved: a command spawned for flow `.0`, or the flow back
-/// with its answer.
+/// What a runner wants after a flow moved: a command spawned or a file written for flow `.0`,
+/// or the flow back with its answer.
 #[derive(Debug)]
 pub(super) enum Advance<F: Flow> {
     /// Spawn `cmd` for the flow with this id.
     Spawn(u64, Cmd),
+    /// Write this file for the flow with this id.
+    Write(u64, FileWrite),
     /// The flow is done.
     Done(F, F::Output),
 }
@@ -26,16 +30,34 @@ pub(super) enum Advance<F: Flow> {
 #[derive(Debug)]
 pub(super) struct StepRunner<F> {
     commands: Commands<(u64, Program)>,
+    /// The files being written, by effect, with the flow each is for.
+    writes: BTreeMap<EffectId, u64>,
     running: BTreeMap<u64, F>,
     last: u64,
+    /// Whether each command must end by its program's timeout.
+    bounded: bool,
 }
 
 impl<F> Default for StepRunner<F> {
     fn default() -> Self {
         Self {
             commands: Commands::default(),
+            writes: BTreeMap::new(),
             running: BTreeMap::new(),
             last: 0,
+            bounded: true,
+        }
+    }
+}
+
+impl<F> StepRunner<F> {
+    /// A runner whose commands run until they end: work on the local index and objects
+    /// (the commit of review chapters), which waits on no network and whose time grows with
+    /// the tree, so no deadline would be right for every checkout.
+    pub(super) fn unbounded() -> Self {
+        Self {
+            bounded: false,
+            ..Self::default()
         }
     }
 }
@@ -48,12 +70,18 @@ impl<F: Flow> StepRunner<F> {
         self.advance(self.last, flow, next)
     }
 
-    /// Takes a command's output or end; `None` while the flow waits for more.
+    /// Takes a command's output or end, or how a file write went; `None` while the flow
+    /// waits for more.
     pub(super) fn handle(&mut self, input: &Input<'_>) -> Option<Advance<F>> {
-        let (_, finished) = self.commands.handle(input);
-        let done = finished?;
-        let (id, program) = done.purpose;
-        let ran = ran(&done, program);
+        let (id, ran) = match input {
+            Input::FileWritten { id, result } => (self.writes.remove(id)?, Ran::written(result)),
+            _ => {
+                let (_, finished) = self.commands.handle(input);
+                let done = finished?;
+                let (id, program) = done.purpose;
+                (id, ran(&done, program))
+            }
+        };
         let mut flow = self.running.remove(&id)?;
         let next = flow.on(ran);
         Some(self.advance(id, flow, next))
@@ -62,6 +90,11 @@ impl<F: Flow> StepRunner<F> {
     /// Records that flow `id`'s command runs as `effect`, to end by `deadline`.
     fn started(&mut self, id: u64, program: Program, effect: EffectId, deadline: Option<Instant>) {
         self.commands.start(effect, (id, program), deadline);
+    }
+
+    /// Records that flow `id`'s file is written as `effect`.
+    fn writing(&mut self, id: u64, effect: EffectId) {
+        self.writes.insert(effect, id);
     }
 
     /// The flows under way.
@@ -86,14 +119,18 @@ impl<F: Flow> StepRunner<F> {
                 self.running.insert(id, flow);
                 Advance::Spawn(id, cmd)
             }
+            Next::Write(write) => {
+                self.running.insert(id, flow);
+                Advance::Write(id, write)
+            }
             Next::Done(answer) => Advance::Done(flow, answer),
         }
     }
 }
 
 impl Session {
-    /// Spawns what `advance` asks for, for `owner` whose runner `runner` finds; the flow and
-    /// its answer when it is done.
+    /// Spawns or writes what `advance` asks for, for `owner` whose runner `runner` finds; the
+    /// flow and its answer when it is done.
     pub(super) fn drive<F: Flow>(
         &mut self,
         now: Instant,
@@ -104,10 +141,24 @@ impl Session {
         match advance {
             Advance::Spawn(id, cmd) => {
                 let program = cmd.program;
-                let timeout = program.timeout(&self.timings);
-                let cwd = self.cwd.clone();
-                let effect = self.spawn(owner, program.name(), cmd.args, cwd, program.env());
-                runner(self).started(id, cmd.program, effect, Some(now + timeout));
+                let deadline = runner(self)
+                    .bounded
+                    .then(|| now + program.timeout(&self.timings));
+                let cwd = cmd.cwd.unwrap_or_else(|| self.cwd.clone());
+                let mut env = program.env();
+                env.extend(cmd.env);
+                let effect = self.spawn(owner, program.name(), cmd.args, cwd, env);
+                runner(self).started(id, program, effect, deadline);
+                None
+            }
+            Advance::Write(id, write) => {
+                let effect = self.effect_id(owner);
+                self.outputs.push_back(Output::WriteFile {
+                    id: effect,
+                    path: write.path,
+                    bytes: write.bytes,
+                });
+                runner(self).writing(id, effect);
                 None
             }
             Advance::Done(flow, answer) => Some((flow, answer)),
@@ -132,7 +183,7 @@ mod tests {
     use crate::effects::Stream;
     use crate::github::requests::{Answer, Request};
 
-    fn spawned(runner: &mut StepRunner<Request>, advance: Advance<Request>, effect: u64) -> Cmd {
+    fn spawned<F: Flow>(runner: &mut StepRunner<F>, advance: Advance<F>, effect: u64) -> Cmd {
         let Advance::Spawn(id, cmd) = advance else {
             panic!("a request starts with a command");
         };
@@ -177,5 +228,70 @@ mod tests {
             )))
         );
         assert_eq!(runner.flows().count(), 0);
+    }
+
+    /// Writes a file, then runs `git apply` on it, then answers with what git printed.
+    #[derive(Debug, Default)]
+    struct WriteThenApply {
+        wrote: Option<Ran>,
+    }
+
+    impl Flow for WriteThenApply {
+        type Output = (Option<Ran>, String);
+
+        fn start(&mut self) -> Next<Self::Output> {
+            Next::Write(FileWrite {
+                path: "/repo/p.patch".into(),
+                bytes: b"diff".to_vec(),
+            })
+        }
+
+        fn on(&mut self, ran: Ran) -> Next<Self::Output> {
+            match self.wrote.take() {
+                None => {
+                    self.wrote = Some(ran);
+                    Next::Run(Cmd::git(vec!["apply".into(), "/repo/p.patch".into()]))
+                }
+                Some(wrote) => Next::Done((Some(wrote), ran.stdout().to_owned())),
+            }
+        }
+    }
+
+    #[test]
+    fn a_file_a_flow_writes_comes_back_to_it_by_its_effect_before_the_next_command() {
+        let mut runner = StepRunner::unbounded();
+        let Advance::Write(id, write) = runner.start(WriteThenApply::default()) else {
+            panic!("the flow starts with a write");
+        };
+        assert_eq!(write.path, "/repo/p.patch");
+        runner.writing(id, EffectId(3));
+        let failed = Err("disk full".to_owned());
+        let elsewhere = Input::FileWritten {
+            id: EffectId(4),
+            result: failed.clone(),
+        };
+        assert!(runner.handle(&elsewhere).is_none(), "not this flow's write");
+        let written = runner.handle(&Input::FileWritten {
+            id: EffectId(3),
+            result: failed,
+        });
+        let Some(advance @ Advance::Spawn(..)) = written else {
+            panic!("the command follows the write: {written:?}");
+        };
+        assert_eq!(
+            spawned(&mut runner, advance, 5).args,
+            ["apply", "/repo/p.patch"]
+        );
+        assert!(
+            runner
+                .handle(&Input::ProcessExited {
+                    id: EffectId(5),
+                    status: Ok(Some(0)),
+                })
+                .is_some_and(|done| matches!(
+                    done,
+                    Advance::Done(_, (Some(wrote), _)) if wrote.failure() == Some("disk full")
+                ))
+        );
     }
 }

@@ -202,6 +202,7 @@ mod tests {
         loop {
             match next {
                 Next::Run(_) => next = flow.on(Ran::ok(*answers.next().expect("an answer"))),
+                Next::Write(_) => unreachable!("a preview writes no file"),
                 Next::Done(done) => return done,
             }
         }

@@ -100,4 +100,12 @@ impl Host {
         hosted.session.handle_incoming(now, action(None, answer));
         self.pump(now, slot);
     }
+
+    /// Question `settled` of the session in `slot` was settled otherwise: a late answer to it
+    /// is dropped.
+    pub(super) fn question_settled(&mut self, slot: Slot, settled: &str) {
+        self.asked.retain(|_, a| {
+            !matches!(a, Asked::Question { slot: s, question_id } if *s == slot && question_id == settled)
+        });
+    }
 }

@@ -150,6 +150,7 @@ fn opening_pushes_with_git_then_creates_with_gh_and_needs_an_address() {
         match cmd.program {
             Program::Git => Ran::ok(""),
             Program::Gh => Ran::ok("https://github.com/o/r/pull/12\n"),
+            Program::Rm => unreachable!("a request removes no file"),
         }
     });
     assert_eq!(

@@ -16,6 +16,7 @@ fn drive(answers: &[&str]) -> (Vec<Vec<String>>, Option<Result<Planned, String>>
                 };
                 next = flow.on(Ran::ok(*answer));
             }
+            Next::Write(_) => unreachable!("a plan writes no file"),
         }
     }
 }

@@ -203,6 +203,7 @@ fn drive(flow: &mut RestackFlow, world: &mut World) -> Restacking {
     for _ in 0..1000 {
         match next {
             Next::Run(cmd) => next = flow.on(world.answer(&cmd)),
+            Next::Write(_) => unreachable!("a restack writes no file"),
             Next::Done(done) => return done,
         }
     }
@@ -516,6 +517,7 @@ fn without_replay_a_private_worktree_rebuilds_and_is_always_removed() {
                 cmds.push(cmd.args.join(" "));
                 next = flow.on(Ran::ok(*answers.next().unwrap()));
             }
+            Next::Write(_) => unreachable!("a restack writes no file"),
             Next::Done(done) => break done,
         }
     };
@@ -551,6 +553,7 @@ fn without_replay_a_private_worktree_rebuilds_and_is_always_removed() {
                 seen.push(line);
                 next = flow.on(ran);
             }
+            Next::Write(_) => unreachable!("a restack writes no file"),
             Next::Done(done) => break done,
         }
     };
