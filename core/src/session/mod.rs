@@ -4,7 +4,8 @@
 //! The rooms, by what they own. Those marked *machine* keep their state in private fields and
 //! answer with values (frames, outcomes, verdicts) that the session acts on, each with unit
 //! tests or a property of its own:
-//! - `mod.rs`: the [`Session`] itself — the action gate (`handle_incoming`), start-up, and
+//! - `mod.rs`: the [`Session`] itself — the action gate (`handle_incoming`), start-up (what it
+//!   starts from is decided by `start_up.rs`, pure), and
 //!   routing: an effect's result goes to the feature its id was issued for (`owners.rs`).
 //! - the conversation and its turns: `conversation.rs` (*machine*: the model's view, the
 //!   provider's count and characters per token), `turn/` (a turn's steps: requests — `requests.rs` —,
@@ -49,6 +50,7 @@ mod review_saves;
 mod review_turns;
 mod server_probe;
 mod stack;
+mod start_up;
 mod step_runner;
 mod store;
 pub mod system_prompt;
@@ -65,7 +67,7 @@ use crate::config::{Config, Providers, StartError, Timings};
 use crate::effects::{EffectId, Frame, Input, Output};
 use crate::model::catalogue::{ModelRef, Provider};
 use crate::permissions::Permissions;
-use crate::permissions::redact::{Redactor, is_weak, secret_values};
+use crate::permissions::redact::Redactor;
 use crate::protocol::PROTOCOL_VERSION;
 use crate::protocol::actions::{Action, Image};
 use crate::protocol::codec::{Incoming, Rejection};
@@ -75,7 +77,6 @@ use crate::protocol::events::{
 use crate::protocol::kinds::is_github_write;
 use crate::protocol::values::{Mode, PermissionMode, Thinking, TurnSource};
 use crate::rng::Rng;
-use crate::settings;
 
 use context::Context;
 use owners::Owner;
@@ -157,29 +158,12 @@ pub struct Session {
 impl Session {
     /// Starts a session from `config`: queues `ready`, `state_changed` and the start-up probes.
     pub fn start(config: &Config, now: Instant) -> Result<Self, StartError> {
-        if let Some(refusal) = config.requested.refusal() {
-            return Err(StartError(refusal));
-        }
-        let loaded = settings::load(&config.settings, config.trust_project).map_err(StartError)?;
-        let configured = match &config.model {
-            Some(spec) => Some(("--model", spec.clone())),
-            None => loaded.model.map(|m| ("settings", m)),
-        };
-        let model = match configured {
-            Some((origin, spec)) => Some(
-                ModelRef::parse(&spec)
-                    .map_err(|reason| StartError(format!("{origin}: {reason}")))?,
-            ),
-            None => ModelRef::default_for(config.providers.access()),
-        };
-        let restored = match &config.resume {
-            Some(file) => Some(
-                crate::store::restore(&file.bytes)
-                    .map_err(|err| StartError(format!("{}: {err}", file.path)))?,
-            ),
-            None => None,
-        };
-        let permission_mode = config.effective_permission_mode(loaded.mode);
+        let start_up::Decided {
+            settings: loaded,
+            model,
+            restored,
+            permission_mode,
+        } = start_up::decide(config)?;
         let read_only = permission_mode == PermissionMode::ReadOnly;
         let session_id = restored
             .as_ref()
@@ -191,15 +175,7 @@ impl Session {
         let mut session = Self {
             session_id,
             store,
-            warnings: restored
-                .as_ref()
-                .map(|r| {
-                    r.skipped
-                        .iter()
-                        .map(|s| format!("session file: skipped {s}"))
-                        .collect()
-                })
-                .unwrap_or_default(),
+            warnings: start_up::warnings(restored.as_ref()),
             cwd: config.cwd.clone(),
             providers: config.providers.clone(),
             timings: config.timings,
@@ -218,15 +194,7 @@ impl Session {
                     .chain(&config.guarded_resolved)
                     .cloned(),
             ),
-            // The providers' keys too: a command can read luxe's own environment
-            // (`/proc/$PPID/environ`) even though none it runs inherits them.
-            redactor: Redactor::new(
-                config
-                    .env_files
-                    .iter()
-                    .flat_map(|file| secret_values(&file.bytes))
-                    .chain(config.providers.keys().filter(|key| !is_weak(key))),
-            ),
+            redactor: start_up::redactor(config),
             tool_env_unset: tools::environment::withheld(&config.env_names, &loaded.tool_env_pass),
             own_env_unset: tools::environment::provider_keys(&config.env_names),
             auto_approve: config.auto_approve,
