@@ -518,9 +518,12 @@ impl Session {
     }
 
     /// Stops the running call and gives every call of the answer a result, so the conversation
-    /// stays well-formed for the next turn.
-    pub(super) fn interrupt_tools(&mut self, mut step: ToolStep) {
+    /// stays well-formed for the next turn; returns what io must undo once the client has
+    /// heard that the turn ended (the command's process group to kill).
+    pub(super) fn interrupt_tools(&mut self, mut step: ToolStep) -> Vec<Output> {
+        let mut cleanup = Vec::new();
         if let Some(running) = step.running.take() {
+            // A file is let go of before the turn ends (the harness holds io to that).
             if let Some(handle) = running.opened {
                 self.outputs.push_back(Output::CloseOpened { handle });
             }
@@ -540,7 +543,7 @@ impl Session {
                     }))
                 }
                 Wait::Effect { effect, work, .. } if work.is_command() => {
-                    self.outputs.push_back(Output::Kill { id: effect });
+                    cleanup.push(Output::Kill { id: effect });
                 }
                 Wait::Mcp { call } => self.cancel_mcp_call(call),
                 _ => {}
@@ -564,6 +567,7 @@ impl Session {
             role: Role::User,
             content: step.results,
         });
+        cleanup
     }
 }
 

@@ -264,19 +264,23 @@ impl Session {
         let Some(turn) = self.turn.as_mut() else {
             return;
         };
-        match std::mem::replace(&mut turn.step, Step::WaitingForContext) {
+        let cleanup = match std::mem::replace(&mut turn.step, Step::WaitingForContext) {
             Step::Model { mut step, .. } => {
-                self.outputs
-                    .push_back(Output::CancelHttp { id: step.http() });
                 self.show_rest(&mut step);
                 self.count_usage(&step);
+                let cancel = Output::CancelHttp { id: step.http() };
                 self.keep_partial_answer(step.into_assembler());
+                vec![cancel]
             }
             Step::Tools(tools) => self.interrupt_tools(*tools),
-            Step::Backoff { .. } | Step::WaitingForContext => {}
-        }
+            Step::Backoff { .. } | Step::WaitingForContext => Vec::new(),
+        };
         self.compaction_interrupted();
         self.end_turn(now, TurnEndReason::Interrupted, None);
+        // The client hears that the turn ended before io cancels its stream or kills its
+        // command: that work is no part of the answer, and a frame queued after an effect
+        // waits for the effect to start.
+        self.outputs.extend(cleanup);
     }
 
     /// Ends the turn: `turn_usage`, `turn_ended`, `state_changed`; then the next queued message.
@@ -304,7 +308,6 @@ impl Session {
             turn_id: turn.id.clone(),
             cost_usd: turn.cost_usd,
         });
-        self.sync_store();
         self.emit(Event::TurnUsage(TurnUsage {
             prompt_tokens: turn.usage.prompt_tokens,
             completion_tokens: turn.usage.completion_tokens,
@@ -321,6 +324,9 @@ impl Session {
             reason,
             error,
         }));
+        // The record is appended before the frames (io does appends on the spot); making it
+        // durable need not hold `turn_ended` back.
+        self.sync_store();
         if let Some(task) = &turn.review {
             self.review_turn_ended(now, task, &turn.answer_text, turn.reported, &why);
         }
