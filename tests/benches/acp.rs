@@ -4,7 +4,7 @@
 //! as it gets, and where it stops is printed.
 //!
 //! Then the streaming overhead of a 20,000-token answer through `--acp` (from the prompt to its
-//! response) against the same stream read straight from the loopback model server, medians of 11
+//! response) against the same stream read straight from the loopback model server, medians of 101
 //! taken in turn.
 //! The client reads luxe's lines as the `turns` bench reads `--rpc`'s, telling them apart by
 //! their first bytes, so that what is timed is luxe, not a JSON parser in the client. The text
@@ -216,9 +216,9 @@ fn answer(lines: &Receiver<String>, id: u64) -> Option<Value> {
 /// Tokens of the streamed answer.
 const TOKENS: usize = 20_000;
 
-/// Samples of each side; the direct read varies by a few milliseconds from run to run, so
-/// five were too few for a median that holds still.
-const STREAM_RUNS: usize = 31;
+/// Samples of each side. The direct read alone varies from 27 to 48 ms from sample to sample
+/// on a 2-core machine: medians of 5, or even 31, still moved by ten points from run to run.
+const STREAM_RUNS: usize = 101;
 
 fn streaming_overhead(ws: &Workspace, cwd: &Path) {
     let server = ModelServer::start();
