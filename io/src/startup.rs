@@ -36,8 +36,9 @@ pub fn prepare(
     }
 }
 
-/// Runs `cmd` (in `cwd` unless it names its own directory) until it exits or `timeout` passes (then kills it), its output drained
-/// meanwhile so that a large answer cannot stall it on a full pipe.
+/// Runs `cmd` (in `cwd` unless it names its own directory) until it exits or `timeout` passes
+/// (then kills it), its output drained meanwhile so that a large answer cannot stall it on a
+/// full pipe.
 fn run(cmd: &Cmd, cwd: &str, timeout: Duration) -> Ran {
     let spawned = Command::new(cmd.program.name())
         .args(&cmd.args)

@@ -1,7 +1,7 @@
 //! The built-in model catalogue: context windows and prices for the models luxe knows, and the
 //! rule for a `provider/model` outside it (accepted with unknown limits and prices).
 
-use crate::protocol::events::{ModelCost, ModelInfo};
+use crate::protocol::events::{ModelCost, ModelInfo, ModelsListed, ProviderStatus};
 
 /// A model provider luxe speaks to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -231,6 +231,37 @@ impl ModelRef {
     }
 }
 
+/// `models_listed`, answering `list_models` (`request_id`) with the providers configured as
+/// `access`: the catalogue, the session's `current` model too when it is not in it (a model
+/// any provider serves, such as a local one), and each provider with what to set when it is
+/// not configured.
+pub fn listing(
+    request_id: String,
+    access: ProviderAccess,
+    current: Option<&ModelRef>,
+) -> ModelsListed {
+    let mut models: Vec<_> = ModelRef::catalogue().map(|m| m.info(access)).collect();
+    if let Some(current) = current {
+        let info = current.info(access);
+        if !models.iter().any(|m| m.id == info.id) {
+            models.push(info);
+        }
+    }
+    let providers = Provider::ALL
+        .into_iter()
+        .map(|p| ProviderStatus {
+            provider: p.as_str().to_owned(),
+            available: access.has(p),
+            hint: (!access.has(p)).then(|| p.setup_hint().to_owned()),
+        })
+        .collect();
+    ModelsListed {
+        request_id,
+        models,
+        providers,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -298,5 +329,42 @@ mod tests {
             Provider::OpenAi
         );
         assert_eq!(ModelRef::default_for(ProviderAccess::default()), None);
+    }
+
+    #[test]
+    fn a_listing_adds_the_current_model_once_and_says_what_to_set() {
+        let access = ProviderAccess {
+            anthropic: false,
+            openai: true,
+        };
+        let local = ModelRef::parse("openai/qwen3-coder:30b").unwrap();
+        let listed = listing("r1".into(), access, Some(&local));
+        let ids: Vec<_> = listed.models.iter().map(|m| m.id.as_str()).collect();
+        assert_eq!(
+            ids.iter()
+                .filter(|id| **id == "openai/qwen3-coder:30b")
+                .count(),
+            1
+        );
+        assert_eq!(ids.len(), ModelRef::catalogue().count() + 1);
+        let known = ModelRef::catalogue().next().unwrap();
+        let again = listing("r2".into(), access, Some(&known));
+        assert_eq!(
+            again.models.len(),
+            ModelRef::catalogue().count(),
+            "not twice"
+        );
+        let anthropic = &listed.providers[0];
+        assert_eq!(
+            (anthropic.provider.as_str(), anthropic.available),
+            ("anthropic", false)
+        );
+        assert!(
+            anthropic
+                .hint
+                .as_deref()
+                .is_some_and(|h| h.contains("ANTHROPIC_API_KEY"))
+        );
+        assert_eq!(listed.providers[1].hint, None);
     }
 }

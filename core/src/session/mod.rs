@@ -65,15 +65,13 @@ use std::time::Instant;
 
 use crate::config::{Config, Providers, StartError, Timings};
 use crate::effects::{EffectId, Frame, Input, Output};
-use crate::model::catalogue::{ModelRef, Provider};
+use crate::model::catalogue::{self, ModelRef};
 use crate::permissions::Permissions;
 use crate::permissions::redact::Redactor;
 use crate::protocol::PROTOCOL_VERSION;
 use crate::protocol::actions::{Action, Image};
 use crate::protocol::codec::{Incoming, Rejection};
-use crate::protocol::events::{
-    ErrorEvent, Event, ModelsListed, ProviderStatus, Ready, StateChanged, UserMessageQueued,
-};
+use crate::protocol::events::{ErrorEvent, Event, Ready, StateChanged, UserMessageQueued};
 use crate::protocol::kinds::is_github_write;
 use crate::protocol::values::{Mode, PermissionMode, Thinking, TurnSource};
 use crate::rng::Rng;
@@ -421,7 +419,11 @@ impl Session {
                     self.auto_approve_open_prompt(now);
                 }
             }
-            Action::ListModels(list) => self.list_models(list.request_id),
+            Action::ListModels(list) => {
+                let access = self.providers.access();
+                let listed = catalogue::listing(list.request_id, access, self.model.as_ref());
+                self.emit(Event::ModelsListed(listed));
+            }
             Action::ListSessions(list) => self.list_sessions(list.request_id),
             Action::Compact(compact) => {
                 if let Err(reason) = self.compact(now, compact) {
@@ -541,30 +543,6 @@ impl Session {
         } else {
             None
         }
-    }
-
-    fn list_models(&mut self, request_id: String) {
-        let access = self.providers.access();
-        let mut models: Vec<_> = ModelRef::catalogue().map(|m| m.info(access)).collect();
-        if let Some(current) = &self.model {
-            let info = current.info(access);
-            if !models.iter().any(|m| m.id == info.id) {
-                models.push(info);
-            }
-        }
-        let providers = Provider::ALL
-            .into_iter()
-            .map(|p| ProviderStatus {
-                provider: p.as_str().to_owned(),
-                available: access.has(p),
-                hint: (!access.has(p)).then(|| p.setup_hint().to_owned()),
-            })
-            .collect();
-        self.emit(Event::ModelsListed(ModelsListed {
-            request_id,
-            models,
-            providers,
-        }));
     }
 
     /// The current model as `state_changed` shows it, with what the server said of it.

@@ -5,10 +5,7 @@
 use std::collections::BTreeMap;
 use std::time::Instant;
 
-use crate::effects::{EffectId, Input, Output, Stream};
-
-use super::Session;
-use super::owners::Owner;
+use crate::effects::{EffectId, Input, Stream};
 
 /// The most output kept of one command; gh's largest answers (a PR's diff) fit well inside.
 const OUTPUT_MAX: usize = 64 * 1024 * 1024;
@@ -120,34 +117,5 @@ impl<P> Commands<P> {
                 *id
             })
             .collect()
-    }
-}
-
-impl Session {
-    /// Spawns `program args` in `cwd` with `env` for `owner` and returns its effect id.
-    pub(super) fn spawn(
-        &mut self,
-        owner: Owner,
-        program: &str,
-        args: Vec<String>,
-        cwd: String,
-        env: Vec<(String, String)>,
-    ) -> EffectId {
-        let id = self.effect_id(owner);
-        self.outputs.push_back(Output::Spawn {
-            id,
-            program: program.to_owned(),
-            args,
-            cwd,
-            env,
-            unset: self.own_env_unset.clone(),
-        });
-        id
-    }
-
-    /// Kills the given commands.
-    pub(super) fn kill_all(&mut self, ids: Vec<EffectId>) {
-        self.outputs
-            .extend(ids.into_iter().map(|id| Output::Kill { id }));
     }
 }

@@ -129,6 +129,33 @@ impl<F: Flow> StepRunner<F> {
 }
 
 impl Session {
+    /// Spawns `program args` in `cwd` with `env` for `owner` and returns its effect id.
+    fn spawn(
+        &mut self,
+        owner: Owner,
+        program: &str,
+        args: Vec<String>,
+        cwd: String,
+        env: Vec<(String, String)>,
+    ) -> EffectId {
+        let id = self.effect_id(owner);
+        self.outputs.push_back(Output::Spawn {
+            id,
+            program: program.to_owned(),
+            args,
+            cwd,
+            env,
+            unset: self.own_env_unset.clone(),
+        });
+        id
+    }
+
+    /// Kills the given commands.
+    pub(super) fn kill_all(&mut self, ids: Vec<EffectId>) {
+        self.outputs
+            .extend(ids.into_iter().map(|id| Output::Kill { id }));
+    }
+
     /// Spawns or writes what `advance` asks for, for `owner` whose runner `runner` finds; the
     /// flow and its answer when it is done.
     pub(super) fn drive<F: Flow>(
