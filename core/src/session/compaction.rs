@@ -409,6 +409,21 @@ impl Session {
             .or_else(|| self.probes.window(&model.spec()))
     }
 
+    /// Takes what a server said of a model, if it is still the current one: its window, and
+    /// whether its template can use tools (`state_changed.model.supports_tools:false` tells
+    /// the client).
+    pub(super) fn server_said(&mut self, said: super::server_probe::Said) {
+        if self.model.as_ref().map(ModelRef::spec) != Some(said.model.clone()) {
+            return;
+        }
+        if let Some(window) = said.facts.window {
+            self.learn_window(window);
+        }
+        if said.facts.supports_tools == Some(false) && self.probes.learn_no_tools(said.model) {
+            self.emit_state();
+        }
+    }
+
     /// Remembers the window the server runs the current model with.
     pub(super) fn learn_window(&mut self, window: u32) {
         let Some(model) = &self.model else {

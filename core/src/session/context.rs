@@ -110,10 +110,10 @@ impl Context {
 
 impl super::Session {
     pub(super) fn start_probes(&mut self) {
-        let owners = &mut self.owners;
+        let owners = self.port.owners();
         let outputs = self.context.start(&self.cwd, &self.own_env_unset, || {
             owners.issue(super::owners::Owner::Context)
         });
-        self.outputs.extend(outputs);
+        self.port.extend(outputs);
     }
 }

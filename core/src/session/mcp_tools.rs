@@ -40,13 +40,8 @@ pub(super) fn machine(config: &Config, servers: Vec<ServerConfig>) -> Mcp {
 
 impl Session {
     fn mcp_io(&mut self) -> (&mut Mcp, Io<'_>) {
-        (
-            &mut self.mcp,
-            Io {
-                ids: &mut self.owners,
-                outputs: &mut self.outputs,
-            },
-        )
+        let (ids, outputs) = self.port.parts();
+        (&mut self.mcp, Io { ids, outputs })
     }
 
     /// Starts the configured servers (after `ready`, so it never waits for them).

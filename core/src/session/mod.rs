@@ -43,6 +43,7 @@ mod mcp_tools;
 mod model_step;
 mod own_commands;
 mod owners;
+mod port;
 mod pr_review;
 mod review;
 mod review_prompts;
@@ -64,7 +65,7 @@ use std::collections::VecDeque;
 use std::time::Instant;
 
 use crate::config::{Config, Providers, StartError, Timings};
-use crate::effects::{EffectId, Frame, Input, Output};
+use crate::effects::{EffectId, Input, Output};
 use crate::model::catalogue::{self, ModelRef};
 use crate::permissions::Permissions;
 use crate::permissions::redact::Redactor;
@@ -134,8 +135,6 @@ pub struct Session {
     turns_started: u64,
     /// The session's cost so far; `None` once a run's prices were unknown.
     session_cost_usd: Option<f64>,
-    /// Every effect id issued, and who takes its results.
-    owners: owners::Owners,
     next_call: u64,
     next_prompt: u64,
     rng: Rng,
@@ -148,7 +147,8 @@ pub struct Session {
     /// `now` at start, and the wall clock then (ms since the epoch), for thread entry times.
     clock_origin: (Instant, u64),
     closed: bool,
-    outputs: VecDeque<Output>,
+    /// The outputs not yet polled, and every effect id issued with who takes its results.
+    port: port::Port,
     /// The MCP servers and the calls in flight to them.
     mcp: crate::mcp::Mcp,
 }
@@ -206,7 +206,6 @@ impl Session {
             turn: None,
             turns_started: 0,
             session_cost_usd: Some(0.0),
-            owners: owners::Owners::default(),
             next_call: 0,
             next_prompt: 0,
             rng: Rng::new(config.rng_seed),
@@ -217,7 +216,7 @@ impl Session {
             issue: config.issue.clone(),
             clock_origin: (now, config.unix_ms),
             closed: false,
-            outputs: VecDeque::new(),
+            port: port::Port::default(),
             mcp: mcp_tools::machine(config, loaded.mcp_servers.clone()),
         };
         if let Some((model, mode, thinking)) = restored.as_ref().and_then(|r| r.settings.clone()) {
@@ -262,10 +261,7 @@ impl Session {
 
     /// The next output, oldest first, through the redaction gate.
     pub fn poll_output(&mut self) -> Option<Output> {
-        let output = self.outputs.pop_front()?;
-        if let Output::CancelHttp { id } = &output {
-            self.owners.forget(*id);
-        }
+        let output = self.port.pop()?;
         Some(self.redactor.gate(output))
     }
 
@@ -290,7 +286,7 @@ impl Session {
             self.turn_timeout(now);
             self.github_timeout(now);
             self.stack_timeout(now);
-            self.server_probe_timeout(now);
+            self.probes.handle_timeout(&mut self.port, now);
             self.mcp_timeout(now);
         }
     }
@@ -301,7 +297,7 @@ impl Session {
         if self.closed {
             return;
         }
-        let Some(owner) = self.owners.route(&input) else {
+        let Some(owner) = self.port.owners().route(&input) else {
             return;
         };
         match owner {
@@ -315,7 +311,11 @@ impl Session {
             Owner::Commit => self.commit_effect(now, &input),
             Owner::Github => self.github_effect(now, &input),
             Owner::Stacks => self.stack_effect(now, &input),
-            Owner::ServerProbe => self.server_probe_effect(&input),
+            Owner::ServerProbe => {
+                if let Some(said) = self.probes.handle(&input) {
+                    self.server_said(said);
+                }
+            }
             Owner::Context => {
                 if self.context.handle(&input) && self.context.is_ready() {
                     self.context_ready(now);
@@ -503,6 +503,14 @@ impl Session {
         }
     }
 
+    /// Asks the server about the current model, unless the catalogue knows it or it was asked.
+    fn probe_server(&mut self, now: Instant) {
+        if let Some(model) = &self.model {
+            let deadline = now + self.timings.server_probe_timeout;
+            (self.probes).ask(&mut self.port, model, &self.providers, deadline);
+        }
+    }
+
     /// Milliseconds since the Unix epoch at `now`.
     fn wall_ms(&self, now: Instant) -> u64 {
         let (origin, unix_ms) = self.clock_origin;
@@ -529,7 +537,7 @@ impl Session {
     pub fn close(&mut self, code: i32) {
         if !std::mem::replace(&mut self.closed, true) {
             self.stop_mcp();
-            self.outputs.push_back(Output::Exit { code });
+            self.port.push(Output::Exit { code });
         }
     }
 
@@ -574,11 +582,11 @@ impl Session {
     }
 
     fn emit(&mut self, event: Event) {
-        self.outputs.push_back(Output::Frame(Frame::new(event)));
+        self.port.emit(event);
     }
 
     /// A new effect id whose results go to `owner`.
     fn effect_id(&mut self, owner: Owner) -> EffectId {
-        self.owners.issue(owner)
+        self.port.effect_id(owner)
     }
 }

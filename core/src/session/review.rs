@@ -153,7 +153,7 @@ impl Session {
     fn read_diff(&mut self, reading: Reading, target: ReviewTarget) {
         let id = self.effect_id(Owner::Review);
         self.review.reading.push((id, reading, target.clone()));
-        self.outputs.push_back(Output::ReadDiff {
+        self.port.push(Output::ReadDiff {
             id,
             cwd: self.cwd.clone(),
             target,
@@ -253,7 +253,7 @@ impl Session {
         let stem = file_stem(&review_id(source.root(), &target));
         let path = format!("{}/{stem}.json", dir.trim_end_matches('/'));
         let effect = self.effect_id(Owner::Review);
-        self.outputs.push_back(Output::ReadFile {
+        self.port.push(Output::ReadFile {
             id: effect,
             path: path.clone(),
             max_bytes: SESSION_FILE_MAX,
@@ -481,8 +481,7 @@ impl Session {
                 (Ok(kept), Some(path)) => {
                     let id = self.effect_id(Owner::Review);
                     let bytes = kept.next.to_bytes();
-                    self.outputs
-                        .push_back(Output::WriteFile { id, path, bytes });
+                    self.port.push(Output::WriteFile { id, path, bytes });
                     return self.review.saves.writing(id, kept);
                 }
                 (outcome, _) => self.save_done(now, outcome),

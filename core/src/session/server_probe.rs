@@ -3,24 +3,26 @@
 //! come whenever they come: nothing waits for them, and a probe that takes longer than
 //! `server_probe_timeout` is given up.
 
-use super::owners::Owner;
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Instant;
 
+use super::owners::Owner;
+use super::port::Port;
+use crate::config::Providers;
 use crate::effects::{EffectId, Input, Output};
-use crate::model::catalogue::Provider;
-use crate::model::openai::server_info::{ServerQuestion, probe_request, read_answer};
-
-use super::Session;
+use crate::model::catalogue::{ModelRef, Provider};
+use crate::model::openai::server_info::{ServerFacts, ServerQuestion, probe_request, read_answer};
 
 /// The most of an answer kept: `/props` carries the chat template, a few kilobytes.
 const ANSWER_MAX: usize = 256 * 1024;
 
 /// Questions to servers about the models outside the catalogue they run, and what the servers
 /// said of them (in an answer, or in an error refusing a request as too long), by `provider/id`.
-#[derive(Debug, Default)]
-pub(super) struct ServerProbes {
-    pending: BTreeMap<EffectId, Probe>,
+/// Time is whatever the caller measures deadlines in (`Instant` in a session), so the machine
+/// is driven without a clock.
+#[derive(Debug)]
+pub(super) struct ServerProbes<At = Instant> {
+    pending: BTreeMap<EffectId, Probe<At>>,
     /// The models asked about already.
     asked: BTreeSet<String>,
     /// The context windows the servers run the models with.
@@ -29,20 +31,31 @@ pub(super) struct ServerProbes {
     no_tools: BTreeSet<String>,
 }
 
+impl<At> Default for ServerProbes<At> {
+    fn default() -> Self {
+        Self {
+            pending: BTreeMap::new(),
+            asked: BTreeSet::new(),
+            windows: BTreeMap::new(),
+            no_tools: BTreeSet::new(),
+        }
+    }
+}
+
 #[derive(Debug)]
-struct Probe {
+struct Probe<At> {
     question: ServerQuestion,
     /// `provider/id` of the model asked about.
     model: String,
     id: String,
     ok: bool,
     body: Vec<u8>,
-    deadline: Instant,
+    deadline: At,
 }
 
-impl ServerProbes {
+impl<At: Copy + Ord> ServerProbes<At> {
     /// The earliest deadline of a probe in flight.
-    pub(super) fn deadline(&self) -> Option<Instant> {
+    pub(super) fn deadline(&self) -> Option<At> {
         self.pending.values().map(|p| p.deadline).min()
     }
 
@@ -62,56 +75,55 @@ impl ServerProbes {
     }
 
     /// Remembers that `model` cannot use tools; whether that was news.
-    fn learn_no_tools(&mut self, model: String) -> bool {
+    pub(super) fn learn_no_tools(&mut self, model: String) -> bool {
         self.no_tools.insert(model)
     }
-}
 
-impl Session {
-    /// Asks the server about the current model, unless the catalogue knows it or it was asked.
-    pub(super) fn probe_server(&mut self, now: Instant) {
-        let Some(model) = self.model.clone() else {
-            return;
-        };
+    /// Asks `model`'s server about it, unless the catalogue knows it, it is not an
+    /// OpenAI-compatible server's, or it was asked before; each question is given up after
+    /// `deadline`.
+    pub(super) fn ask(
+        &mut self,
+        port: &mut Port,
+        model: &ModelRef,
+        providers: &Providers,
+        deadline: At,
+    ) {
         if model.provider != Provider::OpenAi || model.context_window().is_some() {
             return;
         }
-        let Some(endpoint) = self.providers.endpoint(model.provider).cloned() else {
+        let Some(endpoint) = providers.endpoint(model.provider) else {
             return;
         };
-        if !self.probes.asked.insert(model.spec()) {
+        if !self.asked.insert(model.spec()) {
             return;
         }
         for question in ServerQuestion::ALL {
-            let id = self.effect_id(Owner::ServerProbe);
-            self.probes.pending.insert(
-                id,
-                Probe {
-                    question,
-                    model: model.spec(),
-                    id: model.id.clone(),
-                    ok: false,
-                    body: Vec::new(),
-                    deadline: now + self.timings.server_probe_timeout,
-                },
-            );
-            let request = probe_request(&endpoint, question, &model.id);
-            self.outputs.push_back(Output::HttpRequest { id, request });
+            let request = probe_request(endpoint, question, &model.id);
+            let id = port.issue(Owner::ServerProbe, |id| Output::HttpRequest { id, request });
+            let probe = Probe {
+                question,
+                model: model.spec(),
+                id: model.id.clone(),
+                ok: false,
+                body: Vec::new(),
+                deadline,
+            };
+            self.pending.insert(id, probe);
         }
     }
 
-    /// Takes a probe's response.
-    pub(super) fn server_probe_effect(&mut self, input: &Input<'_>) {
+    /// Takes a probe's response; what the server said once its answer is whole and was a
+    /// success.
+    pub(super) fn handle(&mut self, input: &Input<'_>) -> Option<Said> {
         let id = match input {
             Input::HttpResponse { id, .. }
             | Input::HttpBody { id, .. }
             | Input::HttpEnded { id }
             | Input::HttpFailed { id, .. } => *id,
-            _ => return,
+            _ => return None,
         };
-        let Some(probe) = self.probes.pending.get_mut(&id) else {
-            return;
-        };
+        let probe = self.pending.get_mut(&id)?;
         match input {
             Input::HttpResponse { status, .. } => probe.ok = (200..300).contains(status),
             Input::HttpBody { bytes, .. } => {
@@ -121,45 +133,146 @@ impl Session {
                     .extend_from_slice(&bytes[..room.min(bytes.len())]);
             }
             Input::HttpEnded { .. } => {
-                if let Some(probe) = self.probes.pending.remove(&id) {
-                    self.server_answered(&probe);
-                }
+                let probe = self.pending.remove(&id)?;
+                return probe.ok.then(|| Said {
+                    facts: read_answer(probe.question, &probe.id, &probe.body),
+                    model: probe.model,
+                });
             }
             _ => {
-                self.probes.pending.remove(&id);
+                self.pending.remove(&id);
             }
         }
+        None
     }
 
-    /// Gives up the probes past their deadline.
-    pub(super) fn server_probe_timeout(&mut self, now: Instant) {
+    /// Gives up the probes past their deadline, cancelling their requests.
+    pub(super) fn handle_timeout(&mut self, port: &mut Port, now: At) {
         let late: Vec<EffectId> = self
-            .probes
             .pending
             .iter()
             .filter(|(_, p)| p.deadline <= now)
             .map(|(id, _)| *id)
             .collect();
         for id in late {
-            self.probes.pending.remove(&id);
-            self.outputs.push_back(Output::CancelHttp { id });
+            self.pending.remove(&id);
+            port.push(Output::CancelHttp { id });
         }
     }
+}
 
-    fn server_answered(&mut self, probe: &Probe) {
-        if !probe.ok {
-            return;
+/// What a server said of a model in a successful answer.
+#[derive(Debug)]
+pub(super) struct Said {
+    /// `provider/id` of the model asked about.
+    pub(super) model: String,
+    pub(super) facts: ServerFacts,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::ProviderVars;
+
+    fn local_server() -> Providers {
+        Providers::from_vars(&ProviderVars {
+            openai_base_url: Some("http://127.0.0.1:8080/v1".to_owned()),
+            ..ProviderVars::default()
+        })
+    }
+
+    fn requests(port: &mut Port) -> Vec<(EffectId, String)> {
+        std::iter::from_fn(|| port.pop())
+            .filter_map(|output| match output {
+                Output::HttpRequest { id, request } => Some((id, request.url)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    fn answer(
+        probes: &mut ServerProbes<u64>,
+        id: EffectId,
+        status: u16,
+        body: &[u8],
+    ) -> Option<Said> {
+        let inputs = [
+            Input::HttpResponse {
+                id,
+                status,
+                retry_after: None,
+            },
+            Input::HttpBody { id, bytes: body },
+            Input::HttpEnded { id },
+        ];
+        inputs
+            .iter()
+            .filter_map(|input| probes.handle(input))
+            .last()
+    }
+
+    #[test]
+    fn a_local_model_is_asked_once_and_a_whole_success_says_what_it_said() {
+        let (mut probes, mut port, now) = (ServerProbes::default(), Port::default(), 1_000_u64);
+        let model = ModelRef::parse("openai/smollm").unwrap();
+        let timeout = 5_000;
+        probes.ask(&mut port, &model, &local_server(), now + timeout);
+        let asked = requests(&mut port);
+        assert_eq!(asked.len(), ServerQuestion::ALL.len());
+        assert!(
+            asked
+                .iter()
+                .all(|(_, url)| url.starts_with("http://127.0.0.1:8080"))
+        );
+        probes.ask(&mut port, &model, &local_server(), now + timeout);
+        assert!(requests(&mut port).is_empty(), "asked twice");
+        assert_eq!(probes.deadline(), Some(now + timeout));
+
+        let props = asked
+            .iter()
+            .find(|(_, url)| url.ends_with("/props"))
+            .unwrap()
+            .0;
+        let said = answer(&mut probes, props, 200, br#"{"n_ctx": 2048}"#).unwrap();
+        assert_eq!(
+            (said.model.as_str(), said.facts.window),
+            ("openai/smollm", Some(2048))
+        );
+        let models = asked
+            .iter()
+            .find(|(_, url)| url.ends_with("/models"))
+            .unwrap()
+            .0;
+        assert!(answer(&mut probes, models, 500, br#"{"n_ctx": 2048}"#).is_none());
+        assert!(
+            answer(&mut probes, props, 200, b"{}").is_none(),
+            "answered after its end"
+        );
+    }
+
+    #[test]
+    fn catalogue_and_anthropic_models_are_not_asked_and_late_probes_are_cancelled() {
+        let (mut probes, mut port, now) = (ServerProbes::default(), Port::default(), 1_000_u64);
+        let timeout = 5_000;
+        for known in ["anthropic/claude-sonnet-4-5", "openai/gpt-5"] {
+            let model = ModelRef::parse(known).unwrap();
+            probes.ask(&mut port, &model, &local_server(), now + timeout);
+            assert!(requests(&mut port).is_empty(), "{known} was asked about");
         }
-        let facts = read_answer(probe.question, &probe.id, &probe.body);
-        if self.model.as_ref().map(|m| m.spec()) != Some(probe.model.clone()) {
-            return;
-        }
-        if let Some(window) = facts.window {
-            self.learn_window(window);
-        }
-        // `state_changed.model.supports_tools:false` tells the client.
-        if facts.supports_tools == Some(false) && self.probes.learn_no_tools(probe.model.clone()) {
-            self.emit_state();
-        }
+        let model = ModelRef::parse("openai/qwen").unwrap();
+        probes.ask(&mut port, &model, &local_server(), now + timeout);
+        let asked = requests(&mut port);
+        probes.handle_timeout(&mut port, now + timeout - 1);
+        assert!(port.pop().is_none(), "cancelled before its deadline");
+        probes.handle_timeout(&mut port, now + timeout);
+        let cancelled: Vec<_> = std::iter::from_fn(|| port.pop()).collect();
+        assert_eq!(cancelled.len(), asked.len());
+        assert!(
+            cancelled
+                .iter()
+                .all(|o| matches!(o, Output::CancelHttp { .. }))
+        );
+        assert_eq!(probes.deadline(), None);
+        assert!(answer(&mut probes, asked[0].0, 200, br#"{"n_ctx": 1}"#).is_none());
     }
 }

@@ -139,7 +139,7 @@ impl Session {
         env: Vec<(String, String)>,
     ) -> EffectId {
         let id = self.effect_id(owner);
-        self.outputs.push_back(Output::Spawn {
+        self.port.push(Output::Spawn {
             id,
             program: program.to_owned(),
             args,
@@ -152,7 +152,7 @@ impl Session {
 
     /// Kills the given commands.
     pub(super) fn kill_all(&mut self, ids: Vec<EffectId>) {
-        self.outputs
+        self.port
             .extend(ids.into_iter().map(|id| Output::Kill { id }));
     }
 
@@ -180,7 +180,7 @@ impl Session {
             }
             Advance::Write(id, write) => {
                 let effect = self.effect_id(owner);
-                self.outputs.push_back(Output::WriteFile {
+                self.port.push(Output::WriteFile {
                     id: effect,
                     path: write.path,
                     bytes: write.bytes,

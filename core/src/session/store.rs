@@ -87,15 +87,7 @@ impl Session {
         let Some(path) = self.store.path.clone() else {
             return;
         };
-        let queued = self
-            .outputs
-            .iter_mut()
-            .rev()
-            .find_map(|output| match output {
-                Output::AppendFile { path: p, bytes, .. } if *p == path => Some(bytes),
-                _ => None,
-            });
-        if let Some(bytes) = queued {
+        if let Some(bytes) = self.port.queued_append(&path) {
             bytes.extend(encode(&record));
             return;
         }
@@ -115,8 +107,7 @@ impl Session {
         bytes.extend(encode(&record));
         let id = self.effect_id(Owner::Store);
         self.store.tail = Tail::Pending(id);
-        self.outputs
-            .push_back(Output::AppendFile { id, path, bytes });
+        self.port.push(Output::AppendFile { id, path, bytes });
     }
 
     /// Records the settings now in force.
@@ -141,7 +132,7 @@ impl Session {
     /// Makes the turn's records durable.
     pub(super) fn sync_store(&mut self) {
         if let (Some(path), true) = (self.store.path.clone(), self.store.started) {
-            self.outputs.push_back(Output::SyncFile { path });
+            self.port.push(Output::SyncFile { path });
         }
     }
 
@@ -176,7 +167,7 @@ impl Session {
         };
         let id = self.effect_id(Owner::Listing);
         self.store.listing.push((id, request_id));
-        self.outputs.push_back(Output::ReadSessions { id, dir });
+        self.port.push(Output::ReadSessions { id, dir });
     }
 
     /// The directory was read: answer the `list_sessions` that asked.

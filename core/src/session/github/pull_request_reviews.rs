@@ -192,8 +192,8 @@ impl Session {
         let id = self.effect_id(Owner::Github);
         let path = format!("{}/post-{}.json", dir.trim_end_matches('/'), id.0);
         self.github.writing = Some((id, request_id, path.clone()));
-        self.outputs
-            .push_back(crate::effects::Output::WriteFile { id, path, bytes });
+        self.port
+            .push(crate::effects::Output::WriteFile { id, path, bytes });
     }
 
     /// The body is on disk: post it.

@@ -198,7 +198,7 @@ impl Session {
                             args,
                         };
                     }
-                    self.outputs.push_back(output);
+                    self.port.push(output);
                 }
                 None => self.decide(now, &name, args, None),
             }
@@ -296,7 +296,7 @@ impl Session {
                     work,
                     deadline,
                 };
-                return self.outputs.push_back(output);
+                return self.port.push(output);
             }
             Begun::Not(args) => args,
         };
@@ -306,7 +306,7 @@ impl Session {
                 options,
                 multiple,
             } => {
-                self.owners.forget(id);
+                self.port.owners().forget(id);
                 self.next_prompt += 1;
                 let question_id = format!("q_{}", self.next_prompt);
                 let Some(running) = self.tool_step().and_then(|s| s.running.as_mut()) else {
@@ -326,11 +326,11 @@ impl Session {
             }
             ToolArgs::Mcp { name, input, .. } => {
                 // The MCP machine issues its own effects.
-                self.owners.forget(id);
+                self.port.owners().forget(id);
                 self.send_mcp_call(now, &name, input);
             }
             ToolArgs::UpdatePlan { entries } => {
-                self.owners.forget(id);
+                self.port.owners().forget(id);
                 let steps = entries.len();
                 self.emit(Event::PlanUpdated(PlanUpdated { entries }));
                 self.finish_tool(
@@ -350,7 +350,7 @@ impl Session {
             && !self.awaits_open(*id)
         {
             // Opened for a call that ended meanwhile (an interrupt): io must not hold it.
-            return self.outputs.push_back(Output::CloseOpened { handle: *id });
+            return self.port.push(Output::CloseOpened { handle: *id });
         }
         let Some(running) = running_call(&mut self.turn) else {
             return;
@@ -396,7 +396,7 @@ impl Session {
                     deadline: None,
                 };
                 let output = work::write_output(id, path, bytes, &mut running.opened);
-                self.outputs.push_back(output);
+                self.port.push(output);
             }
             Progress::Done(done) => {
                 if let Some(shown) = done.shown {
@@ -429,7 +429,7 @@ impl Session {
             && work.time_out()
         {
             let id = *effect;
-            self.outputs.push_back(Output::Kill { id });
+            self.port.push(Output::Kill { id });
         }
     }
 
@@ -462,7 +462,7 @@ impl Session {
         };
         step.next += 1;
         if let Some(handle) = running.opened {
-            self.outputs.push_back(Output::CloseOpened { handle });
+            self.port.push(Output::CloseOpened { handle });
         }
         // Every tool output passes here on its way to the model and the client.
         let output = cap_text(self.redactor.redact(&output).into_owned(), MODEL_OUTPUT_MAX);
@@ -525,7 +525,7 @@ impl Session {
         if let Some(running) = step.running.take() {
             // A file is let go of before the turn ends (the harness holds io to that).
             if let Some(handle) = running.opened {
-                self.outputs.push_back(Output::CloseOpened { handle });
+                self.port.push(Output::CloseOpened { handle });
             }
             match running.wait {
                 Wait::Permission { prompt_id, .. } => {

@@ -247,8 +247,7 @@ impl Session {
                 step,
                 idle_deadline,
             } if *idle_deadline <= now => {
-                self.outputs
-                    .push_back(Output::CancelHttp { id: step.http() });
+                self.port.push(Output::CancelHttp { id: step.http() });
                 let seconds = self.timings.model_idle_timeout.as_secs_f64();
                 let silence = format!("the model sent nothing for {seconds}s");
                 let outcome = step.broke(silence.clone(), silence);
@@ -280,7 +279,7 @@ impl Session {
         // The client hears that the turn ended before io cancels its stream or kills its
         // command: that work is no part of the answer, and a frame queued after an effect
         // waits for the effect to start.
-        self.outputs.extend(cleanup);
+        self.port.extend(cleanup);
     }
 
     /// Ends the turn: `turn_usage`, `turn_ended`, `state_changed`; then the next queued message.

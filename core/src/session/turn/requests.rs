@@ -123,8 +123,7 @@ impl Session {
                 idle_deadline,
             };
         }
-        self.outputs
-            .push_back(Output::HttpRequest { id: http, request });
+        self.port.push(Output::HttpRequest { id: http, request });
     }
 
     /// The model step waiting on `id`, which just heard from it at `now`.
@@ -202,7 +201,7 @@ impl Session {
                 }
                 Err(outcome) => {
                     let http = step.http();
-                    self.outputs.push_back(Output::CancelHttp { id: http });
+                    self.port.push(Output::CancelHttp { id: http });
                     return self.model_outcome(now, outcome);
                 }
             }
