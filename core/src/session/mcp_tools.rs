@@ -4,21 +4,17 @@
 
 use std::time::Instant;
 
-use serde_json::Value;
-
 use crate::config::Config;
 use crate::effects::Input;
 use crate::mcp::config::ServerConfig;
-use crate::mcp::{CallId, Io, Mcp, McpEvent, McpSettings};
+use crate::mcp::{Io, Mcp, McpEvent, McpSettings};
 use crate::model::conversation::ToolSpec;
-use crate::permissions::Decision;
 use crate::protocol::events::{
     Event, McpServersListed, McpServersUpdated, OutputStream, ToolOutputDelta, ToolStatus,
 };
 use crate::protocol::values::Mode;
 
 use super::Session;
-use super::tools::args::ToolArgs;
 
 /// The machine for a session started from `config` with the settings' `servers`.
 pub(super) fn machine(config: &Config, servers: Vec<ServerConfig>) -> Mcp {
@@ -111,49 +107,7 @@ impl Session {
             .collect()
     }
 
-    /// Decides the running call of the MCP tool `name`: refused, asked about, or sent.
-    pub(super) fn decide_mcp_call(&mut self, now: Instant, name: &str, input: Value) {
-        let Some(tool) = self.mcp.tool(name).cloned() else {
-            let why = format!(
-                "there is no tool {name}: its MCP server may have failed or stopped offering it"
-            );
-            return self.finish_tool(ToolStatus::Error, why, None);
-        };
-        if self.mode == Mode::Plan && !tool.read_only {
-            let why = format!(
-                "{name} is not available in plan mode: its server does not mark it read-only"
-            );
-            return self.finish_tool(ToolStatus::Denied, why, None);
-        }
-        let args = ToolArgs::Mcp {
-            name: name.to_owned(),
-            server: tool.server,
-            tool: tool.tool,
-            input,
-        };
-        match self.gate.verdict_mcp(name, tool.read_only) {
-            Decision::Deny { reason } => self.finish_tool(ToolStatus::Denied, reason, None),
-            Decision::Allow => self.execute(now, args),
-            Decision::Ask { always_rule } => self.ask_permission(now, name, args, always_rule),
-        }
-    }
-
-    /// Sends an allowed call to its server; the running call waits for its end.
-    pub(super) fn send_mcp_call(&mut self, now: Instant, name: &str, input: Value) {
-        let call = CallId(self.next_call);
-        self.await_mcp(call);
-        let (mcp, mut io) = self.mcp_io();
-        let events = mcp.call(now, call, name, input, &mut io);
-        self.mcp_events(now, events);
-    }
-
-    /// Gives up an interrupted call; its server is told.
-    pub(super) fn cancel_mcp_call(&mut self, call: CallId) {
-        let (mcp, mut io) = self.mcp_io();
-        mcp.cancel(call, &mut io);
-    }
-
-    fn mcp_events(&mut self, now: Instant, events: Vec<McpEvent>) {
+    pub(super) fn mcp_events(&mut self, now: Instant, events: Vec<McpEvent>) {
         for event in events {
             match event {
                 McpEvent::ServersChanged => {
@@ -176,8 +130,7 @@ impl Session {
                         } else {
                             ToolStatus::Ok
                         };
-                        self.finish_tool_with_images(status, outcome.text, outcome.images);
-                        self.run_next_tool(now);
+                        self.mcp_call_finished(now, status, outcome.text, outcome.images);
                     }
                 }
             }

@@ -55,6 +55,7 @@ mod start_up;
 mod step_runner;
 mod store;
 pub mod system_prompt;
+mod tool_calls;
 mod tool_gate;
 mod tool_run;
 pub mod tools;
@@ -135,8 +136,8 @@ pub struct Session {
     turns_started: u64,
     /// The session's cost so far; `None` once a run's prices were unknown.
     session_cost_usd: Option<f64>,
-    next_call: u64,
-    next_prompt: u64,
+    /// The numbers of tool calls and prompts so far.
+    call_ids: tool_run::CallIds,
     rng: Rng,
     review: review::ReviewState,
     commit: commit_chapters::Commits,
@@ -206,8 +207,7 @@ impl Session {
             turn: None,
             turns_started: 0,
             session_cost_usd: Some(0.0),
-            next_call: 0,
-            next_prompt: 0,
+            call_ids: tool_run::CallIds::default(),
             rng: Rng::new(config.rng_seed),
             review: review::ReviewState::new(config.reviews_dir.clone()),
             commit: commit_chapters::commits(),

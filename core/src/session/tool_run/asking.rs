@@ -1,7 +1,8 @@
 //! A running call that waits for the user: its permission prompt (asked, auto-approved,
 //! answered once, always or not at all) and its question (`ask_user`).
 
-use std::time::Instant;
+use std::ops::Add;
+use std::time::Duration;
 
 use crate::permissions::rules::Rule;
 use crate::protocol::actions::{AnswerQuestion, RespondPermission};
@@ -10,23 +11,23 @@ use crate::protocol::events::{
 };
 use crate::protocol::values::{PermissionReply, QuestionReply};
 
-use super::{Running, Wait};
-use crate::session::Session;
+use super::{Desk, Need, Running, ToolStep, Wait};
 use crate::session::tools::args::ToolArgs;
 
-impl Session {
-    pub(in crate::session) fn ask_permission(
+impl<At: Copy + Ord + Add<Duration, Output = At>> ToolStep<At> {
+    /// Opens a permission prompt for the running call, approved at once under auto-approve;
+    /// what the session must do then, if anything.
+    pub(super) fn ask_permission(
         &mut self,
-        now: Instant,
+        desk: &mut Desk<'_>,
+        now: At,
         tool: &str,
         args: ToolArgs,
         rule: Rule,
-    ) {
-        self.next_prompt += 1;
-        let prompt_id = format!("perm_{}", self.next_prompt);
-        let Some(running) = self.tool_step().and_then(|s| s.running.as_mut()) else {
-            return;
-        };
+    ) -> Option<Need> {
+        desk.ids.prompt += 1;
+        let prompt_id = format!("perm_{}", desk.ids.prompt);
+        let running = self.running.as_mut()?;
         let call_id = running.call_id.clone();
         let detail = match &args {
             ToolArgs::Bash { command, .. } => command.clone(),
@@ -41,34 +42,31 @@ impl Session {
             args,
             rule,
         };
-        self.emit(Event::PermissionRequested(PermissionRequested {
-            id: prompt_id,
-            call_id,
-            tool: tool.to_owned(),
-            title: format!("{tool} {detail}"),
-            detail,
-            always_rule,
-        }));
-        if self.auto_approve {
-            self.auto_approve_open_prompt(now);
-        }
+        desk.port
+            .emit(Event::PermissionRequested(PermissionRequested {
+                id: prompt_id,
+                call_id,
+                tool: tool.to_owned(),
+                title: format!("{tool} {detail}"),
+                detail,
+                always_rule,
+            }));
+        desk.auto_approve.then(|| self.auto_approve(desk, now))
     }
 
     /// Approves the open permission prompt, if any, as auto-approve (`once`).
-    pub(in crate::session) fn auto_approve_open_prompt(&mut self, now: Instant) {
-        if let Some(prompt_id) = self.open_permission() {
-            self.settle_permission(
-                now,
-                prompt_id,
-                PermissionReply::Once,
-                None,
-                ResolvedBy::AutoApprove,
-            );
+    pub(in crate::session) fn auto_approve(&mut self, desk: &mut Desk<'_>, now: At) -> Need {
+        match self.open_permission() {
+            Some(prompt_id) => {
+                let reply = PermissionReply::Once;
+                self.settle(desk, now, prompt_id, reply, None, ResolvedBy::AutoApprove)
+            }
+            None => Need::Wait,
         }
     }
 
-    fn open_permission(&mut self) -> Option<String> {
-        match self.tool_step()?.running.as_ref()? {
+    fn open_permission(&self) -> Option<String> {
+        match self.running.as_ref()? {
             Running {
                 wait: Wait::Permission { prompt_id, .. },
                 ..
@@ -77,46 +75,43 @@ impl Session {
         }
     }
 
-    /// `respond_permission`.
+    /// `respond_permission`: refused unless it answers the open prompt.
     pub(in crate::session) fn respond_permission(
         &mut self,
-        now: Instant,
+        desk: &mut Desk<'_>,
+        now: At,
         reply: RespondPermission,
-    ) -> Result<(), String> {
+    ) -> Result<Need, String> {
         if self.open_permission().as_deref() != Some(reply.id.as_str()) {
-            return Err(format!("no open permission prompt {:?}", reply.id));
+            return Err(no_open_prompt(&reply.id));
         }
-        self.settle_permission(
-            now,
-            reply.id,
-            reply.reply,
-            reply.message,
-            ResolvedBy::Client,
-        );
-        Ok(())
+        let by = ResolvedBy::Client;
+        Ok(self.settle(desk, now, reply.id, reply.reply, reply.message, by))
     }
 
-    fn settle_permission(
+    fn settle(
         &mut self,
-        now: Instant,
+        desk: &mut Desk<'_>,
+        now: At,
         prompt_id: String,
         reply: PermissionReply,
         message: Option<String>,
         by: ResolvedBy,
-    ) {
-        let Some(running) = self.tool_step().and_then(|s| s.running.as_mut()) else {
-            return;
+    ) -> Need {
+        let Some(running) = self.running.as_mut() else {
+            return Need::Wait;
         };
         let Wait::Permission { args, rule, .. } =
             std::mem::replace(&mut running.wait, Wait::Deciding)
         else {
-            return;
+            return Need::Wait;
         };
-        self.emit(Event::PermissionResolved(PermissionResolved {
-            id: prompt_id,
-            reply,
-            by,
-        }));
+        desk.port
+            .emit(Event::PermissionResolved(PermissionResolved {
+                id: prompt_id,
+                reply,
+                by,
+            }));
         match reply {
             PermissionReply::Reject => {
                 let mut why = "the user rejected this call".to_owned();
@@ -124,38 +119,38 @@ impl Session {
                     why.push_str(": ");
                     why.push_str(&message);
                 }
-                self.finish_tool(ToolStatus::Denied, why, None);
-                self.run_next_tool(now);
+                self.finish(desk, now, ToolStatus::Denied, why)
             }
-            PermissionReply::Always => {
-                self.gate.grant(rule);
-                self.execute(now, args);
-                self.run_next_tool(now);
-            }
-            PermissionReply::Once => {
-                self.execute(now, args);
-                self.run_next_tool(now);
+            PermissionReply::Always | PermissionReply::Once => {
+                if reply == PermissionReply::Always {
+                    desk.gate.grant(rule);
+                }
+                match self.execute(desk, now, args) {
+                    Some(need) => need,
+                    None => self.run_next(desk, now),
+                }
             }
         }
     }
 
-    /// `answer_question`.
+    /// `answer_question`: refused unless it answers the open question.
     pub(in crate::session) fn answer_question(
         &mut self,
-        now: Instant,
+        desk: &mut Desk<'_>,
+        now: At,
         answer: AnswerQuestion,
-    ) -> Result<(), String> {
-        let open = match self.tool_step().and_then(|s| s.running.as_ref()) {
+    ) -> Result<Need, String> {
+        let open = match &self.running {
             Some(Running {
                 wait: Wait::Question { question_id },
                 ..
-            }) => Some(question_id.clone()),
+            }) => Some(question_id.as_str()),
             _ => None,
         };
-        if open.as_deref() != Some(answer.id.as_str()) {
-            return Err(format!("no open question {:?}", answer.id));
+        if open != Some(answer.id.as_str()) {
+            return Err(no_open_question(&answer.id));
         }
-        self.emit(Event::QuestionResolved(QuestionResolved {
+        desk.port.emit(Event::QuestionResolved(QuestionResolved {
             id: answer.id,
             reply: answer.reply.clone(),
             by: ResolvedBy::Client,
@@ -165,8 +160,16 @@ impl Session {
             QuestionReply::Custom(text) => format!("The user answered: {text}"),
             QuestionReply::Dismissed => "The user dismissed the question.".to_owned(),
         };
-        self.finish_tool(ToolStatus::Ok, text, None);
-        self.run_next_tool(now);
-        Ok(())
+        Ok(self.finish(desk, now, ToolStatus::Ok, text))
     }
+}
+
+/// Why a permission reply to `id` is refused: no such prompt is open.
+pub(in crate::session) fn no_open_prompt(id: &str) -> String {
+    format!("no open permission prompt {id:?}")
+}
+
+/// Why an answer to `id` is refused: no such question is open.
+pub(in crate::session) fn no_open_question(id: &str) -> String {
+    format!("no open question {id:?}")
 }

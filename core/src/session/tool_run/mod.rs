@@ -1,57 +1,133 @@
-//! Running the tool calls of one answer, in order: permission, the effects that do the work
-//! (`work.rs`, a machine of its own), the prompts and questions a call waits on (`asking.rs`),
-//! and the result the model gets back.
+//! The tool calls of one answer as a machine, run in order: permission, the effects that do
+//! the work (`work.rs`, a machine of its own), the prompts and questions a call waits on
+//! (`asking.rs`), and the results the model gets back. It borrows what it needs of the
+//! session for one call ([`Desk`]) and answers with what it needs of the rooms it does not
+//! own ([`Need`]): the review's tools, the MCP servers, and the model once every call has
+//! its result. Time is whatever the caller measures deadlines in (`Instant` in a session),
+//! so tests drive it without a clock.
 
 mod asking;
+mod ending;
 mod work;
 
-use std::time::Instant;
+pub(super) use asking::{no_open_prompt, no_open_question};
+
+#[cfg(test)]
+mod tests;
+
+use std::ops::Add;
+use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
 use crate::effects::{EffectId, FileIdentity, FileKind, Input, OpenFor, Output};
-use crate::model::conversation::{Block, Message, Role};
+use crate::mcp::CallId;
+use crate::model::conversation::Block;
 use crate::permissions::Decision;
+use crate::permissions::redact::Redactor;
 use crate::permissions::rules::Rule;
 use crate::protocol::events::{
-    Event, FilesChanged, PermissionResolved, PlanUpdated, QuestionAsked, QuestionResolved,
-    ResolvedBy, ToolFinished, ToolStarted, ToolStatus,
+    Event, FilesChanged, PlanUpdated, QuestionAsked, ToolStarted, ToolStatus,
 };
-use crate::protocol::values::{Mode, PermissionReply, QuestionReply};
+use crate::protocol::values::Mode;
 
-use super::Session;
 use super::owners::Owner;
+use super::port::Port;
+use super::tool_gate::ToolGate;
 use super::tools::args::ToolArgs;
-use super::tools::bash_run::MODEL_OUTPUT_MAX;
 use super::tools::definitions::{PLAN_TOOLS, REVIEW_TOOLS};
 use super::tools::paths::resolve;
-use super::tools::shaping::cap_text;
 use super::tools::views::title;
-use super::turn::Turn;
 use work::{Begun, Progress, Work};
+
+/// The numbers behind call and prompt ids, which run on across the session's turns.
+#[derive(Debug, Default)]
+pub(super) struct CallIds {
+    call: u64,
+    prompt: u64,
+}
+
+/// What the tool run borrows of the session for one input.
+pub(super) struct Desk<'a> {
+    pub port: &'a mut Port,
+    /// The rules and places every call is decided by; an `always` reply adds a rule.
+    pub gate: &'a mut ToolGate,
+    /// What output and titles must not show.
+    pub redactor: &'a Redactor,
+    /// Where relative paths start.
+    pub cwd: &'a str,
+    /// A command's time when the call names none.
+    pub bash_timeout: Duration,
+    /// What commands do not inherit of luxe's environment.
+    pub tool_env_unset: &'a [String],
+    pub mode: Mode,
+    /// Whether permission prompts are approved as they open.
+    pub auto_approve: bool,
+    pub ids: &'a mut CallIds,
+}
+
+/// What the tool run needs of the rest of the session to go on.
+#[derive(Debug)]
+pub(super) enum Need {
+    /// The running call waits for io, the user or an MCP server: nothing to do.
+    Wait,
+    /// The running call is one of the review's tools, which touch only the review session:
+    /// its result goes back through [`ToolStep::finish`].
+    Review { name: String, input: Value },
+    /// The running call names an MCP tool: what its server offers under `name` goes back
+    /// through [`ToolStep::decide_mcp`].
+    McpTool { name: String, input: Value },
+    /// An allowed MCP call to send as `call`; its end comes back through
+    /// [`ToolStep::finish_with_images`].
+    SendMcp {
+        call: CallId,
+        name: String,
+        input: Value,
+    },
+    /// Every call has its result, for the model's next request.
+    Answered(Answered),
+}
+
+/// The results of an answer's calls, whole.
+#[derive(Debug)]
+pub(super) struct Answered {
+    /// One result per call, in the answer's order.
+    pub results: Vec<Block>,
+    /// Whether a call changed files.
+    pub changed_files: bool,
+}
+
+/// An interrupted tool run: the results it leaves the conversation (every call answered),
+/// and what io must undo once the client heard the turn end (the command's process group).
+#[derive(Debug)]
+pub(super) struct Interrupted {
+    pub answered: Answered,
+    pub cleanup: Vec<Output>,
+}
 
 /// The tool calls of one answer and how far they got.
 #[derive(Debug)]
-pub(super) struct ToolStep {
+pub(super) struct ToolStep<At = Instant> {
     calls: Vec<(String, String, Value)>,
     next: usize,
     results: Vec<Block>,
-    running: Option<Running>,
+    running: Option<Running<At>>,
+    changed_files: bool,
 }
 
 /// The call being worked on.
 #[derive(Debug)]
-struct Running {
+struct Running<At> {
     call_id: String,
     provider_id: String,
-    wait: Wait,
+    wait: Wait<At>,
     /// The file io holds open for this call (`read`, `write`, `edit`) until it is read or
     /// replaced through it; closed when the call ends any other way.
     opened: Option<EffectId>,
 }
 
 #[derive(Debug)]
-enum Wait {
+enum Wait<At> {
     /// Started; its permission is being decided.
     Deciding,
     /// Waiting for io to resolve the path (symlinks), or to open the file, before deciding.
@@ -73,105 +149,89 @@ enum Wait {
         effect: EffectId,
         work: Work,
         /// When a command must have ended.
-        deadline: Option<Instant>,
+        deadline: Option<At>,
     },
     /// Sent to an MCP server; the MCP machine ends it.
     Mcp {
-        call: crate::mcp::CallId,
+        call: CallId,
     },
 }
 
-impl ToolStep {
+impl<At: Copy + Ord + Add<Duration, Output = At>> ToolStep<At> {
+    /// The calls of one answer: `(provider's id, tool name, input)` each.
     pub(super) fn new(calls: Vec<(String, String, Value)>) -> Self {
         Self {
             calls,
             next: 0,
             results: Vec::new(),
             running: None,
+            changed_files: false,
         }
     }
 
     /// The bash timeout of the running call, if any.
-    pub(super) fn deadline(&self) -> Option<Instant> {
+    pub(super) fn deadline(&self) -> Option<At> {
         match &self.running.as_ref()?.wait {
             Wait::Effect { work, deadline, .. } => deadline.filter(|_| work.limit().is_some()),
             _ => None,
         }
     }
-}
 
-impl Session {
-    fn tool_step(&mut self) -> Option<&mut ToolStep> {
-        self.turn.as_mut().and_then(Turn::tools_mut)
-    }
-
-    /// Starts the next call, or sends the results back to the model when all are done.
-    pub(super) fn run_next_tool(&mut self, now: Instant) {
+    /// Starts the next call, or hands back the results when every call has one.
+    pub(super) fn run_next(&mut self, desk: &mut Desk<'_>, now: At) -> Need {
         loop {
-            let Some(step) = self.tool_step() else {
-                return;
-            };
-            if step.running.is_some() {
-                return;
+            if self.running.is_some() {
+                return Need::Wait;
             }
-            let Some((provider_id, name, input)) = step.calls.get(step.next).cloned() else {
-                let results = std::mem::take(&mut step.results);
-                self.remember(Message {
-                    role: Role::User,
-                    content: results,
+            let Some((provider_id, name, input)) = self.calls.get(self.next).cloned() else {
+                return Need::Answered(Answered {
+                    results: std::mem::take(&mut self.results),
+                    changed_files: self.changed_files,
                 });
-                return self.send_request(now, 1);
             };
-            self.next_call += 1;
-            let call_id = format!("call_{}", self.next_call);
+            desk.ids.call += 1;
+            let call_id = format!("call_{}", desk.ids.call);
             let parsed = ToolArgs::parse(&name, &input);
             let tool_input = input.clone();
-            self.emit(Event::ToolStarted(ToolStarted {
+            desk.port.emit(Event::ToolStarted(ToolStarted {
                 call_id: call_id.clone(),
                 name: name.clone(),
-                title: title(&self.redactor, &name, &input),
+                title: title(desk.redactor, &name, &input),
                 input,
             }));
-            let running = Running {
+            self.running = Some(Running {
                 call_id,
                 provider_id,
                 wait: Wait::Deciding,
                 opened: None,
-            };
-            if let Some(step) = self.tool_step() {
-                step.running = Some(running);
-            }
-            // The review tools touch only the review session: no permission, no effect.
+            });
             if REVIEW_TOOLS.contains(&name.as_str()) {
-                match self.review_tool(now, &name, &tool_input) {
-                    Ok(text) => self.finish_tool(ToolStatus::Ok, text, None),
-                    Err(error) => self.finish_tool(ToolStatus::Error, error, None),
-                }
-                continue;
+                let input = tool_input;
+                return Need::Review { name, input };
             }
             if crate::mcp::names::is_mcp(&name) {
-                self.decide_mcp_call(now, &name, tool_input);
-                continue;
+                let input = tool_input;
+                return Need::McpTool { name, input };
             }
             let args = match parsed {
                 Err(error) => {
-                    self.finish_tool(ToolStatus::Error, error, None);
+                    self.end_call(desk, ToolStatus::Error, error, None);
                     continue;
                 }
-                Ok(_) if self.mode == Mode::Plan && !PLAN_TOOLS.contains(&name.as_str()) => {
+                Ok(_) if desk.mode == Mode::Plan && !PLAN_TOOLS.contains(&name.as_str()) => {
                     let error = format!("{name} is not available in plan mode");
-                    self.finish_tool(ToolStatus::Denied, error, None);
+                    self.end_call(desk, ToolStatus::Denied, error, None);
                     continue;
                 }
                 Ok(args) => args,
             };
-            match args.path().map(|p| resolve(&self.cwd, p).absolute) {
+            match args.path().map(|p| resolve(desk.cwd, p).absolute) {
                 Some(path) => {
-                    if let Some(reason) = self.gate.denied_by_name(&name, &path) {
-                        self.finish_tool(ToolStatus::Denied, reason, None);
+                    if let Some(reason) = desk.gate.denied_by_name(&name, &path) {
+                        self.end_call(desk, ToolStatus::Denied, reason, None);
                         continue;
                     }
-                    let effect = self.effect_id(Owner::Tool);
+                    let effect = desk.port.effect_id(Owner::Tool);
                     // A file a call reads or writes is opened first and decided on as opened,
                     // so what is decided is what is then read or replaced.
                     let output = match &args {
@@ -190,7 +250,7 @@ impl Session {
                             path: path.clone(),
                         },
                     };
-                    if let Some(running) = self.tool_step().and_then(|s| s.running.as_mut()) {
+                    if let Some(running) = self.running.as_mut() {
                         running.wait = Wait::Resolving {
                             effect,
                             tool: name,
@@ -198,19 +258,49 @@ impl Session {
                             args,
                         };
                     }
-                    self.port.push(output);
+                    desk.port.push(output);
                 }
-                None => self.decide(now, &name, args, None),
+                None => {
+                    if let Some(need) = self.decide(desk, now, &name, args, None) {
+                        return need;
+                    }
+                }
             }
         }
     }
 
-    /// Decides a call (its path, if any, already resolved) and runs, asks or refuses it.
-    fn decide(&mut self, now: Instant, tool: &str, args: ToolArgs, requested: Option<String>) {
-        match self.gate.verdict(tool, &args, requested.as_deref()) {
-            Decision::Deny { reason } => self.finish_tool(ToolStatus::Denied, reason, None),
-            Decision::Allow => self.execute(now, args),
-            Decision::Ask { always_rule } => self.ask_permission(now, tool, args, always_rule),
+    /// Decides a call (its path, if any, already resolved) and runs, asks or refuses it;
+    /// what the session must do for it, if anything.
+    fn decide(
+        &mut self,
+        desk: &mut Desk<'_>,
+        now: At,
+        tool: &str,
+        args: ToolArgs,
+        requested: Option<String>,
+    ) -> Option<Need> {
+        let decision = desk.gate.verdict(tool, &args, requested.as_deref());
+        self.follow_decision(desk, now, tool, args, decision)
+    }
+
+    /// Runs, asks about or refuses a call as `decision` says.
+    fn follow_decision(
+        &mut self,
+        desk: &mut Desk<'_>,
+        now: At,
+        tool: &str,
+        args: ToolArgs,
+        decision: Decision,
+    ) -> Option<Need> {
+        match decision {
+            Decision::Deny { reason } => {
+                self.end_call(desk, ToolStatus::Denied, reason, None);
+                None
+            }
+            Decision::Allow => self.execute(desk, now, args),
+            Decision::Ask { always_rule } => {
+                self.ask_permission(desk, now, tool, args, always_rule)
+            }
         }
     }
 
@@ -218,25 +308,25 @@ impl Session {
     /// it now.
     fn path_resolved(
         &mut self,
-        now: Instant,
+        desk: &mut Desk<'_>,
+        now: At,
         result: Result<String, String>,
         identity: Option<FileIdentity>,
-    ) {
-        if identity.is_some_and(|id| self.gate.is_env_file(&id)) {
+    ) -> Need {
+        if identity.is_some_and(|id| desk.gate.is_env_file(&id)) {
             // Another name for a `.env` file (a hard link): denied as the file itself is.
-            let tool = match self.tool_step().and_then(|s| s.running.as_ref()) {
+            let tool = match &self.running {
                 Some(Running {
                     wait: Wait::Resolving { tool, .. },
                     ..
                 }) => tool.clone(),
-                _ => return,
+                _ => return Need::Wait,
             };
             let reason = format!("{tool} of .env files is denied: they hold secrets");
-            self.finish_tool(ToolStatus::Denied, reason, None);
-            return self.run_next_tool(now);
+            return self.finish(desk, now, ToolStatus::Denied, reason);
         }
-        let Some(running) = self.tool_step().and_then(|s| s.running.as_mut()) else {
-            return;
+        let Some(running) = self.running.as_mut() else {
+            return Need::Wait;
         };
         let Wait::Resolving {
             tool,
@@ -245,49 +335,50 @@ impl Session {
             ..
         } = std::mem::replace(&mut running.wait, Wait::Deciding)
         else {
-            return;
+            return Need::Wait;
         };
         match result {
             // io names what it opened by an absolute path; anything else is not a file a tool
             // may touch (and would be taken as relative to cwd).
             Ok(resolved) if !resolved.starts_with('/') => {
                 let error = format!("{requested}: is not a file in the file tree");
-                self.finish_tool(ToolStatus::Error, error, None);
+                self.end_call(desk, ToolStatus::Error, error, None);
             }
             Ok(resolved) => {
                 args.set_path(resolved);
-                self.decide(now, &tool, args, Some(requested));
+                if let Some(need) = self.decide(desk, now, &tool, args, Some(requested)) {
+                    return need;
+                }
             }
             // A path that cannot be resolved or opened is still decided on by its name: a
             // denied one is denied (whether it exists is nobody's business).
-            Err(error) => match self.gate.denied_by_name(&tool, &requested) {
-                Some(reason) => self.finish_tool(ToolStatus::Denied, reason, None),
-                None => self.finish_tool(ToolStatus::Error, error, None),
+            Err(error) => match desk.gate.denied_by_name(&tool, &requested) {
+                Some(reason) => self.end_call(desk, ToolStatus::Denied, reason, None),
+                None => self.end_call(desk, ToolStatus::Error, error, None),
             },
         }
-        self.run_next_tool(now);
+        self.run_next(desk, now)
     }
 
-    /// Whether the running call waits for the open `id`.
-    fn awaits_open(&mut self, id: EffectId) -> bool {
+    /// Whether `input` is the open the running call waits for.
+    fn awaits_open_of(&self, input: &Input<'_>) -> bool {
         matches!(
-            self.tool_step().and_then(|s| s.running.as_ref()),
-            Some(Running { wait: Wait::Resolving { effect, .. }, .. }) if *effect == id
+            (&self.running, input),
+            (Some(Running { wait: Wait::Resolving { effect, .. }, .. }), Input::FileOpened { id, .. })
+                if effect == id
         )
     }
 
-    /// Starts the work of an allowed call.
-    pub(super) fn execute(&mut self, now: Instant, args: ToolArgs) {
-        let id = self.effect_id(Owner::Tool);
+    /// Starts the work of an allowed call; the MCP call to send, if it is one.
+    fn execute(&mut self, desk: &mut Desk<'_>, now: At, args: ToolArgs) -> Option<Need> {
+        let id = desk.port.effect_id(Owner::Tool);
         let cx = work::Context {
-            cwd: &self.cwd,
-            redactor: &self.redactor,
-            bash_timeout: self.timings.bash_timeout,
-            tool_env_unset: &self.tool_env_unset,
+            cwd: desk.cwd,
+            redactor: desk.redactor,
+            bash_timeout: desk.bash_timeout,
+            tool_env_unset: desk.tool_env_unset,
         };
-        let Some(running) = running_call(&mut self.turn) else {
-            return;
-        };
+        let running = self.running.as_mut()?;
         let args = match Work::begin(args, id, &mut running.opened, &cx) {
             Begun::Io(output, work) => {
                 let deadline = work.limit().map(|limit| now + limit);
@@ -296,7 +387,8 @@ impl Session {
                     work,
                     deadline,
                 };
-                return self.port.push(output);
+                desk.port.push(output);
+                return None;
             }
             Begun::Not(args) => args,
         };
@@ -306,61 +398,57 @@ impl Session {
                 options,
                 multiple,
             } => {
-                self.port.owners().forget(id);
-                self.next_prompt += 1;
-                let question_id = format!("q_{}", self.next_prompt);
-                let Some(running) = self.tool_step().and_then(|s| s.running.as_mut()) else {
-                    return;
-                };
+                desk.port.owners().forget(id);
+                desk.ids.prompt += 1;
+                let question_id = format!("q_{}", desk.ids.prompt);
                 running.wait = Wait::Question {
                     question_id: question_id.clone(),
                 };
                 let call_id = running.call_id.clone();
-                self.emit(Event::QuestionAsked(QuestionAsked {
+                desk.port.emit(Event::QuestionAsked(QuestionAsked {
                     id: question_id,
                     call_id,
                     question,
                     options,
                     multiple,
                 }));
+                None
             }
             ToolArgs::Mcp { name, input, .. } => {
                 // The MCP machine issues its own effects.
-                self.port.owners().forget(id);
-                self.send_mcp_call(now, &name, input);
+                desk.port.owners().forget(id);
+                let call = CallId(desk.ids.call);
+                running.wait = Wait::Mcp { call };
+                Some(Need::SendMcp { call, name, input })
             }
             ToolArgs::UpdatePlan { entries } => {
-                self.port.owners().forget(id);
+                desk.port.owners().forget(id);
                 let steps = entries.len();
-                self.emit(Event::PlanUpdated(PlanUpdated { entries }));
-                self.finish_tool(
-                    ToolStatus::Ok,
-                    format!("Plan updated ({steps} steps)."),
-                    None,
-                );
+                desk.port.emit(Event::PlanUpdated(PlanUpdated { entries }));
+                let text = format!("Plan updated ({steps} steps).");
+                self.end_call(desk, ToolStatus::Ok, text, None);
+                None
             }
             // Begun as io work above.
-            _ => {}
+            _ => None,
         }
     }
 
-    /// Routes a file, process or search result to the running call.
-    pub(super) fn tool_effect(&mut self, now: Instant, input: Input<'_>) {
-        if let Input::FileOpened { id, result: Ok(_) } = &input
-            && !self.awaits_open(*id)
-        {
-            // Opened for a call that ended meanwhile (an interrupt): io must not hold it.
-            return self.port.push(Output::CloseOpened { handle: *id });
+    /// Takes a file, process or search result for the running call.
+    pub(super) fn handle(&mut self, desk: &mut Desk<'_>, now: At, input: Input<'_>) -> Need {
+        if let Some(close) = unwanted_open(&input).filter(|_| !self.awaits_open_of(&input)) {
+            desk.port.push(close);
+            return Need::Wait;
         }
-        let Some(running) = running_call(&mut self.turn) else {
-            return;
+        let Some(running) = self.running.as_mut() else {
+            return Need::Wait;
         };
         match (&running.wait, &input) {
             (Wait::Resolving { effect, .. }, Input::PathResolved { id, result })
                 if effect == id =>
             {
                 let result = result.clone();
-                return self.path_resolved(now, result, None);
+                return self.path_resolved(desk, now, result, None);
             }
             (Wait::Resolving { effect, .. }, Input::FileOpened { id, result }) if effect == id => {
                 let identity = result.as_ref().ok().and_then(|o| o.identity);
@@ -374,48 +462,49 @@ impl Session {
                     Some(FileKind::Directory) => Err(format!("{}: is a directory", opened.path)),
                     Some(FileKind::Other) => Err(format!("{}: is not a regular file", opened.path)),
                 });
-                return self.path_resolved(now, result, identity);
+                return self.path_resolved(desk, now, result, identity);
             }
             _ => {}
         }
         let Wait::Effect { effect, work, .. } = &mut running.wait else {
-            return;
+            return Need::Wait;
         };
         let effect = *effect;
-        match work.take(input, effect, &running.call_id, &self.gate, &self.redactor) {
-            Progress::Unrelated => {}
-            Progress::Shown(delta) => self.emit(delta),
+        match work.take(input, effect, &running.call_id, desk.gate, desk.redactor) {
+            Progress::Unrelated => Need::Wait,
+            Progress::Shown(delta) => {
+                desk.port.emit(delta);
+                Need::Wait
+            }
             Progress::Write { path, bytes, then } => {
-                let id = self.effect_id(Owner::Tool);
-                let Some(running) = self.tool_step().and_then(|s| s.running.as_mut()) else {
-                    return;
-                };
+                let id = desk.port.effect_id(Owner::Tool);
                 running.wait = Wait::Effect {
                     effect: id,
                     work: *then,
                     deadline: None,
                 };
                 let output = work::write_output(id, path, bytes, &mut running.opened);
-                self.port.push(output);
+                desk.port.push(output);
+                Need::Wait
             }
             Progress::Done(done) => {
                 if let Some(shown) = done.shown {
-                    self.emit(shown);
+                    desk.port.emit(shown);
                 }
                 if let Some(path) = done.changed {
-                    if let Some(turn) = self.turn.as_mut() {
-                        turn.note_changed_files();
-                    }
-                    self.emit(Event::FilesChanged(FilesChanged { paths: vec![path] }));
+                    self.changed_files = true;
+                    desk.port
+                        .emit(Event::FilesChanged(FilesChanged { paths: vec![path] }));
                 }
-                self.finish_tool(done.status, done.text, done.diff);
-                self.run_next_tool(now);
+                self.end_call(desk, done.status, done.text, done.diff);
+                self.run_next(desk, now)
             }
         }
     }
 
-    /// A bash call ran out of time: kill its process group; its exit finishes the call.
-    pub(super) fn tool_timeout(&mut self, now: Instant) {
+    /// A bash call ran out of time at `now`: kill its process group; its exit finishes the
+    /// call.
+    pub(super) fn handle_timeout(&mut self, port: &mut Port, now: At) {
         if let Some(Running {
             wait:
                 Wait::Effect {
@@ -424,155 +513,32 @@ impl Session {
                     deadline: Some(deadline),
                 },
             ..
-        }) = self.tool_step().and_then(|s| s.running.as_mut())
+        }) = self.running.as_mut()
             && *deadline <= now
             && work.time_out()
         {
-            let id = *effect;
-            self.port.push(Output::Kill { id });
-        }
-    }
-
-    /// Makes the running call wait for the MCP machine's answer to `call`.
-    pub(super) fn await_mcp(&mut self, call: crate::mcp::CallId) {
-        if let Some(running) = self.tool_step().and_then(|s| s.running.as_mut()) {
-            running.wait = Wait::Mcp { call };
+            port.push(Output::Kill { id: *effect });
         }
     }
 
     /// The running call's id when it waits for the MCP machine's answer to `call`.
-    pub(super) fn running_mcp_call(&mut self, call: crate::mcp::CallId) -> Option<String> {
-        match self.tool_step()?.running.as_ref()? {
+    pub(super) fn running_mcp_call(&self, call: CallId) -> Option<&str> {
+        match self.running.as_ref()? {
             Running {
                 call_id,
                 wait: Wait::Mcp { call: waiting },
                 ..
-            } if *waiting == call => Some(call_id.clone()),
+            } if *waiting == call => Some(call_id),
             _ => None,
         }
     }
-
-    /// Ends the running call: `tool_finished`, and its result for the model.
-    pub(super) fn finish_tool(&mut self, status: ToolStatus, output: String, diff: Option<String>) {
-        let Some(step) = self.tool_step() else {
-            return;
-        };
-        let Some(running) = step.running.take() else {
-            return;
-        };
-        step.next += 1;
-        if let Some(handle) = running.opened {
-            self.port.push(Output::CloseOpened { handle });
-        }
-        // Every tool output passes here on its way to the model and the client.
-        let output = cap_text(self.redactor.redact(&output).into_owned(), MODEL_OUTPUT_MAX);
-        let diff = diff.map(|d| self.redactor.redact(&d).into_owned());
-        let Some(step) = self.tool_step() else {
-            return;
-        };
-        step.results.push(Block::ToolResult {
-            tool_use_id: running.provider_id,
-            content: output.clone(),
-            is_error: status != ToolStatus::Ok,
-            images: Vec::new(),
-        });
-        self.emit(Event::ToolFinished(ToolFinished {
-            call_id: running.call_id,
-            status,
-            output,
-            diff,
-        }));
-    }
-
-    /// [`Session::finish_tool`] for a call that also returned images (an MCP tool's): they go
-    /// with its result to the model, except those that hold a `.env` value (in any of the
-    /// forms the redactor knows, base64 among them), which its output says were withheld.
-    pub(super) fn finish_tool_with_images(
-        &mut self,
-        status: ToolStatus,
-        mut output: String,
-        images: Vec<crate::model::conversation::ImageData>,
-    ) {
-        let mut kept = Vec::new();
-        for (at, image) in images.into_iter().enumerate() {
-            if matches!(
-                self.redactor.redact(&image.data),
-                std::borrow::Cow::Borrowed(_)
-            ) {
-                kept.push(image);
-            } else {
-                output.push_str(&format!(
-                    "\n[image {} withheld: it holds a value of the project's .env]",
-                    at + 1
-                ));
-            }
-        }
-        let before = self.tool_step().map_or(0, |step| step.results.len());
-        self.finish_tool(status, output, None);
-        if let Some(step) = self.tool_step()
-            && step.results.len() == before + 1
-            && let Some(Block::ToolResult { images, .. }) = step.results.last_mut()
-        {
-            *images = kept;
-        }
-    }
-
-    /// Stops the running call and gives every call of the answer a result, so the conversation
-    /// stays well-formed for the next turn; returns what io must undo once the client has
-    /// heard that the turn ended (the command's process group to kill).
-    pub(super) fn interrupt_tools(&mut self, mut step: ToolStep) -> Vec<Output> {
-        let mut cleanup = Vec::new();
-        if let Some(running) = step.running.take() {
-            // A file is let go of before the turn ends (the harness holds io to that).
-            if let Some(handle) = running.opened {
-                self.port.push(Output::CloseOpened { handle });
-            }
-            match running.wait {
-                Wait::Permission { prompt_id, .. } => {
-                    self.emit(Event::PermissionResolved(PermissionResolved {
-                        id: prompt_id,
-                        reply: PermissionReply::Reject,
-                        by: ResolvedBy::Interrupt,
-                    }))
-                }
-                Wait::Question { question_id } => {
-                    self.emit(Event::QuestionResolved(QuestionResolved {
-                        id: question_id,
-                        reply: QuestionReply::Dismissed,
-                        by: ResolvedBy::Interrupt,
-                    }))
-                }
-                Wait::Effect { effect, work, .. } if work.is_command() => {
-                    cleanup.push(Output::Kill { id: effect });
-                }
-                Wait::Mcp { call } => self.cancel_mcp_call(call),
-                _ => {}
-            }
-            self.emit(Event::ToolFinished(ToolFinished {
-                call_id: running.call_id,
-                status: ToolStatus::Interrupted,
-                output: "interrupted by the user".to_owned(),
-                diff: None,
-            }));
-        }
-        for (provider_id, _, _) in &step.calls[step.results.len()..] {
-            step.results.push(Block::ToolResult {
-                tool_use_id: provider_id.clone(),
-                content: "interrupted by the user".to_owned(),
-                is_error: true,
-                images: Vec::new(),
-            });
-        }
-        self.remember(Message {
-            role: Role::User,
-            content: step.results,
-        });
-        cleanup
-    }
 }
 
-/// The running call of `turn`, borrowing nothing else of the session: its gate and redactor
-/// stay free for the work the call does.
-fn running_call(turn: &mut Option<Turn>) -> Option<&mut Running> {
-    turn.as_mut()?.tools_mut()?.running.as_mut()
+/// What closes a file io opened for a call no longer waiting for it (one an interrupt ended):
+/// io must not hold it.
+pub(super) fn unwanted_open(input: &Input<'_>) -> Option<Output> {
+    match input {
+        Input::FileOpened { id, result: Ok(_) } => Some(Output::CloseOpened { handle: *id }),
+        _ => None,
+    }
 }
