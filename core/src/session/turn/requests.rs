@@ -90,7 +90,7 @@ impl Session {
             system: &system,
             messages: self.conversation.messages(),
             tools: &tools,
-            max_tokens: self.max_output(&model),
+            max_tokens: self.budget().max_output(&model),
             thinking: self.thinking,
         };
         let (request, decoder) = encode_call(model.provider, endpoint, &call);

@@ -17,31 +17,16 @@ use crate::protocol::events::{CompactionEnded, CompactionStarted, Event};
 use crate::protocol::values::{CompactionTrigger, Thinking, TurnEndReason};
 use crate::store::Record;
 
+mod budget;
+
+pub(super) use budget::Budget;
+
 use super::Session;
 use super::turn::{Turn, TurnKind, encode_call};
-
-/// The most of the recent conversation kept word for word.
-const KEEP_TOKENS_MAX: u64 = 20_000;
-
-/// The most tokens a summary may take.
-const SUMMARY_MAX_TOKENS: u32 = 8_192;
-
-/// Transcript characters sent when the context window is not known (about 100k tokens).
-const TRANSCRIPT_CHARS_UNKNOWN_WINDOW: usize = 400_000;
 
 /// A transcript is not cut below this when the summary request itself is too long; past it,
 /// the oldest turns are dropped instead.
 const TRANSCRIPT_CHARS_MIN: usize = 2_000;
-
-/// Tokens a summary request takes besides its transcript (system prompt, instructions).
-const SUMMARY_OVERHEAD_TOKENS: u64 = 400;
-
-/// The most output tokens asked of a model whose limits are not known: more than that is a
-/// small local model rambling until its context is full.
-const OUTPUT_TOKENS_UNKNOWN: u32 = 4_096;
-
-/// Output tokens always left room for when the window is known.
-const OUTPUT_TOKENS_MIN: u32 = 256;
 
 /// How many times a turn drops older turns after a refusal as too long before it gives up.
 const DROPS_PER_TURN: u8 = 4;
@@ -122,7 +107,11 @@ impl Session {
             });
         }
         let model = self.usable_model()?;
-        if self.conversation.cut_keeping(self.keep_tokens()).is_none() {
+        if self
+            .conversation
+            .cut_keeping(self.budget().keep_tokens())
+            .is_none()
+        {
             return Err("nothing to compact yet: the conversation has no older part".into());
         }
         let cost = model.cost().map(|_| 0.0);
@@ -145,19 +134,11 @@ impl Session {
         request_id: Option<String>,
         instructions: Option<String>,
     ) -> bool {
-        let Some(cut) = self.conversation.cut_keeping(self.keep_tokens()) else {
+        let Some(cut) = self.conversation.cut_keeping(self.budget().keep_tokens()) else {
             return false;
         };
         let tokens_before = self.estimated_tokens();
-        let transcript_chars =
-            self.context_window()
-                .map_or(TRANSCRIPT_CHARS_UNKNOWN_WINDOW, |window| {
-                    let room = u64::from(window)
-                        .saturating_sub(u64::from(self.summary_max_tokens()))
-                        .saturating_sub(SUMMARY_OVERHEAD_TOKENS);
-                    // A tenth kept back: the count of characters a token is an average.
-                    (room as f64 * self.conversation.chars_per_token() * 0.9) as usize
-                });
+        let transcript_chars = self.budget().transcript_chars();
         let Some(turn) = self.turn.as_mut() else {
             return false;
         };
@@ -183,7 +164,7 @@ impl Session {
 
     /// Asks the model for a summary of the history before the cut.
     pub(super) fn send_summary_request(&mut self, now: Instant, attempt: u32, model: &ModelRef) {
-        let max_tokens = self.summary_max_tokens();
+        let max_tokens = self.budget().summary_max_tokens();
         let Some(endpoint) = self.providers.endpoint(model.provider) else {
             return;
         };
@@ -252,7 +233,7 @@ impl Session {
             return;
         };
         if turn.compaction.may_drop() {
-            let budget = self.history_budget();
+            let budget = self.budget().history_budget();
             if self.drop_oldest(budget) {
                 return self.send_request(now, attempt);
             }
@@ -390,15 +371,20 @@ impl Session {
         self.after_run(now);
     }
 
+    /// What the sizes of the next request are computed from.
+    pub(super) fn budget(&self) -> Budget<'_> {
+        Budget {
+            model: self.model.as_ref(),
+            window: self.context_window(),
+            conversation: &self.conversation,
+        }
+    }
+
     /// Whether the next request of a turn should compact first: it would come near the
-    /// context window, leaving too little room for the answer.
+    /// context window, and the turn has not compacted yet.
     pub(super) fn compaction_due(&self, model: &ModelRef) -> bool {
-        let (Some(window), Some(turn)) = (self.context_window(), self.turn.as_ref()) else {
-            return false;
-        };
-        let window = u64::from(window);
-        let reserve = u64::from(self.max_output(model)).min(window / 8);
-        !turn.compaction.compacted() && self.estimated_tokens() + reserve > window * 9 / 10
+        let compacted = self.turn.as_ref().is_none_or(|t| t.compaction.compacted());
+        !compacted && self.budget().near_the_window(model)
     }
 
     /// The context window: the catalogue's, else what the server said.
@@ -437,65 +423,9 @@ impl Session {
         }
     }
 
-    /// The most output tokens to ask of `model` for the next request: its limit (or a size
-    /// for a model whose limits are not known), and no more than the window leaves.
-    pub(super) fn max_output(&self, model: &ModelRef) -> u32 {
-        let limit = if model.context_window().is_some() {
-            model.max_output_tokens()
-        } else {
-            model.max_output_tokens().min(OUTPUT_TOKENS_UNKNOWN)
-        };
-        match self.context_window() {
-            Some(window) => {
-                let left = u64::from(window).saturating_sub(self.estimated_tokens());
-                let left = u32::try_from(left).unwrap_or(u32::MAX);
-                limit.min(left.max(OUTPUT_TOKENS_MIN))
-            }
-            None => limit,
-        }
-    }
-
-    /// The most tokens a summary may take: within the model's output and a quarter of the window.
-    fn summary_max_tokens(&self) -> u32 {
-        let Some(model) = &self.model else {
-            return SUMMARY_MAX_TOKENS;
-        };
-        let limit = model
-            .max_output_tokens()
-            .min(OUTPUT_TOKENS_UNKNOWN)
-            .min(SUMMARY_MAX_TOKENS);
-        self.context_window().map_or(limit, |w| limit.min(w / 4))
-    }
-
-    /// The tokens the history may take in a turn's request after a refusal: the window less
-    /// the system prompt, tools and room for the answer, and at most half the current size (the
-    /// window may be unknown, or the estimate off).
-    fn history_budget(&self) -> u64 {
-        let history = self.conversation.estimate(self.conversation.messages());
-        let Some(window) = self.context_window() else {
-            return history / 2;
-        };
-        let window = u64::from(window);
-        (window * 9 / 10)
-            .saturating_sub(self.conversation.overhead_tokens())
-            .saturating_sub(u64::from(OUTPUT_TOKENS_MIN).min(window / 8))
-            .min(history / 2)
-    }
-
     /// The tokens the model's view takes in a request.
     pub(super) fn estimated_tokens(&self) -> u64 {
         self.conversation.estimated_tokens()
-    }
-
-    /// How much of the recent conversation compaction keeps word for word: a quarter of the
-    /// window, or of the conversation when the window is not known (so that most of it is
-    /// summarized), at most 20,000 tokens.
-    fn keep_tokens(&self) -> u64 {
-        let keep = self
-            .context_window()
-            .map_or_else(|| self.estimated_tokens(), u64::from)
-            / 4;
-        keep.min(KEEP_TOKENS_MAX)
     }
 }
 

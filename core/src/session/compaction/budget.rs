@@ -1,0 +1,210 @@
+//! The sizes a turn's requests keep to, as plain arithmetic over the model, its context window
+//! and the conversation's estimates: the output asked for, when a request must compact first,
+//! what a summary may take and how much of its transcript fits, how much of the recent
+//! conversation compaction keeps, and what the history may take after a refusal.
+
+use crate::model::catalogue::ModelRef;
+
+use super::super::conversation::Conversation;
+
+/// The most of the recent conversation kept word for word.
+const KEEP_TOKENS_MAX: u64 = 20_000;
+
+/// The most tokens a summary may take.
+const SUMMARY_MAX_TOKENS: u32 = 8_192;
+
+/// Transcript characters sent when the context window is not known (about 100k tokens).
+const TRANSCRIPT_CHARS_UNKNOWN_WINDOW: usize = 400_000;
+
+/// Tokens a summary request takes besides its transcript (system prompt, instructions).
+const SUMMARY_OVERHEAD_TOKENS: u64 = 400;
+
+/// The most output tokens asked of a model whose limits are not known: more than that is a
+/// small local model rambling until its context is full.
+const OUTPUT_TOKENS_UNKNOWN: u32 = 4_096;
+
+/// Output tokens always left room for when the window is known.
+pub(super) const OUTPUT_TOKENS_MIN: u32 = 256;
+
+/// What the sizes are computed from, borrowed for one decision.
+pub(in crate::session) struct Budget<'a> {
+    /// The current model, if any.
+    pub model: Option<&'a ModelRef>,
+    /// The context window: the catalogue's, else what the server said.
+    pub window: Option<u32>,
+    pub conversation: &'a Conversation,
+}
+
+impl Budget<'_> {
+    /// The most output tokens to ask of `model` for the next request: its limit (or a size
+    /// for a model whose limits are not known), and no more than the window leaves.
+    pub(in crate::session) fn max_output(&self, model: &ModelRef) -> u32 {
+        let limit = if model.context_window().is_some() {
+            model.max_output_tokens()
+        } else {
+            model.max_output_tokens().min(OUTPUT_TOKENS_UNKNOWN)
+        };
+        match self.window {
+            Some(window) => {
+                let left = u64::from(window).saturating_sub(self.conversation.estimated_tokens());
+                let left = u32::try_from(left).unwrap_or(u32::MAX);
+                limit.min(left.max(OUTPUT_TOKENS_MIN))
+            }
+            None => limit,
+        }
+    }
+
+    /// Whether the next request to `model` would come near the context window, leaving too
+    /// little room for the answer: it should compact first.
+    pub(in crate::session) fn near_the_window(&self, model: &ModelRef) -> bool {
+        let Some(window) = self.window else {
+            return false;
+        };
+        let window = u64::from(window);
+        let reserve = u64::from(self.max_output(model)).min(window / 8);
+        self.conversation.estimated_tokens() + reserve > window * 9 / 10
+    }
+
+    /// The most tokens a summary may take: within the model's output and a quarter of the window.
+    pub(super) fn summary_max_tokens(&self) -> u32 {
+        let Some(model) = self.model else {
+            return SUMMARY_MAX_TOKENS;
+        };
+        let limit = model
+            .max_output_tokens()
+            .min(OUTPUT_TOKENS_UNKNOWN)
+            .min(SUMMARY_MAX_TOKENS);
+        self.window.map_or(limit, |w| limit.min(w / 4))
+    }
+
+    /// How many characters of transcript a summary request may carry: what the window leaves
+    /// besides the summary and the request's own text.
+    pub(super) fn transcript_chars(&self) -> usize {
+        self.window
+            .map_or(TRANSCRIPT_CHARS_UNKNOWN_WINDOW, |window| {
+                let room = u64::from(window)
+                    .saturating_sub(u64::from(self.summary_max_tokens()))
+                    .saturating_sub(SUMMARY_OVERHEAD_TOKENS);
+                // A tenth kept back: the count of characters a token is an average.
+                (room as f64 * self.conversation.chars_per_token() * 0.9) as usize
+            })
+    }
+
+    /// The tokens the history may take in a turn's request after a refusal: the window less
+    /// the system prompt, tools and room for the answer, and at most half the current size (the
+    /// window may be unknown, or the estimate off).
+    pub(super) fn history_budget(&self) -> u64 {
+        let conversation = self.conversation;
+        let history = conversation.estimate(conversation.messages());
+        let Some(window) = self.window else {
+            return history / 2;
+        };
+        let window = u64::from(window);
+        (window * 9 / 10)
+            .saturating_sub(conversation.overhead_tokens())
+            .saturating_sub(u64::from(OUTPUT_TOKENS_MIN).min(window / 8))
+            .min(history / 2)
+    }
+
+    /// How much of the recent conversation compaction keeps word for word: a quarter of the
+    /// window, or of the conversation when the window is not known (so that most of it is
+    /// summarized), at most 20,000 tokens.
+    pub(super) fn keep_tokens(&self) -> u64 {
+        let keep = self
+            .window
+            .map_or_else(|| self.conversation.estimated_tokens(), u64::from)
+            / 4;
+        keep.min(KEEP_TOKENS_MAX)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::conversation::{Block, Message, Role};
+
+    fn conversation(chars: usize) -> Conversation {
+        let mut conversation = Conversation::default();
+        conversation.push(Message {
+            role: Role::User,
+            content: vec![Block::Text {
+                text: "x".repeat(chars),
+            }],
+        });
+        conversation
+    }
+
+    fn local() -> ModelRef {
+        ModelRef::parse("openai/smollm").unwrap()
+    }
+
+    #[test]
+    fn a_local_model_asks_a_capped_output_that_the_window_leaves_room_for() {
+        let (small, model) = (conversation(400), local());
+        let unknown = Budget {
+            model: Some(&model),
+            window: None,
+            conversation: &small,
+        };
+        assert_eq!(
+            unknown.max_output(&model),
+            OUTPUT_TOKENS_UNKNOWN.min(model.max_output_tokens())
+        );
+        assert!(
+            !unknown.near_the_window(&model),
+            "no window, nothing is near it"
+        );
+        let tokens = small.estimated_tokens();
+        let window = u32::try_from(tokens).unwrap() + 1_000;
+        let known = Budget {
+            window: Some(window),
+            ..unknown
+        };
+        assert_eq!(known.max_output(&model), 1_000.min(OUTPUT_TOKENS_UNKNOWN));
+        let full = Budget {
+            window: Some(u32::try_from(tokens).unwrap()),
+            ..known
+        };
+        assert_eq!(
+            full.max_output(&model),
+            OUTPUT_TOKENS_MIN,
+            "room is always left"
+        );
+        assert!(full.near_the_window(&model));
+    }
+
+    #[test]
+    fn a_summary_and_what_compaction_keeps_fit_the_window() {
+        let (long, model) = (conversation(400_000), local());
+        let budget = Budget {
+            model: Some(&model),
+            window: Some(2_048),
+            conversation: &long,
+        };
+        assert_eq!(budget.summary_max_tokens(), 512, "a quarter of the window");
+        assert_eq!(budget.keep_tokens(), 512);
+        let room = 2_048 - 512 - SUMMARY_OVERHEAD_TOKENS;
+        let chars = budget.transcript_chars() as f64;
+        assert!(chars < room as f64 * long.chars_per_token(), "{chars}");
+        assert!(
+            budget.history_budget() < 2_048,
+            "after a refusal the history fits"
+        );
+        let unknown = Budget {
+            window: None,
+            ..budget
+        };
+        assert_eq!(unknown.transcript_chars(), TRANSCRIPT_CHARS_UNKNOWN_WINDOW);
+        assert_eq!(
+            unknown.keep_tokens(),
+            KEEP_TOKENS_MAX,
+            "a quarter, at most 20,000"
+        );
+        assert_eq!(unknown.history_budget(), long.estimate(long.messages()) / 2);
+        let none = Budget {
+            model: None,
+            ..unknown
+        };
+        assert_eq!(none.summary_max_tokens(), SUMMARY_MAX_TOKENS);
+    }
+}
