@@ -1,5 +1,7 @@
 //! The start-up probes: `git status` and the project's `AGENTS.md` for the system prompt.
 
+use super::owners::Owner;
+use super::port::Port;
 use crate::effects::{EffectId, Input, Output};
 use crate::git::status::{self, GitStatus, NO_OPTIONAL_LOCKS, STATUS_ARGS};
 
@@ -23,36 +25,27 @@ pub(super) struct Context {
 }
 
 impl Context {
-    /// The outputs that start every probe; `ids` hands out effect ids, `unset` is what git
-    /// does not inherit.
-    pub(super) fn start(
-        &mut self,
-        cwd: &str,
-        unset: &[String],
-        mut ids: impl FnMut() -> EffectId,
-    ) -> Vec<Output> {
-        let (git, agents) = (ids(), ids());
+    /// Starts every probe through `port`; `unset` is what git does not inherit.
+    pub(super) fn start(&mut self, port: &mut Port, cwd: &str, unset: &[String]) {
+        let git = port.issue(Owner::Context, |id| Output::Spawn {
+            id,
+            program: "git".to_owned(),
+            args: STATUS_ARGS.iter().map(|a| (*a).to_owned()).collect(),
+            cwd: cwd.to_owned(),
+            env: vec![(
+                NO_OPTIONAL_LOCKS.0.to_owned(),
+                NO_OPTIONAL_LOCKS.1.to_owned(),
+            )],
+            unset: unset.to_vec(),
+        });
+        let root = cwd.trim_end_matches('/');
+        let agents = port.issue(Owner::Context, |id| Output::ReadFile {
+            id,
+            path: format!("{root}/AGENTS.md"),
+            max_bytes: AGENTS_MD_MAX,
+        });
         self.git = Probe::Pending(git);
         self.agents_md = Probe::Pending(agents);
-        let root = cwd.trim_end_matches('/');
-        vec![
-            Output::Spawn {
-                id: git,
-                program: "git".to_owned(),
-                args: STATUS_ARGS.iter().map(|a| (*a).to_owned()).collect(),
-                cwd: cwd.to_owned(),
-                env: vec![(
-                    NO_OPTIONAL_LOCKS.0.to_owned(),
-                    NO_OPTIONAL_LOCKS.1.to_owned(),
-                )],
-                unset: unset.to_vec(),
-            },
-            Output::ReadFile {
-                id: agents,
-                path: format!("{root}/AGENTS.md"),
-                max_bytes: AGENTS_MD_MAX,
-            },
-        ]
     }
 
     /// Takes `input` if it belongs to a probe.
@@ -108,12 +101,96 @@ impl Context {
     }
 }
 
-impl super::Session {
-    pub(super) fn start_probes(&mut self) {
-        let owners = self.port.owners();
-        let outputs = self.context.start(&self.cwd, &self.own_env_unset, || {
-            owners.issue(super::owners::Owner::Context)
-        });
-        self.port.extend(outputs);
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::effects::{FileContent, Stream};
+
+    /// The probes' effects, started: `(git status, AGENTS.md)`.
+    fn started(context: &mut Context) -> (EffectId, EffectId) {
+        let mut port = Port::default();
+        context.start(&mut port, "/work/p/", &["OPENAI_API_KEY".to_owned()]);
+        let outputs: Vec<Output> = std::iter::from_fn(|| port.pop()).collect();
+        match &outputs[..] {
+            [
+                Output::Spawn {
+                    id: git,
+                    program,
+                    unset,
+                    ..
+                },
+                Output::ReadFile {
+                    id: agents, path, ..
+                },
+            ] => {
+                assert_eq!(
+                    (program.as_str(), path.as_str()),
+                    ("git", "/work/p/AGENTS.md")
+                );
+                assert_eq!(unset, &["OPENAI_API_KEY"], "git inherits no key");
+                (*git, *agents)
+            }
+            other => panic!("not the two probes: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn ready_once_both_probes_end_with_what_they_found() {
+        let mut context = Context::default();
+        let (git, agents) = started(&mut context);
+        let stdout = b"# branch.oid abc\n# branch.head main\n";
+        for input in [
+            Input::ProcessOutput {
+                id: git,
+                stream: Stream::Stdout,
+                bytes: stdout,
+            },
+            Input::ProcessOutput {
+                id: git,
+                stream: Stream::Stderr,
+                bytes: b"# branch.head other\n",
+            },
+            Input::ProcessExited {
+                id: git,
+                status: Ok(Some(0)),
+            },
+        ] {
+            assert!(context.handle(&input));
+            assert!(!context.is_ready(), "AGENTS.md is not read yet");
+        }
+        assert_eq!(
+            context.git().and_then(|g| g.branch.as_deref()),
+            Some("main")
+        );
+        let unrelated = Input::FileRead {
+            id: EffectId(agents.0 + 100),
+            result: Ok(FileContent::whole(b"no".to_vec())),
+        };
+        assert!(!context.handle(&unrelated));
+        let read = Input::FileRead {
+            id: agents,
+            result: Ok(FileContent::whole(b"Use tabs.".to_vec())),
+        };
+        assert!(context.handle(&read));
+        assert!(context.is_ready());
+        assert_eq!(context.agents_md(), Some("Use tabs."));
+    }
+
+    #[test]
+    fn outside_a_checkout_and_without_agents_md_it_is_ready_with_nothing() {
+        let mut context = Context::default();
+        assert!(!context.is_ready(), "not before it starts");
+        let (git, agents) = started(&mut context);
+        let exited = Input::ProcessExited {
+            id: git,
+            status: Ok(Some(128)),
+        };
+        let missing = Input::FileRead {
+            id: agents,
+            result: Err("not found".to_owned()),
+        };
+        assert!(context.handle(&missing) && context.handle(&exited));
+        assert!(context.is_ready());
+        assert!(context.git().is_none() && context.agents_md().is_none());
     }
 }

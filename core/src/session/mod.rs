@@ -242,7 +242,7 @@ impl Session {
         if let Some(restored) = restored {
             session.restore(restored);
         }
-        session.start_probes();
+        (session.context).start(&mut session.port, &session.cwd, &session.own_env_unset);
         session.probe_server(now);
         session.probe_workspace(now, true);
         session.start_mcp(now);
