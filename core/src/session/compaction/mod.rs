@@ -114,8 +114,8 @@ impl Session {
         {
             return Err("nothing to compact yet: the conversation has no older part".into());
         }
-        let cost = model.cost().map(|_| 0.0);
-        self.turn = Some(Turn::new(String::new(), TurnKind::Compaction, cost));
+        let priced = model.cost().is_some();
+        self.turn = Some(Turn::new(String::new(), TurnKind::Compaction, priced));
         self.emit_state();
         self.begin_compaction(
             now,

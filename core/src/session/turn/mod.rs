@@ -2,6 +2,7 @@
 //! its answer, fails, or the client interrupts. Its requests are `requests.rs`'s.
 
 mod requests;
+mod tally;
 
 pub(super) use requests::encode_call;
 
@@ -10,8 +11,7 @@ use std::time::Instant;
 use crate::effects::Output;
 use crate::model::catalogue::{ModelRef, Provider};
 use crate::model::conversation::{Block, Message, Role};
-use crate::model::wire::Usage;
-use crate::protocol::events::{Event, TurnEnded, TurnStarted, TurnSteered, TurnUsage};
+use crate::protocol::events::{Event, TurnEnded, TurnStarted, TurnSteered};
 use crate::protocol::values::{TurnEndReason, TurnSource};
 
 use super::compaction::TurnCompaction;
@@ -28,9 +28,8 @@ pub(super) struct Turn {
     /// The turn's id; empty for a `compact` run.
     id: String,
     kind: TurnKind,
-    usage: Usage,
-    cost_usd: Option<f64>,
-    context_tokens: u64,
+    /// Its tokens and cost so far.
+    tally: tally::Tally,
     steering: Vec<String>,
     /// Compaction's part of the turn (owned by `compaction.rs`): while a compaction is under
     /// way, model requests are summary requests.
@@ -84,7 +83,7 @@ impl Turn {
 
     /// What it cost so far; `None` once a price was unknown.
     pub(super) fn cost_usd(&self) -> Option<f64> {
-        self.cost_usd
+        self.tally.cost_usd()
     }
 
     /// What a review turn does on the review.
@@ -110,14 +109,12 @@ impl Turn {
         }
     }
 
-    /// A turn of `kind` with nothing done yet.
-    pub(super) fn new(id: String, kind: TurnKind, cost_usd: Option<f64>) -> Self {
+    /// A turn of `kind` with nothing done yet; `priced` when the model's prices are known.
+    pub(super) fn new(id: String, kind: TurnKind, priced: bool) -> Self {
         Self {
             id,
             kind,
-            usage: Usage::default(),
-            cost_usd,
-            context_tokens: 0,
+            tally: tally::Tally::new(priced),
             steering: Vec::new(),
             compaction: TurnCompaction::default(),
             review: None,
@@ -144,8 +141,8 @@ impl Session {
     pub(super) fn start_turn(&mut self, now: Instant, message: Queued, source: TurnSource) {
         self.turns_started += 1;
         let id = format!("turn_{}", self.turns_started);
-        let cost = self.model.as_ref().and_then(|m| m.cost()).map(|_| 0.0);
-        let mut turn = Turn::new(id.clone(), TurnKind::Conversation, cost);
+        let priced = self.model.as_ref().and_then(|m| m.cost()).is_some();
+        let mut turn = Turn::new(id.clone(), TurnKind::Conversation, priced);
         turn.review = message.review;
         self.turn = Some(turn);
         self.emit_state();
@@ -302,22 +299,15 @@ impl Session {
             TurnEndReason::Error => "an error".to_owned(),
         });
         self.settle_unanswered(&why);
-        self.add_session_cost(turn.cost_usd);
+        self.add_session_cost(turn.cost_usd());
         self.record(Record::TurnEnded {
             turn_id: turn.id.clone(),
-            cost_usd: turn.cost_usd,
+            cost_usd: turn.cost_usd(),
         });
-        self.emit(Event::TurnUsage(TurnUsage {
-            prompt_tokens: turn.usage.prompt_tokens,
-            completion_tokens: turn.usage.completion_tokens,
-            cache_read_tokens: turn.usage.cache_read_tokens,
-            cache_write_tokens: turn.usage.cache_write_tokens,
-            reasoning_tokens: turn.usage.reasoning_tokens,
-            cost_usd: turn.cost_usd,
-            context_tokens: turn.context_tokens,
-            context_window: self.context_window(),
-            session_cost_usd: self.session_cost_usd,
-        }));
+        let usage = turn
+            .tally
+            .frame(self.context_window(), self.session_cost_usd);
+        self.emit(Event::TurnUsage(usage));
         self.emit(Event::TurnEnded(TurnEnded {
             turn_id: turn.id,
             reason,

@@ -319,22 +319,9 @@ impl Session {
                 .tokens_for_chars(assembler.streamed_chars());
         }
         let prices = self.model.as_ref().and_then(|m| m.cost());
-        let Some(turn) = self.turn.as_mut() else {
-            return;
-        };
-        add_usage(&mut turn.usage, &usage);
-        if !turn.compaction.is_running() {
-            turn.context_tokens = usage.prompt_tokens
-                + usage.cache_read_tokens
-                + usage.cache_write_tokens
-                + usage.completion_tokens;
-        }
-        if let (Some(cost), Some(prices)) = (turn.cost_usd.as_mut(), prices) {
-            *cost += (usage.prompt_tokens as f64 * prices.input
-                + usage.completion_tokens as f64 * prices.output
-                + usage.cache_read_tokens as f64 * prices.cache_read
-                + usage.cache_write_tokens as f64 * prices.cache_write)
-                / 1e6;
+        if let Some(turn) = self.turn.as_mut() {
+            let summary = turn.compaction.is_running();
+            turn.tally.add(&usage, prices.as_ref(), summary);
         }
     }
 
@@ -403,12 +390,4 @@ fn tools_chars(tools: &[ToolSpec]) -> usize {
         .iter()
         .map(|t| t.name.len() + t.description.len() + t.input_schema.to_string().len())
         .sum()
-}
-
-fn add_usage(total: &mut Usage, more: &Usage) {
-    total.prompt_tokens += more.prompt_tokens;
-    total.completion_tokens += more.completion_tokens;
-    total.cache_read_tokens += more.cache_read_tokens;
-    total.cache_write_tokens += more.cache_write_tokens;
-    total.reasoning_tokens += more.reasoning_tokens;
 }
