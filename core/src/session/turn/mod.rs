@@ -8,6 +8,7 @@ pub(super) use requests::encode_call;
 
 use std::time::Instant;
 
+use crate::effects::EffectId;
 use crate::effects::Output;
 use crate::model::catalogue::{ModelRef, Provider};
 use crate::model::conversation::{Block, Message, Role};
@@ -109,6 +110,99 @@ impl Turn {
         }
     }
 
+    /// Sets what a review turn does on the review.
+    fn for_review(mut self, review: Option<ReviewTask>) -> Self {
+        self.review = review;
+        self
+    }
+
+    /// `steer_turn`'s text joins the next request of a conversation turn; its frame, or
+    /// `None` for a `compact` run, which takes no steering.
+    fn steer(&mut self, text: String) -> Option<TurnSteered> {
+        (self.kind == TurnKind::Conversation).then(|| {
+            self.steering.push(text.clone());
+            TurnSteered {
+                turn_id: self.id.clone(),
+                text,
+            }
+        })
+    }
+
+    /// The steering texts that join the request being built.
+    fn take_steering(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.steering)
+    }
+
+    /// Whether steering waits for the next request.
+    fn is_steered(&self) -> bool {
+        !self.steering.is_empty()
+    }
+
+    /// Keeps the latest answer's text for a review thread (a blank answer keeps the one
+    /// before).
+    fn note_answer(&mut self, text: String) {
+        if !text.trim().is_empty() {
+            self.answer_text = text;
+        }
+    }
+
+    /// The request `step` is under way, given up for silence at `idle_deadline`.
+    fn await_model(&mut self, step: ModelStep, idle_deadline: Instant) {
+        self.step = Step::Model {
+            step: Box::new(step),
+            idle_deadline,
+        };
+    }
+
+    /// The model step waiting on `id`, which was just heard from: it is given up for
+    /// silence at `idle_deadline` now.
+    fn model_step(&mut self, id: EffectId, idle_deadline: Instant) -> Option<&mut ModelStep> {
+        match &mut self.step {
+            Step::Model {
+                step,
+                idle_deadline: idle,
+            } if step.http() == id => {
+                *idle = idle_deadline;
+                Some(step)
+            }
+            _ => None,
+        }
+    }
+
+    /// The model step under way, if any.
+    fn model_step_mut(&mut self) -> Option<&mut ModelStep> {
+        match &mut self.step {
+            Step::Model { step, .. } => Some(step),
+            _ => None,
+        }
+    }
+
+    /// The model step under way, taken out: its stream is over.
+    fn take_model_step(&mut self) -> Option<Box<ModelStep>> {
+        match std::mem::replace(&mut self.step, Step::WaitingForContext) {
+            Step::Model { step, .. } => Some(step),
+            other => {
+                self.step = other;
+                None
+            }
+        }
+    }
+
+    /// Runs the tool calls of the answer.
+    fn run_tools(&mut self, calls: Vec<(String, String, serde_json::Value)>) {
+        self.step = Step::Tools(Box::new(ToolStep::new(calls)));
+    }
+
+    /// Waits until `until` before attempt `attempt`.
+    fn back_off(&mut self, attempt: u32, until: Instant) {
+        self.step = Step::Backoff { attempt, until };
+    }
+
+    /// Whether the turn waits for the start-up probes before its first request.
+    fn waits_for_context(&self) -> bool {
+        matches!(self.step, Step::WaitingForContext)
+    }
+
     /// A turn of `kind` with nothing done yet; `priced` when the model's prices are known.
     pub(super) fn new(id: String, kind: TurnKind, priced: bool) -> Self {
         Self {
@@ -142,9 +236,8 @@ impl Session {
         self.turns_started += 1;
         let id = format!("turn_{}", self.turns_started);
         let priced = self.model.as_ref().and_then(|m| m.cost()).is_some();
-        let mut turn = Turn::new(id.clone(), TurnKind::Conversation, priced);
-        turn.review = message.review;
-        self.turn = Some(turn);
+        let turn = Turn::new(id.clone(), TurnKind::Conversation, priced);
+        self.turn = Some(turn.for_review(message.review));
         self.emit_state();
         self.emit(Event::TurnStarted(TurnStarted {
             turn_id: id,
@@ -199,26 +292,16 @@ impl Session {
 
     /// The probes finished: a turn that waited for them sends its first request.
     pub(super) fn context_ready(&mut self, now: Instant) {
-        if matches!(
-            self.turn.as_ref().map(|t| &t.step),
-            Some(Step::WaitingForContext)
-        ) {
+        if self.turn.as_ref().is_some_and(Turn::waits_for_context) {
             self.send_request(now, 1);
         }
     }
 
     /// `steer_turn`: the text joins the next request.
     pub(super) fn steer(&mut self, text: String) -> Result<(), &'static str> {
-        let Some(turn) = self
-            .turn
-            .as_mut()
-            .filter(|t| t.kind == TurnKind::Conversation)
-        else {
-            return Err("no turn is running");
-        };
-        turn.steering.push(text.clone());
-        let turn_id = turn.id.clone();
-        self.emit(Event::TurnSteered(TurnSteered { turn_id, text }));
+        let steered = self.turn.as_mut().and_then(|turn| turn.steer(text));
+        let steered = steered.ok_or("no turn is running")?;
+        self.emit(Event::TurnSteered(steered));
         Ok(())
     }
 
@@ -346,5 +429,47 @@ impl Session {
         } else {
             self.end_turn(now, TurnEndReason::Error, Some(error));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn steering_joins_a_conversation_turn_only_and_is_taken_once() {
+        let mut compact = Turn::new(String::new(), TurnKind::Compaction, false);
+        assert!(
+            compact.steer("faster".into()).is_none(),
+            "a compact run takes none"
+        );
+        let mut turn = Turn::new("turn_3".into(), TurnKind::Conversation, true);
+        let steered = turn.steer("use tabs".into()).unwrap();
+        assert_eq!(
+            (steered.turn_id.as_str(), steered.text.as_str()),
+            ("turn_3", "use tabs")
+        );
+        turn.steer("and tests".into());
+        assert!(turn.is_steered());
+        assert_eq!(turn.take_steering(), ["use tabs", "and tests"]);
+        assert!(!turn.is_steered() && turn.take_steering().is_empty());
+        assert_eq!(turn.cost_usd(), Some(0.0), "priced: nothing spent yet");
+    }
+
+    #[test]
+    fn a_blank_answer_keeps_the_text_before_and_the_turn_waits_for_its_context_first() {
+        let mut turn = Turn::new("turn_1".into(), TurnKind::Conversation, false);
+        assert!(turn.waits_for_context() && turn.deadline().is_none());
+        turn.note_answer("Fixed in a.rs.".into());
+        turn.note_answer(" \n".into());
+        assert_eq!(turn.answer_text, "Fixed in a.rs.");
+        assert!(turn.model_step_mut().is_none() && turn.take_model_step().is_none());
+        assert!(
+            turn.waits_for_context(),
+            "taking no model step changes nothing"
+        );
+        turn.run_tools(Vec::new());
+        assert!(turn.tools_mut().is_some() && !turn.waits_for_context());
+        assert_eq!(turn.cost_usd(), None, "unpriced");
     }
 }

@@ -18,11 +18,10 @@ use crate::model::wire::{
 use crate::protocol::events::{Event, ModelRetrying};
 use crate::protocol::values::{CompactionTrigger, TurnEndReason};
 
-use super::Step;
+use super::Turn;
 use crate::session::Session;
 use crate::session::model_step::{ModelStep, Outcome, Sent, retry_delay};
 use crate::session::review_turns::ReviewTask;
-use crate::session::tool_run::ToolStep;
 use crate::session::tools::definitions::tools_for;
 use crate::store::Record;
 
@@ -35,7 +34,7 @@ impl Session {
         if turn.compaction.is_running() {
             return self.send_summary_request(now, attempt, &model);
         }
-        let steering = std::mem::take(&mut turn.steering);
+        let steering = turn.take_steering();
         if !steering.is_empty() {
             let blocks = steering.into_iter().map(|text| Block::Text { text });
             let blocks: Vec<Block> = blocks.collect();
@@ -118,10 +117,7 @@ impl Session {
         };
         let idle_deadline = now + self.timings.model_idle_timeout;
         if let Some(turn) = self.turn.as_mut() {
-            turn.step = Step::Model {
-                step: Box::new(ModelStep::new(sent, decoder)),
-                idle_deadline,
-            };
+            turn.await_model(ModelStep::new(sent, decoder), idle_deadline);
         }
         self.port.push(Output::HttpRequest { id: http, request });
     }
@@ -129,16 +125,7 @@ impl Session {
     /// The model step waiting on `id`, which just heard from it at `now`.
     fn model_step(&mut self, now: Instant, id: EffectId) -> Option<&mut ModelStep> {
         let idle = now + self.timings.model_idle_timeout;
-        match self.turn.as_mut().map(|t| &mut t.step) {
-            Some(Step::Model {
-                step,
-                idle_deadline,
-            }) if step.http() == id => {
-                *idle_deadline = idle;
-                Some(step)
-            }
-            _ => None,
-        }
+        self.turn.as_mut()?.model_step(id, idle)
     }
 
     pub(in crate::session) fn http_response(
@@ -190,7 +177,7 @@ impl Session {
             };
             // A summary is for the model's view, not a reply to show.
             let show = (!turn.compaction.is_running()).then_some(&self.redactor);
-            let Step::Model { step, .. } = &mut turn.step else {
+            let Some(step) = turn.model_step_mut() else {
                 return;
             };
             match step.event(event, show) {
@@ -219,12 +206,8 @@ impl Session {
         let Some(turn) = self.turn.as_mut() else {
             return;
         };
-        let mut step = match std::mem::replace(&mut turn.step, Step::WaitingForContext) {
-            Step::Model { step, .. } => step,
-            other => {
-                turn.step = other;
-                return;
-            }
+        let Some(mut step) = turn.take_model_step() else {
+            return;
         };
         self.show_rest(&mut step);
         let Some(turn) = self.turn.as_mut() else {
@@ -286,19 +269,19 @@ impl Session {
             })
             .collect();
         let text = message.text();
-        if let (Some(turn), false) = (self.turn.as_mut(), text.trim().is_empty()) {
-            turn.answer_text = text;
+        if let Some(turn) = self.turn.as_mut() {
+            turn.note_answer(text);
         }
         if !message.content.is_empty() {
             self.remember(message);
         }
         if !calls.is_empty() {
             if let Some(turn) = self.turn.as_mut() {
-                turn.step = Step::Tools(Box::new(ToolStep::new(calls)));
+                turn.run_tools(calls);
             }
             return self.run_next_tool(now);
         }
-        let steered = self.turn.as_ref().is_some_and(|t| !t.steering.is_empty());
+        let steered = self.turn.as_ref().is_some_and(Turn::is_steered);
         match stop {
             StopReason::MaxTokens => self.end_turn(now, TurnEndReason::MaxTokens, None),
             StopReason::Refusal => self.end_turn(now, TurnEndReason::Refusal, None),
@@ -353,10 +336,7 @@ impl Session {
             &mut self.rng,
         );
         if let Some(turn) = self.turn.as_mut() {
-            turn.step = Step::Backoff {
-                attempt: attempt + 1,
-                until: now + delay,
-            };
+            turn.back_off(attempt + 1, now + delay);
         }
         self.emit(Event::ModelRetrying(ModelRetrying {
             attempt: attempt + 1,
