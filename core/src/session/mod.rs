@@ -168,7 +168,12 @@ impl Session {
             .map_or_else(|| config.session_id.clone(), |r| r.id.clone());
         let store = match &config.resume {
             Some(file) => store::Store::resumed(config.sessions_dir.as_deref(), file),
-            None => store::Store::new(config.sessions_dir.as_deref(), &session_id),
+            None => store::Store::new(
+                config.sessions_dir.as_deref(),
+                &session_id,
+                &config.cwd,
+                &config.today,
+            ),
         };
         let mut session = Self {
             session_id,
