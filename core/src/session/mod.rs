@@ -19,9 +19,10 @@
 //!   mode, `.env` identities and Luxe's own places, as verdicts), `tools/` (definitions,
 //!   arguments, paths, `bash_run.rs` — *machine*: a command's output — and `views.rs`, what
 //!   tools show), `mcp_tools.rs` (the MCP machine's tools in turns), `acp_hooks.rs`.
-//! - `store.rs`: the append-only session file and `list_sessions`.
+//! - `store.rs` (*machine*: the append-only session file and `list_sessions`).
 //! - `context.rs`: the start-up probes (`git status`, `AGENTS.md`).
-//! - guided review: `review.rs`, `review_saves.rs` (*machine*: the save queue),
+//! - guided review: `review.rs` (*machine*: the open review; `review/saving.rs`, its changes
+//!   saved; `review/session.rs`, the glue), `review_saves.rs` (*machine*: the save queue),
 //!   `review_turns.rs` (agent turns on the review and their tools),
 //!   `review_prompts.rs`, `pr_review.rs`, `commit_chapters.rs`.
 //! - GitHub and stacks: `github.rs` (and `github/waiting.rs`, actions parked until the probe;
@@ -169,7 +170,12 @@ impl Session {
             .map_or_else(|| config.session_id.clone(), |r| r.id.clone());
         let store = match &config.resume {
             Some(file) => store::Store::resumed(config.sessions_dir.as_deref(), file),
-            None => store::Store::new(config.sessions_dir.as_deref(), &session_id),
+            None => store::Store::new(
+                config.sessions_dir.as_deref(),
+                &session_id,
+                &config.cwd,
+                &config.today,
+            ),
         };
         let mut session = Self {
             session_id,

@@ -180,3 +180,66 @@ fn describe(anchor: &Anchor) -> String {
         Anchor::File { .. } => "the file".into(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::findings::{FindingStatus, Severity, ThreadEntry};
+    use crate::session::pr_review::tests::review;
+
+    fn finding(review: &Review) -> Finding {
+        Finding {
+            id: "finding:1".into(),
+            anchor: Anchor::Line {
+                file_id: review.files[0].id.clone(),
+                hunk_id: review.hunks[0].id.clone(),
+                side: Side::New,
+                line: 2,
+            },
+            severity: Severity::Issue,
+            status: FindingStatus::Open,
+            outdated: true,
+            pending: false,
+            line_text: Some("2".into()),
+            thread: vec![ThreadEntry::new(
+                Author::Reviewer,
+                EntryKind::FixRequest,
+                "spell it out".into(),
+                1,
+            )],
+        }
+    }
+
+    #[test]
+    fn a_finding_prompt_shows_its_place_hunk_and_thread_and_what_to_do() {
+        let review = review();
+        let answer = finding_prompt(&review, &finding(&review), false);
+        for part in [
+            "finding finding:1 (Issue) on src/a.rs",
+            "Its anchor is outdated",
+            "It points at new line 2: `2`",
+            "```diff\n@@ -1,3 +1,4 @@ \n one\n-two\n+2\n+2b\n three\n```",
+            "- reviewer (fix request): spell it out",
+            "Answer the reviewer's latest message",
+        ] {
+            assert!(answer.contains(part), "{part:?} in {answer}");
+        }
+        let fix = finding_prompt(&review, &finding(&review), true);
+        assert!(
+            fix.contains("call the `report` tool with comment_id \"finding:1\""),
+            "{fix}"
+        );
+        assert!(!fix.contains("Answer the reviewer's"), "{fix}");
+    }
+
+    #[test]
+    fn the_review_prompt_numbers_each_line_by_both_sides() {
+        let text = agent_review_prompt(&review());
+        assert!(text.contains("File src/a.rs (Modified):"), "{text}");
+        assert!(
+            text.contains("    1     1  one\n    2     - -two\n    -     2 +2\n"),
+            "{text}"
+        );
+        assert!(!text.contains("Left out for size"), "{text}");
+    }
+}

@@ -6,12 +6,15 @@
 //! leaves only another torn tail, repaired the same way at the next resume.
 
 use super::owners::Owner;
+use super::port::Port;
 use crate::config::SessionFile;
 use crate::effects::{EffectId, Input, Output};
+use crate::model::catalogue::ModelRef;
 use crate::model::conversation::{Block, Message, Role};
 use crate::protocol::events::{
     Event, RestoredMessage, RestoredToolCall, RestoredToolResult, SessionRestored, SessionsListed,
 };
+use crate::protocol::values::{Mode, Thinking};
 use crate::store::{FORMAT_VERSION, Record, Restored, encode, ends_mid_line, summaries};
 
 use super::Session;
@@ -25,8 +28,9 @@ pub(super) struct Store {
     path: Option<String>,
     /// `list_sessions` requests waiting for the directory to be read.
     listing: Vec<(EffectId, String)>,
-    /// Whether the header is written (it is, lazily, with the first record).
-    started: bool,
+    /// The header, until the first record writes it (with the settings then in force): a
+    /// session that never says anything leaves no file. `None` once written, or resumed.
+    header: Option<Record>,
     /// Whether a failed write was reported (once is enough).
     failed: bool,
     /// What the store knows of the end of the file.
@@ -46,22 +50,55 @@ enum Tail {
     Torn,
 }
 
+/// A `list_sessions` answered: what to report first (the directory could not be read), then
+/// the answer.
+#[derive(Debug, PartialEq)]
+pub(super) struct Listed {
+    /// Why nothing could be listed, for the error event that precedes the answer.
+    pub failure: Option<String>,
+    /// The answer.
+    pub answer: SessionsListed,
+}
+
+/// A restored session as the store read it: what the client is shown, and what the session
+/// takes over.
+#[derive(Debug)]
+pub(super) struct Restoring {
+    /// The `session_restored` frame: every message, as the client shows it.
+    pub shown: SessionRestored,
+    /// The model's view of the conversation (compacted, or every message).
+    pub view: Vec<Message>,
+    /// Turns that ended.
+    pub turns: u64,
+    /// The cost so far; `None` when a turn's prices were unknown, as it was.
+    pub cost_usd: Option<f64>,
+}
+
 impl Store {
-    pub(super) fn new(dir: Option<&str>, session_id: &str) -> Self {
+    /// A new session `session_id`, started in `cwd` on `today`, kept in `dir` (if any).
+    pub(super) fn new(dir: Option<&str>, session_id: &str, cwd: &str, today: &str) -> Self {
         Self {
             dir: dir.map(str::to_owned),
             path: dir
                 .zip(crate::store::file_name(session_id).ok())
                 .map(|(d, name)| format!("{}/{name}", d.trim_end_matches('/'))),
+            header: Some(Record::Session {
+                version: FORMAT_VERSION,
+                id: session_id.to_owned(),
+                cwd: cwd.to_owned(),
+                created: today.to_owned(),
+            }),
             ..Self::default()
         }
     }
 
+    /// A resumed session, appended to `file` as it was read (a torn tail is repaired by the
+    /// first record).
     pub(super) fn resumed(dir: Option<&str>, file: &SessionFile) -> Self {
         Self {
             dir: dir.map(str::to_owned),
             path: Some(file.path.clone()),
-            started: true,
+            header: None,
             tail: if ends_mid_line(&file.bytes) {
                 Tail::Torn
             } else {
@@ -70,8 +107,146 @@ impl Store {
             ..Self::default()
         }
     }
+
+    /// Appends `record`, the header and `settings` first if this is the first. Records of one
+    /// step share a write: joined to an append still queued, a record needs no repair of its
+    /// own.
+    pub(super) fn record(
+        &mut self,
+        port: &mut Port,
+        record: &Record,
+        settings: impl FnOnce() -> Record,
+    ) {
+        let Some(path) = self.path.clone() else {
+            return;
+        };
+        if let Some(bytes) = port.queued_append(&path) {
+            bytes.extend(encode(record));
+            return;
+        }
+        let mut bytes = Vec::new();
+        if self.tail != Tail::Whole {
+            bytes.push(b'\n');
+        }
+        if let Some(header) = self.header.take() {
+            bytes.extend(encode(&header));
+            bytes.extend(encode(&settings()));
+        }
+        bytes.extend(encode(record));
+        let id = port.effect_id(Owner::Store);
+        self.tail = Tail::Pending(id);
+        port.push(Output::AppendFile { id, path, bytes });
+    }
+
+    /// Records `settings`, now in force, once the file is started (until then the header
+    /// carries them).
+    pub(super) fn record_settings(&mut self, port: &mut Port, settings: Record) {
+        if self.header.is_none() {
+            self.record(port, &settings, || settings.clone());
+        }
+    }
+
+    /// Makes the turn's records durable.
+    pub(super) fn sync(&self, port: &mut Port) {
+        if let (Some(path), None) = (&self.path, &self.header) {
+            port.push(Output::SyncFile { path: path.clone() });
+        }
+    }
+
+    /// An append was answered: the failure to report, the first time one fails. Only the last
+    /// append issued tells how the file ends: any earlier one was followed by a record that
+    /// started a new line. The session goes on either way.
+    pub(super) fn appended(&mut self, input: &Input<'_>) -> Option<String> {
+        let Input::FileAppended { id, result } = input else {
+            return None;
+        };
+        if self.tail == Tail::Pending(*id) {
+            self.tail = if result.is_ok() {
+                Tail::Whole
+            } else {
+                Tail::Torn
+            };
+        }
+        match result {
+            Err(error) if !std::mem::replace(&mut self.failed, true) => {
+                Some(format!("the session could not be saved: {error}"))
+            }
+            _ => None,
+        }
+    }
+
+    /// `list_sessions`: read the directory; answered at once (with nothing) when no
+    /// directory is kept.
+    pub(super) fn list(&mut self, port: &mut Port, request_id: String) -> Option<SessionsListed> {
+        let Some(dir) = self.dir.clone() else {
+            return Some(SessionsListed {
+                request_id,
+                sessions: Vec::new(),
+            });
+        };
+        let id = port.effect_id(Owner::Listing);
+        self.listing.push((id, request_id));
+        port.push(Output::ReadSessions { id, dir });
+        None
+    }
+
+    /// The directory was read: the answer to the `list_sessions` that asked, listing the
+    /// sessions of `cwd` with their titles through `redact`.
+    pub(super) fn sessions_read(
+        &mut self,
+        input: &Input<'_>,
+        cwd: &str,
+        redact: &dyn Fn(&str) -> String,
+    ) -> Option<Listed> {
+        let Input::SessionsRead { id, result } = input else {
+            return None;
+        };
+        let at = self.listing.iter().position(|(l, _)| l == id)?;
+        let (_, request_id) = self.listing.remove(at);
+        let (sessions, failure) = match result {
+            Ok(files) => (summaries(files, cwd, redact), None),
+            Err(error) => (
+                Vec::new(),
+                Some(format!("the sessions could not be listed: {error}")),
+            ),
+        };
+        Some(Listed {
+            failure,
+            answer: SessionsListed {
+                request_id,
+                sessions,
+            },
+        })
+    }
 }
 
+/// The settings record of `model`, `mode` and `thinking`.
+fn settings_record(model: Option<&ModelRef>, mode: Mode, thinking: Thinking) -> Record {
+    Record::Settings {
+        model: model.map(|m| format!("{}/{}", m.provider.as_str(), m.id)),
+        mode,
+        thinking,
+    }
+}
+
+/// What a restored session shows the client and gives the session.
+pub(super) fn restoring(restored: Restored) -> Restoring {
+    let messages = restored.messages.iter().map(restored_message).collect();
+    Restoring {
+        shown: SessionRestored {
+            session_id: restored.id,
+            messages,
+            turns: restored.turns,
+            cost_usd: restored.cost_usd,
+        },
+        view: restored.view.unwrap_or(restored.messages),
+        turns: u64::from(restored.turns),
+        cost_usd: (!restored.cost_unknown).then_some(restored.cost_usd),
+    }
+}
+
+/// The store's glue: the settings the header and settings records carry, and where an
+/// answer or a failure goes.
 impl Session {
     /// Adds a message to the conversation and to the file.
     pub(super) fn remember(&mut self, message: Message) {
@@ -81,133 +256,59 @@ impl Session {
         self.conversation.push(message);
     }
 
-    /// Appends a record, the header first if this is the first. Records of one step share a
-    /// write: joined to an append still queued, a record needs no repair of its own.
+    /// Appends a record (the header first if this is the first).
     pub(super) fn record(&mut self, record: Record) {
-        let Some(path) = self.store.path.clone() else {
-            return;
-        };
-        if let Some(bytes) = self.port.queued_append(&path) {
-            bytes.extend(encode(&record));
-            return;
-        }
-        let mut bytes = Vec::new();
-        if self.store.tail != Tail::Whole {
-            bytes.push(b'\n');
-        }
-        if !std::mem::replace(&mut self.store.started, true) {
-            bytes.extend(encode(&Record::Session {
-                version: FORMAT_VERSION,
-                id: self.session_id.clone(),
-                cwd: self.cwd.clone(),
-                created: self.today.clone(),
-            }));
-            bytes.extend(encode(&self.settings_record()));
-        }
-        bytes.extend(encode(&record));
-        let id = self.effect_id(Owner::Store);
-        self.store.tail = Tail::Pending(id);
-        self.port.push(Output::AppendFile { id, path, bytes });
+        let (model, mode, thinking) = (self.model.as_ref(), self.mode, self.thinking);
+        (self.store).record(&mut self.port, &record, || {
+            settings_record(model, mode, thinking)
+        });
     }
 
     /// Records the settings now in force.
     pub(super) fn record_settings(&mut self) {
-        if self.store.started {
-            let record = self.settings_record();
-            self.record(record);
-        }
-    }
-
-    fn settings_record(&self) -> Record {
-        Record::Settings {
-            model: self
-                .model
-                .as_ref()
-                .map(|m| format!("{}/{}", m.provider.as_str(), m.id)),
-            mode: self.mode,
-            thinking: self.thinking,
-        }
+        let settings = settings_record(self.model.as_ref(), self.mode, self.thinking);
+        self.store.record_settings(&mut self.port, settings);
     }
 
     /// Makes the turn's records durable.
     pub(super) fn sync_store(&mut self) {
-        if let (Some(path), true) = (self.store.path.clone(), self.store.started) {
-            self.port.push(Output::SyncFile { path });
-        }
+        self.store.sync(&mut self.port);
     }
 
-    /// An append was answered. Only the last one issued tells how the file ends: any earlier
-    /// one was followed by a record that started a new line. A failure is said once; the
-    /// session goes on.
+    /// An append was answered.
     pub(super) fn store_result(&mut self, input: &Input<'_>) {
-        let Input::FileAppended { id, result } = input else {
-            return;
-        };
-        if self.store.tail == Tail::Pending(*id) {
-            self.store.tail = if result.is_ok() {
-                Tail::Whole
-            } else {
-                Tail::Torn
-            };
-        }
-        if let Err(error) = result
-            && !std::mem::replace(&mut self.store.failed, true)
-        {
-            self.report_error(format!("the session could not be saved: {error}"));
+        if let Some(failure) = self.store.appended(input) {
+            self.report_error(failure);
         }
     }
 
-    /// `list_sessions`: read the directory, then answer.
+    /// `list_sessions`.
     pub(super) fn list_sessions(&mut self, request_id: String) {
-        let Some(dir) = self.store.dir.clone() else {
-            return self.emit(Event::SessionsListed(SessionsListed {
-                request_id,
-                sessions: Vec::new(),
-            }));
-        };
-        let id = self.effect_id(Owner::Listing);
-        self.store.listing.push((id, request_id));
-        self.port.push(Output::ReadSessions { id, dir });
+        if let Some(answer) = self.store.list(&mut self.port, request_id) {
+            self.emit(Event::SessionsListed(answer));
+        }
     }
 
     /// The directory was read: answer the `list_sessions` that asked.
     pub(super) fn sessions_read(&mut self, input: &Input<'_>) {
-        let Input::SessionsRead { id, result } = input else {
+        let redactor = &self.redactor;
+        let redact = |text: &str| redactor.redact(text).into_owned();
+        let Some(listed) = self.store.sessions_read(input, &self.cwd, &redact) else {
             return;
         };
-        let Some(at) = self.store.listing.iter().position(|(l, _)| l == id) else {
-            return;
-        };
-        let (_, request_id) = self.store.listing.remove(at);
-        let sessions = match result {
-            Ok(files) => summaries(files, &self.cwd, &|text| {
-                self.redactor.redact(text).into_owned()
-            }),
-            Err(error) => {
-                self.report_error(format!("the sessions could not be listed: {error}"));
-                Vec::new()
-            }
-        };
-        self.emit(Event::SessionsListed(SessionsListed {
-            request_id,
-            sessions,
-        }));
+        if let Some(failure) = listed.failure {
+            self.report_error(failure);
+        }
+        self.emit(Event::SessionsListed(listed.answer));
     }
 
     /// Takes over a restored session's conversation and tells the client.
     pub(super) fn restore(&mut self, restored: Restored) {
-        self.turns_started = u64::from(restored.turns);
-        // A turn whose prices were unknown leaves the session's total unknown, as it was.
-        self.session_cost_usd = (!restored.cost_unknown).then_some(restored.cost_usd);
-        let messages = restored.messages.iter().map(restored_message).collect();
-        self.conversation
-            .restore(restored.view.unwrap_or(restored.messages));
-        self.emit(Event::SessionRestored(SessionRestored {
-            session_id: restored.id,
-            messages,
-            turns: restored.turns,
-            cost_usd: restored.cost_usd,
-        }));
+        let restoring = restoring(restored);
+        self.turns_started = restoring.turns;
+        self.session_cost_usd = restoring.cost_usd;
+        self.conversation.restore(restoring.view);
+        self.emit(Event::SessionRestored(restoring.shown));
     }
 }
 
@@ -250,3 +351,6 @@ fn restored_message(message: &Message) -> RestoredMessage {
     }
     shown
 }
+
+#[cfg(test)]
+mod tests;
