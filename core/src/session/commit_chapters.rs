@@ -1,82 +1,138 @@
-//! `commit_review_chapters` in the session: refused at once when it cannot start, else the pure
+//! `commit_review_chapters`: refused at once when it cannot start, else the pure
 //! [`CommitFlow`] (`crate::review::commit_flow`) runs on the step runner, one at a time, and its
 //! answer becomes `review_chapters_committed` — then the review is read again, or the stack it
-//! made is remembered for `preview_stack` — or `review_chapters_commit_failed`.
+//! made is remembered for `preview_stack` (both [`AfterCommit`], for the session to route) —
+//! or `review_chapters_commit_failed`.
 
 use std::sync::Arc;
 use std::time::Instant;
 
 use super::Session;
 use super::owners::Owner;
-use super::step_runner::{Advance, StepRunner};
+use super::port::Port;
+use super::step_runner::{Advance, Shell, StepRunner};
 use crate::effects::Input;
 use crate::protocol::actions::CommitReviewChapters;
 use crate::protocol::events::{Event, RequestFailed, ReviewChaptersCommitted};
-use crate::protocol::review::ReviewTarget;
+use crate::protocol::review::{Review, ReviewTarget};
 use crate::review::commit_flow::{CommitFlow, Committed};
+use crate::stack::preview::CommittedBranch;
 
-/// The commit of chapters under way, if any. Its commands have no deadline: they work on the
-/// local index and objects only, and have never had one.
-pub(super) type Commits = StepRunner<CommitFlow>;
+/// The commit of chapters under way, if any.
+#[derive(Debug)]
+pub(super) struct Commits {
+    /// Its commands have no deadline: they work on the local index and objects only, and
+    /// have never had one.
+    flows: StepRunner<CommitFlow>,
+}
 
 /// The session's runner for commits of chapters.
 pub(super) fn commits() -> Commits {
-    StepRunner::unbounded()
+    Commits {
+        flows: StepRunner::unbounded(),
+    }
+}
+
+/// What a commit of chapters leaves to other features.
+#[derive(Debug, PartialEq)]
+pub(super) enum AfterCommit {
+    /// HEAD moved: the open review is read again.
+    HeadMoved,
+    /// A stack of branches was made, for `preview_stack` to offer.
+    Stack(Vec<CommittedBranch>),
+}
+
+impl Commits {
+    /// `commit_review_chapters` of `review` (the open review) in `root`: refused at once when
+    /// it cannot start.
+    pub(super) fn start(
+        &mut self,
+        port: &mut Port,
+        shell: &Shell<'_>,
+        now: Instant,
+        request: &CommitReviewChapters,
+        (review, root): (&Review, String),
+    ) -> Result<Option<AfterCommit>, String> {
+        if review.target != ReviewTarget::WorkingTree {
+            return Err("only a working_tree review can be committed".into());
+        }
+        if self.flows.flows().next().is_some() {
+            return Err("a commit of chapters is already running".into());
+        }
+        let flow = CommitFlow::new(request, review, root)?;
+        let advance = self.flows.start(flow);
+        Ok(self.advance(port, shell, now, advance))
+    }
+
+    /// Takes a result of the running step.
+    pub(super) fn handle(
+        &mut self,
+        port: &mut Port,
+        shell: &Shell<'_>,
+        now: Instant,
+        input: &Input<'_>,
+    ) -> Option<AfterCommit> {
+        let advance = self.flows.handle(input)?;
+        self.advance(port, shell, now, advance)
+    }
+
+    /// Runs the commit's next step, or answers.
+    fn advance(
+        &mut self,
+        port: &mut Port,
+        shell: &Shell<'_>,
+        now: Instant,
+        advance: Advance<CommitFlow>,
+    ) -> Option<AfterCommit> {
+        let (flow, answer) = self.flows.drive(port, shell, now, Owner::Commit, advance)?;
+        let request_id = flow.request_id().to_owned();
+        match answer {
+            Err(reason) => {
+                port.emit(Event::ReviewChaptersCommitFailed(RequestFailed {
+                    request_id,
+                    reason,
+                }));
+                None
+            }
+            Ok(Committed { commits, stack }) => {
+                port.emit(Event::ReviewChaptersCommitted(ReviewChaptersCommitted {
+                    request_id,
+                    commits,
+                }));
+                // A stack leaves HEAD and the work tree alone: the review still stands.
+                Some(stack.map_or(AfterCommit::HeadMoved, AfterCommit::Stack))
+            }
+        }
+    }
 }
 
 impl Session {
-    /// `commit_review_chapters`: refused at once when it cannot start.
+    /// `commit_review_chapters` of the open review, in its repository.
     pub(super) fn commit_chapters(
         &mut self,
         now: Instant,
         request: CommitReviewChapters,
     ) -> Result<(), String> {
         let review = Arc::clone(self.check_open(&request.review_id)?);
-        if review.target != ReviewTarget::WorkingTree {
-            return Err("only a working_tree review can be committed".into());
-        }
-        if self.commit.flows().next().is_some() {
-            return Err("a commit of chapters is already running".into());
-        }
         let root = self.review_root().unwrap_or_else(|| self.cwd.clone());
-        let flow = CommitFlow::new(&request, &review, root)?;
-        let advance = self.commit.start(flow);
-        self.advance_commit(now, advance);
+        let shell = shell!(self);
+        let after = (self.commit).start(&mut self.port, shell, now, &request, (&review, root))?;
+        self.after_commit(after);
         Ok(())
     }
 
     /// Takes a result of the running step.
     pub(super) fn commit_effect(&mut self, now: Instant, input: &Input<'_>) {
-        if let Some(advance) = self.commit.handle(input) {
-            self.advance_commit(now, advance);
-        }
+        let after = (self.commit).handle(&mut self.port, shell!(self), now, input);
+        self.after_commit(after);
     }
 
-    /// Runs the commit's next step, or answers.
-    fn advance_commit(&mut self, now: Instant, advance: Advance<CommitFlow>) {
-        if let Some((flow, answer)) = self.drive(now, Owner::Commit, |s| &mut s.commit, advance) {
-            self.committed(flow.request_id().to_owned(), answer);
-        }
-    }
-
-    /// Answers the commit of chapters for `request_id`.
-    fn committed(&mut self, request_id: String, answer: Result<Committed, String>) {
-        match answer {
-            Err(reason) => self.emit(Event::ReviewChaptersCommitFailed(RequestFailed {
-                request_id,
-                reason,
-            })),
-            Ok(Committed { commits, stack }) => {
-                self.emit(Event::ReviewChaptersCommitted(ReviewChaptersCommitted {
-                    request_id,
-                    commits,
-                }));
-                // A stack leaves HEAD and the work tree alone: the review still stands.
-                match stack {
-                    Some(chapters) => self.stacks.committed(chapters),
-                    None => self.refresh_review(),
-                }
-            }
+    /// Hands what a commit made to the review or the stacks.
+    fn after_commit(&mut self, after: Option<AfterCommit>) {
+        match after {
+            Some(AfterCommit::Stack(chapters)) => self.stacks.committed(chapters),
+            Some(AfterCommit::HeadMoved) => self.refresh_review(),
+            None => {}
         }
     }
 }

@@ -1,16 +1,20 @@
 //! GitHub in the session: the workspace probe behind `workspace_updated` (git, then gh: auth,
 //! repository, the branch's pull request and its checks), and the reads and writes clients
 //! ask for, each a short chain of gh commands run with gh's quiet environment and a timeout.
+//! [`Github`] owns all of it; what belongs to other features (the actions that waited for the
+//! probe, a pull request loaded as a review, the open review's chapters in a description)
+//! comes back as a [`Then`] for the session to route.
 
-use super::owners::Owner;
 use std::collections::BTreeMap;
 use std::time::Instant;
 
-use crate::effects::EffectId;
+use crate::effects::{EffectId, Input};
+use crate::github::probe::Probe;
+use crate::github::requests::{Answer, Failed, Kind, Request};
 use crate::github::{gh, parse};
+use crate::protocol::actions::Action;
+use crate::protocol::codec::{Incoming, Rejection};
 use crate::protocol::events::{Event, RequestFailed};
-
-use super::review::Loaded;
 use crate::protocol::github::{
     EditPullRequest, GetPullRequest, GithubDone, GithubState, ListPullRequests, MergePullRequest,
     OpenPullRequest, PostPullRequestComment, PreviewCommit, PreviewPullRequest, PullRequestFetched,
@@ -18,16 +22,16 @@ use crate::protocol::github::{
     PullRequestsListed, ReplyToReviewThread, ResolveReviewThread, ReviewThreadResolved, Verdict,
     WorkspaceUpdated,
 };
+use crate::protocol::review::ReviewTarget;
 
 use super::Session;
-use super::step_runner::{Advance, StepRunner};
-use crate::github::probe::Probe;
-use crate::github::requests::{Answer, Failed, Kind, Request};
-use crate::protocol::codec::Incoming;
+use super::owners::Owner;
+use super::port::Port;
+use super::review::Loaded;
+use super::step_runner::{Advance, Shell, StepRunner};
 
 mod pull_request_reviews;
 mod waiting;
-
 /// The GitHub part of the session.
 #[derive(Debug, Default)]
 pub(super) struct Github {
@@ -72,15 +76,51 @@ struct ReviewPreview {
     body: String,
 }
 
-impl Github {
-    /// The repository's default branch, once the probe read it.
-    pub(super) fn default_branch(&self) -> Option<&str> {
-        self.default_branch.as_deref()
-    }
+/// What the session must do after GitHub moved, for the parts other features own.
+#[derive(Debug, PartialEq)]
+pub(super) enum Then {
+    /// The probe ended: answer these actions that waited for it, in the order they came, then
+    /// call [`Github::probe_queued`].
+    ProbeEnded(Vec<Incoming>),
+    /// A pull request's commits were read: call [`Github::previewed`] with the open review's
+    /// chapters.
+    Draft {
+        request_id: String,
+        base: String,
+        head: String,
+        commits: Vec<PreviewCommit>,
+    },
+    /// The diff a pull request review of `review_id` is previewed against.
+    ReviewDiff {
+        request_id: String,
+        review_id: String,
+        /// The pull request and the repository the review named.
+        pull: (u64, Option<String>),
+        head_sha: String,
+        diff: String,
+    },
+    /// A pull request's diff, to load as the review of `target`.
+    TargetDiff {
+        request_id: String,
+        target: ReviewTarget,
+        patch: String,
+    },
+    /// What gh printed for the pull request's head before a review is posted: call
+    /// [`Github::write_review_body`].
+    ReviewHead { request_id: String, stdout: String },
+}
 
-    /// The workspace as last sent.
-    pub(super) fn last(&self) -> Option<&WorkspaceUpdated> {
-        self.last.as_ref()
+impl Github {
+    /// What the last probe found, as the stacks need it.
+    pub(super) fn workspace(&self) -> super::stack::Workspace<'_> {
+        let not_ready = (self.last.as_ref())
+            .filter(|w| w.github != GithubState::Ready)
+            .map(|w| self.not_ready(w.github));
+        super::stack::Workspace {
+            last: self.last.as_ref(),
+            default_branch: self.default_branch.as_deref(),
+            not_ready,
+        }
     }
 
     /// The earliest time GitHub work waits for.
@@ -96,74 +136,163 @@ impl Github {
     }
 }
 
-impl Session {
+impl Github {
     /// Probes the checkout and its pull request; `announce` sends the result even when nothing
-    /// changed (start, `refresh_workspace`, after a write; a poll sends only changes).
-    pub(super) fn probe_workspace(&mut self, now: Instant, announce: bool) {
-        if self.github.probing {
-            let again = self.github.again.unwrap_or(false) || announce;
-            self.github.again = Some(again);
-            return;
+    /// changed (start, `refresh_workspace`, after a write; a poll sends only changes). Asked
+    /// while a probe runs, it runs once more after that one.
+    pub(super) fn probe(
+        &mut self,
+        port: &mut Port,
+        shell: &Shell<'_>,
+        now: Instant,
+        announce: bool,
+    ) -> Option<Then> {
+        if self.probing {
+            let again = self.again.unwrap_or(false) || announce;
+            self.again = Some(again);
+            return None;
         }
-        self.github.next_poll = None;
-        self.github.announce = announce;
-        self.github.probe_failure = None;
-        self.github.probing = true;
-        let advance = self.github.probe.start(Probe::default());
-        self.advance_probe(now, advance);
+        self.next_poll = None;
+        self.announce = announce;
+        self.probe_failure = None;
+        self.probing = true;
+        let advance = self.probe.start(Probe::default());
+        self.advance_probe(port, shell, now, advance)
+    }
+
+    /// Starts the probe asked for while the last one ran, if one was.
+    pub(super) fn probe_queued(
+        &mut self,
+        port: &mut Port,
+        shell: &Shell<'_>,
+        now: Instant,
+    ) -> Option<Then> {
+        let announce = self.again.take()?;
+        self.probe(port, shell, now, announce)
     }
 
     /// Runs the probe's next command, or takes what it found.
-    fn advance_probe(&mut self, now: Instant, advance: Advance<Probe>) {
-        if let Some((_, found)) = self.drive(now, Owner::Github, |s| &mut s.github.probe, advance) {
-            if let Some(default_branch) = found.default_branch {
-                self.github.default_branch = default_branch;
-            }
-            if let Some(head) = found.head {
-                self.github.heads.insert((None, head.0), head.1);
-            }
-            self.github.probe_failure = found.failure;
-            self.probe_done(now, found.workspace);
+    fn advance_probe(
+        &mut self,
+        port: &mut Port,
+        shell: &Shell<'_>,
+        now: Instant,
+        advance: Advance<Probe>,
+    ) -> Option<Then> {
+        let (_, found) = self.probe.drive(port, shell, now, Owner::Github, advance)?;
+        if let Some(default_branch) = found.default_branch {
+            self.default_branch = default_branch;
         }
+        if let Some(head) = found.head {
+            self.heads.insert((None, head.0), head.1);
+        }
+        self.probe_failure = found.failure;
+        Some(self.probe_done(port, shell, now, found.workspace))
+    }
+
+    /// The probe finished: send what it found, plan the next poll, and hand back the actions
+    /// that waited for it.
+    fn probe_done(
+        &mut self,
+        port: &mut Port,
+        shell: &Shell<'_>,
+        now: Instant,
+        workspace: WorkspaceUpdated,
+    ) -> Then {
+        self.probing = false;
+        let changed = self.last.as_ref() != Some(&workspace);
+        if changed || self.announce {
+            port.emit(Event::WorkspaceUpdated(Box::new(workspace.clone())));
+        }
+        if workspace.github == GithubState::Ready {
+            self.next_poll = Some(now + shell.timings.github_poll);
+        }
+        self.last = Some(workspace);
+        Then::ProbeEnded(self.take_waiting())
     }
 
     /// Starts a client's request.
-    fn start_request(&mut self, now: Instant, request: Request) {
-        let advance = self.github.requests.start(request);
-        self.advance_request(now, advance);
+    fn start_request(
+        &mut self,
+        port: &mut Port,
+        shell: &Shell<'_>,
+        now: Instant,
+        request: Request,
+    ) -> Option<Then> {
+        let advance = self.requests.start(request);
+        self.advance_request(port, shell, now, advance)
     }
 
     /// Runs a request's next command, or applies its answer.
-    fn advance_request(&mut self, now: Instant, advance: Advance<Request>) {
-        if let Some((request, answer)) =
-            self.drive(now, Owner::Github, |s| &mut s.github.requests, advance)
-        {
-            self.request_done(now, request, answer);
-        }
+    fn advance_request(
+        &mut self,
+        port: &mut Port,
+        shell: &Shell<'_>,
+        now: Instant,
+        advance: Advance<Request>,
+    ) -> Option<Then> {
+        let (request, answer) = self
+            .requests
+            .drive(port, shell, now, Owner::Github, advance)?;
+        self.request_done(port, shell, now, request, answer)
     }
 
-    /// `preview_pull_request`: the commits of the head not on the base, and a drafted title
-    /// and description (with the open review's chapters, if any).
-    pub(super) fn preview_pull_request(&mut self, now: Instant, preview: PreviewPullRequest) {
-        let last = self.github.last.as_ref();
-        let head = preview.head.or_else(|| last.and_then(|w| w.branch.clone()));
-        let base = preview.base.or_else(|| self.github.default_branch.clone());
-        let (Some(head), Some(base)) = (head, base) else {
-            return self.emit(Event::GithubReadFailed(RequestFailed {
-                request_id: preview.request_id,
-                reason: self.github.unknown("no head or base branch known: name them, or refresh_workspace (the base defaults to the repository's default branch, the head to the current branch)"),
-            }));
+    /// Answers one of the pull request actions (`preview_pull_request` to
+    /// `merge_pull_request`); `Err` is its refusal.
+    pub(super) fn act(
+        &mut self,
+        port: &mut Port,
+        shell: &Shell<'_>,
+        now: Instant,
+        action: Action,
+    ) -> Result<Option<Then>, Rejection> {
+        let request = match action {
+            Action::PreviewPullRequest(preview) => self.preview_pull_request(port, preview),
+            Action::OpenPullRequest(open) => {
+                let request_id = open.request_id.clone();
+                let opened = self.open_pull_request(open);
+                Some(opened.map_err(|reason| Rejection {
+                    kind: Some("open_pull_request".into()),
+                    reason,
+                    request_id: Some(request_id),
+                })?)
+            }
+            Action::ListPullRequests(list) => Some(list_pull_requests(list)),
+            Action::GetPullRequest(get) => self.get_pull_request(port, get),
+            Action::PostPullRequestComment(post) => Some(post_pull_request_comment(post)),
+            Action::ReplyToReviewThread(reply) => Some(reply_to_review_thread(reply)),
+            Action::ResolveReviewThread(resolve) => Some(resolve_review_thread(resolve)),
+            Action::EditPullRequest(edit) => edit_pull_request(port, edit),
+            Action::MergePullRequest(merge) => Some(self.merge_pull_request(merge)),
+            // Not a pull request action: nothing of GitHub's to do.
+            _ => None,
         };
-        self.start_request(now, Request::preview(preview.request_id, base, head));
+        Ok(request.and_then(|request| self.start_request(port, shell, now, request)))
+    }
+
+    /// `preview_pull_request`: the commits of the head not on the base (and then a drafted
+    /// title and description, [`Then::Draft`]).
+    fn preview_pull_request(
+        &self,
+        port: &mut Port,
+        preview: PreviewPullRequest,
+    ) -> Option<Request> {
+        let last = self.last.as_ref();
+        let head = preview.head.or_else(|| last.and_then(|w| w.branch.clone()));
+        let base = preview.base.or_else(|| self.default_branch.clone());
+        let (Some(head), Some(base)) = (head, base) else {
+            port.emit(Event::GithubReadFailed(RequestFailed {
+                request_id: preview.request_id,
+                reason: self.unknown("no head or base branch known: name them, or refresh_workspace (the base defaults to the repository's default branch, the head to the current branch)"),
+            }));
+            return None;
+        };
+        Some(Request::preview(preview.request_id, base, head))
     }
 
     /// `open_pull_request`: push the head, then open what the preview of this request showed.
-    pub(super) fn open_pull_request(
-        &mut self,
-        now: Instant,
-        open: OpenPullRequest,
-    ) -> Result<(), String> {
-        let Some(draft) = self.github.previews.get_mut(&open.request_id) else {
+    fn open_pull_request(&mut self, open: OpenPullRequest) -> Result<Request, String> {
+        let Some(draft) = self.previews.get_mut(&open.request_id) else {
             return Err("no preview to confirm: send preview_pull_request with this request_id first (a pull request opens once)".into());
         };
         if let Some(title) = open.title {
@@ -172,235 +301,162 @@ impl Session {
         if let Some(description) = open.description {
             draft.description = description;
         }
-        let request = Request::open(open.request_id, draft, open.draft.unwrap_or(false));
-        self.start_request(now, request);
-        Ok(())
+        Ok(Request::open(
+            open.request_id,
+            draft,
+            open.draft.unwrap_or(false),
+        ))
     }
 
-    /// Takes a gh or git result of GitHub work.
-    pub(super) fn github_effect(&mut self, now: Instant, input: &crate::effects::Input<'_>) {
-        if let crate::effects::Input::FileWritten { id, result } = input
-            && self.github.writing.as_ref().is_some_and(|(w, ..)| w == id)
+    /// Takes a gh or git result of GitHub work, or how a review's body was written.
+    pub(super) fn handle(
+        &mut self,
+        port: &mut Port,
+        shell: &Shell<'_>,
+        now: Instant,
+        input: &Input<'_>,
+    ) -> Option<Then> {
+        if let Input::FileWritten { id, result } = input
+            && self.writing.as_ref().is_some_and(|(w, ..)| w == id)
         {
-            if let Some((_, request_id, path)) = self.github.writing.take() {
-                self.review_body_written(now, request_id, path, result.clone());
-            }
-            return;
+            let (_, request_id, path) = self.writing.take()?;
+            let request = self.review_body_written(port, request_id, &path, result.clone())?;
+            return self.start_request(port, shell, now, request);
         }
-        if let Some(advance) = self.github.requests.handle(input) {
-            return self.advance_request(now, advance);
+        if let Some(advance) = self.requests.handle(input) {
+            return self.advance_request(port, shell, now, advance);
         }
-        if let Some(advance) = self.github.probe.handle(input) {
-            self.advance_probe(now, advance);
-        }
+        let advance = self.probe.handle(input)?;
+        self.advance_probe(port, shell, now, advance)
     }
 
     /// Kills gh commands past their deadline and starts a due poll.
-    pub(super) fn github_timeout(&mut self, now: Instant) {
-        let mut overdue = self.github.probe.overdue(now);
-        overdue.extend(self.github.requests.overdue(now));
-        self.kill_all(overdue);
-        if self.github.next_poll.is_some_and(|at| at <= now) {
-            self.github.next_poll = None;
-            self.probe_workspace(now, false);
+    pub(super) fn handle_timeout(
+        &mut self,
+        port: &mut Port,
+        shell: &Shell<'_>,
+        now: Instant,
+    ) -> Option<Then> {
+        self.probe.kill_overdue(port, now);
+        self.requests.kill_overdue(port, now);
+        if self.next_poll.is_some_and(|at| at <= now) {
+            self.next_poll = None;
+            return self.probe(port, shell, now, false);
         }
-    }
-
-    /// The probe finished: send what it found, and plan the next poll.
-    fn probe_done(&mut self, now: Instant, workspace: WorkspaceUpdated) {
-        self.github.probing = false;
-        let changed = self.github.last.as_ref() != Some(&workspace);
-        if changed || self.github.announce {
-            self.emit(Event::WorkspaceUpdated(Box::new(workspace.clone())));
-        }
-        if workspace.github == GithubState::Ready {
-            self.github.next_poll = Some(now + self.timings.github_poll);
-        }
-        self.github.last = Some(workspace);
-        // Answered before a queued probe starts, so they never wait for a second one.
-        for incoming in self.github.take_waiting() {
-            self.handle_incoming(now, incoming);
-        }
-        if let Some(announce) = self.github.again.take() {
-            self.probe_workspace(now, announce);
-        }
-    }
-
-    /// `list_pull_requests`.
-    pub(super) fn list_pull_requests(&mut self, now: Instant, list: ListPullRequests) {
-        let args = gh::pr_list(
-            list.state.unwrap_or(PullRequestFilter::Open),
-            list.repository.as_deref(),
-        );
-        self.start_request(now, Request::list(list.request_id, args));
+        None
     }
 
     /// `get_pull_request`: the pull request, then its review threads.
-    pub(super) fn get_pull_request(&mut self, now: Instant, get: GetPullRequest) {
+    fn get_pull_request(&self, port: &mut Port, get: GetPullRequest) -> Option<Request> {
         let Some(graphql_repository) = get
             .repository
             .clone()
-            .or_else(|| self.github.last.as_ref().and_then(|w| w.repository.clone()))
+            .or_else(|| self.last.as_ref().and_then(|w| w.repository.clone()))
         else {
-            let reason = self.github.unknown("no GitHub repository is known for this checkout: name one with `repository`, or refresh_workspace");
-            return self.emit(Event::GithubReadFailed(RequestFailed {
+            let reason = self.unknown("no GitHub repository is known for this checkout: name one with `repository`, or refresh_workspace");
+            port.emit(Event::GithubReadFailed(RequestFailed {
                 request_id: get.request_id,
                 reason,
             }));
+            return None;
         };
-        let request = Request::get(
+        Some(Request::get(
             get.request_id,
             get.number,
             get.repository,
             graphql_repository,
-        );
-        self.start_request(now, request);
-    }
-
-    /// `post_pull_request_comment`.
-    pub(super) fn post_pull_request_comment(&mut self, now: Instant, post: PostPullRequestComment) {
-        let args = gh::pr_comment(post.number, &post.body, post.repository.as_deref());
-        self.start_request(now, Request::comment(post.request_id, args));
-    }
-
-    /// `reply_to_review_thread`.
-    pub(super) fn reply_to_review_thread(&mut self, now: Instant, reply: ReplyToReviewThread) {
-        let args = gh::thread_reply(&reply.thread_id, &reply.body);
-        self.start_request(now, Request::reply(reply.request_id, args));
-    }
-
-    /// `resolve_review_thread`.
-    pub(super) fn resolve_review_thread(&mut self, now: Instant, resolve: ResolveReviewThread) {
-        let resolved = resolve.resolved.unwrap_or(true);
-        let request = Request::resolve(resolve.request_id, resolve.thread_id, resolved);
-        self.start_request(now, request);
-    }
-
-    /// `edit_pull_request`.
-    pub(super) fn edit_pull_request(&mut self, now: Instant, edit: EditPullRequest) {
-        let failed = |reason: &str| {
-            Event::PullRequestEditFailed(RequestFailed {
-                request_id: edit.request_id.clone(),
-                reason: reason.to_owned(),
-            })
-        };
-        let ready = edit
-            .draft
-            .map(|draft| gh::pr_ready(edit.number, draft, edit.repository.as_deref()));
-        let args = gh::pr_edit(
-            edit.number,
-            edit.title.as_deref(),
-            edit.body.as_deref(),
-            edit.base.as_deref(),
-            edit.repository.as_deref(),
-        );
-        // The fields first (`gh pr edit`), then draft or ready (`gh pr ready`), one answer.
-        let (args, then) = match (args, ready) {
-            (Some(args), ready) => (args, ready),
-            (None, Some(ready)) => (ready, None),
-            (None, None) => {
-                return self.emit(failed("nothing to change: give title, body, base or draft"));
-            }
-        };
-        self.start_request(now, Request::edit(edit.request_id, args, then));
+        ))
     }
 
     /// `merge_pull_request`: at the head luxe last saw, read first if it saw none.
-    pub(super) fn merge_pull_request(&mut self, now: Instant, merge: MergePullRequest) {
+    fn merge_pull_request(&self, merge: MergePullRequest) -> Request {
         let key = (merge.repository.clone(), merge.number);
-        let head = self.github.heads.get(&key).cloned();
-        let request = Request::merge(merge.request_id.clone(), merge, head.as_deref());
-        self.start_request(now, request);
+        let head = self.heads.get(&key).cloned();
+        Request::merge(merge.request_id.clone(), merge, head.as_deref())
     }
 
-    /// A request ended: remember the head it read, then answer it.
-    fn request_done(&mut self, now: Instant, request: Request, answer: Result<Answer, Failed>) {
+    /// A request ended: remember the head it read, then answer it (and probe again after a
+    /// write).
+    fn request_done(
+        &mut self,
+        port: &mut Port,
+        shell: &Shell<'_>,
+        now: Instant,
+        request: Request,
+        answer: Result<Answer, Failed>,
+    ) -> Option<Then> {
         if let Some((key, head)) = request.learned_head() {
-            self.github.heads.insert(key.clone(), head.clone());
+            self.heads.insert(key.clone(), head.clone());
         }
         let request_id = request.request_id.clone();
         let answer = match answer {
             Ok(answer) => answer,
             Err(Failed { reason, gh_state }) => {
-                if let (Some(state), Some(last)) = (gh_state, self.github.last.as_mut())
+                if let (Some(state), Some(last)) = (gh_state, self.last.as_mut())
                     && last.github != state
                 {
                     last.github = state;
                     let update = Box::new(last.clone());
-                    self.emit(Event::WorkspaceUpdated(update));
+                    port.emit(Event::WorkspaceUpdated(update));
                 }
-                return self.emit(failure_event(request.kind(), request_id, reason));
+                port.emit(failure_event(request.kind(), request_id, reason));
+                return None;
             }
         };
         let wrote = answer.wrote();
-        match answer {
-            Answer::Listed(pull_requests) => {
-                self.emit(Event::PullRequestsListed(PullRequestsListed {
-                    request_id,
-                    pull_requests,
-                }))
-            }
+        let event = match answer {
+            Answer::Listed(pull_requests) => Event::PullRequestsListed(PullRequestsListed {
+                request_id,
+                pull_requests,
+            }),
             Answer::Fetched { repository, detail } => {
-                self.github
-                    .heads
+                self.heads
                     .insert((repository, detail.summary.number), detail.head_sha.clone());
-                self.emit(Event::PullRequestFetched(Box::new(PullRequestFetched {
+                Event::PullRequestFetched(Box::new(PullRequestFetched {
                     request_id,
                     pull_request: *detail,
-                })));
+                }))
             }
             Answer::Commented(url) => {
-                self.emit(Event::PullRequestCommentPosted(GithubDone {
-                    request_id,
-                    url,
-                }));
+                Event::PullRequestCommentPosted(GithubDone { request_id, url })
             }
-            Answer::Replied(url) => {
-                self.emit(Event::ReviewThreadReplied(GithubDone { request_id, url }));
-            }
+            Answer::Replied(url) => Event::ReviewThreadReplied(GithubDone { request_id, url }),
             Answer::Resolved {
                 thread_id,
                 resolved,
-            } => self.emit(Event::ReviewThreadResolved(ReviewThreadResolved {
+            } => Event::ReviewThreadResolved(ReviewThreadResolved {
                 request_id,
                 thread_id,
                 resolved,
-            })),
-            Answer::Edited(url) => {
-                self.emit(Event::PullRequestEdited(GithubDone { request_id, url }))
-            }
+            }),
+            Answer::Edited(url) => Event::PullRequestEdited(GithubDone { request_id, url }),
             Answer::Merged {
                 number,
                 repository,
                 url,
             } => {
-                self.github.heads.remove(&(repository, number));
-                self.emit(Event::PullRequestMerged(GithubDone { request_id, url }));
+                self.heads.remove(&(repository, number));
+                Event::PullRequestMerged(GithubDone { request_id, url })
             }
             Answer::Commits {
                 base,
                 head,
                 commits,
             } => {
-                let (title, description) = self.draft_pull_request(&head, &commits);
-                let preview = PullRequestPreview {
-                    request_id: request_id.clone(),
-                    title,
-                    description,
+                return Some(Then::Draft {
+                    request_id,
                     base,
                     head,
                     commits,
-                };
-                self.github.previews.insert(request_id, preview.clone());
-                self.emit(Event::PullRequestPreview(Box::new(preview)));
+                });
             }
             Answer::Opened { number, url } => {
-                self.github.previews.remove(&request_id);
-                self.emit(Event::PullRequestOpened(PullRequestOpened {
+                self.previews.remove(&request_id);
+                Event::PullRequestOpened(PullRequestOpened {
                     request_id,
                     number,
                     url,
-                }));
+                })
             }
             Answer::ReviewDiff {
                 review_id,
@@ -408,52 +464,192 @@ impl Session {
                 repository,
                 head_sha,
                 diff,
-            } => self.review_diff_read(
-                request_id,
-                &review_id,
-                (number, repository),
-                head_sha,
-                &diff,
-            ),
-            Answer::TargetDiff { target, patch } => {
-                let loaded = Loaded::Patch {
-                    root: self.cwd.clone(),
-                    patch,
-                };
-                self.read_session(now, request_id, target, loaded);
-            }
-            Answer::ReviewHead(stdout) => self.review_head_read(request_id, &stdout),
-            Answer::ReviewPosted(url) => {
-                self.github.review_previews.remove(&request_id);
-                self.emit(Event::PullRequestReviewPosted(GithubDone {
+            } => {
+                return Some(Then::ReviewDiff {
                     request_id,
-                    url,
-                }));
+                    review_id,
+                    pull: (number, repository),
+                    head_sha,
+                    diff,
+                });
             }
-        }
+            Answer::TargetDiff { target, patch } => {
+                return Some(Then::TargetDiff {
+                    request_id,
+                    target,
+                    patch,
+                });
+            }
+            Answer::ReviewHead(stdout) => return Some(Then::ReviewHead { request_id, stdout }),
+            Answer::ReviewPosted(url) => {
+                self.review_previews.remove(&request_id);
+                Event::PullRequestReviewPosted(GithubDone { request_id, url })
+            }
+        };
+        port.emit(event);
         if wrote {
-            self.probe_workspace(now, true);
+            return self.probe(port, shell, now, true);
         }
+        None
     }
 
-    /// A title and description for a pull request of `head` holding `commits`.
-    fn draft_pull_request(&self, head: &str, commits: &[PreviewCommit]) -> (String, String) {
-        let title = match commits {
-            [only] => only.subject.clone(),
-            _ => head.replace(['-', '_', '/'], " "),
+    /// Sends the preview of a pull request of `head` onto `base` holding `commits`, with a
+    /// drafted title and description (listing the open review's `chapters`, title and
+    /// summary, if a review is open), and keeps it for `open_pull_request`.
+    pub(super) fn previewed(
+        &mut self,
+        port: &mut Port,
+        request_id: String,
+        (base, head): (String, String),
+        commits: Vec<PreviewCommit>,
+        chapters: Option<Vec<(String, String)>>,
+    ) {
+        let (title, description) = draft_pull_request(&head, &commits, chapters);
+        let preview = PullRequestPreview {
+            request_id: request_id.clone(),
+            title,
+            description,
+            base,
+            head,
+            commits,
         };
-        let mut description = String::from("## Commits\n");
-        for commit in commits {
-            let short = parse::short_sha(&commit.sha);
-            description.push_str(&format!("- {} ({short})\n", commit.subject));
+        self.previews.insert(request_id, preview.clone());
+        port.emit(Event::PullRequestPreview(Box::new(preview)));
+    }
+}
+
+/// `list_pull_requests`.
+fn list_pull_requests(list: ListPullRequests) -> Request {
+    let args = gh::pr_list(
+        list.state.unwrap_or(PullRequestFilter::Open),
+        list.repository.as_deref(),
+    );
+    Request::list(list.request_id, args)
+}
+
+/// `post_pull_request_comment`.
+fn post_pull_request_comment(post: PostPullRequestComment) -> Request {
+    let args = gh::pr_comment(post.number, &post.body, post.repository.as_deref());
+    Request::comment(post.request_id, args)
+}
+
+/// `reply_to_review_thread`.
+fn reply_to_review_thread(reply: ReplyToReviewThread) -> Request {
+    let args = gh::thread_reply(&reply.thread_id, &reply.body);
+    Request::reply(reply.request_id, args)
+}
+
+/// `resolve_review_thread`.
+fn resolve_review_thread(resolve: ResolveReviewThread) -> Request {
+    let resolved = resolve.resolved.unwrap_or(true);
+    Request::resolve(resolve.request_id, resolve.thread_id, resolved)
+}
+
+/// `edit_pull_request`: refused on `port` when it changes nothing.
+fn edit_pull_request(port: &mut Port, edit: EditPullRequest) -> Option<Request> {
+    let ready = edit
+        .draft
+        .map(|draft| gh::pr_ready(edit.number, draft, edit.repository.as_deref()));
+    let args = gh::pr_edit(
+        edit.number,
+        edit.title.as_deref(),
+        edit.body.as_deref(),
+        edit.base.as_deref(),
+        edit.repository.as_deref(),
+    );
+    // The fields first (`gh pr edit`), then draft or ready (`gh pr ready`), one answer.
+    let (args, then) = match (args, ready) {
+        (Some(args), ready) => (args, ready),
+        (None, Some(ready)) => (ready, None),
+        (None, None) => {
+            port.emit(Event::PullRequestEditFailed(RequestFailed {
+                request_id: edit.request_id,
+                reason: "nothing to change: give title, body, base or draft".into(),
+            }));
+            return None;
         }
-        if let Some(chapters) = self.review_chapters() {
-            description.push_str("\n## Chapters\n");
-            for (title, summary) in chapters {
-                description.push_str(&format!("- **{title}**: {summary}\n"));
+    };
+    Some(Request::edit(edit.request_id, args, then))
+}
+
+/// A title and description for a pull request of `head` holding `commits`, with the open
+/// review's chapters when there is one.
+fn draft_pull_request(
+    head: &str,
+    commits: &[PreviewCommit],
+    chapters: Option<Vec<(String, String)>>,
+) -> (String, String) {
+    let title = match commits {
+        [only] => only.subject.clone(),
+        _ => head.replace(['-', '_', '/'], " "),
+    };
+    let mut description = String::from("## Commits\n");
+    for commit in commits {
+        let short = parse::short_sha(&commit.sha);
+        description.push_str(&format!("- {} ({short})\n", commit.subject));
+    }
+    if let Some(chapters) = chapters {
+        description.push_str("\n## Chapters\n");
+        for (title, summary) in chapters {
+            description.push_str(&format!("- **{title}**: {summary}\n"));
+        }
+    }
+    (title, description)
+}
+
+impl Session {
+    /// Probes the workspace (see [`Github::probe`]) and routes what that leaves.
+    pub(super) fn probe_workspace(&mut self, now: Instant, announce: bool) {
+        let then = (self.github).probe(&mut self.port, shell!(self), now, announce);
+        self.github_then(now, then);
+    }
+
+    /// Does what GitHub left to the session, until nothing is left.
+    pub(super) fn github_then(&mut self, now: Instant, then: Option<Then>) {
+        let Some(then) = then else {
+            return;
+        };
+        match then {
+            Then::ProbeEnded(waiting) => {
+                // Answered before a queued probe starts, so they never wait for a second one.
+                for incoming in waiting {
+                    self.handle_incoming(now, incoming);
+                }
+                let then = (self.github).probe_queued(&mut self.port, shell!(self), now);
+                self.github_then(now, then);
             }
+            Then::Draft {
+                request_id,
+                base,
+                head,
+                commits,
+            } => {
+                let chapters = self.review_chapters();
+                (self.github).previewed(
+                    &mut self.port,
+                    request_id,
+                    (base, head),
+                    commits,
+                    chapters,
+                );
+            }
+            Then::ReviewDiff {
+                request_id,
+                review_id,
+                pull,
+                head_sha,
+                diff,
+            } => self.review_diff_read(request_id, &review_id, pull, head_sha, &diff),
+            Then::TargetDiff {
+                request_id,
+                target,
+                patch,
+            } => {
+                let root = self.cwd.clone();
+                self.read_session(now, request_id, target, Loaded::Patch { root, patch });
+            }
+            Then::ReviewHead { request_id, stdout } => self.review_head_read(request_id, &stdout),
         }
-        (title, description)
     }
 }
 

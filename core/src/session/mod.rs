@@ -34,6 +34,18 @@
 //! Everything a session owns — its ids, effect namespace, random numbers, store — is inside
 //! the value, so one process can drive several.
 
+/// How luxe runs its own commands ([`step_runner::Shell`]), lent from the session's settings:
+/// a macro so the borrow is of those fields alone and the machine and the port stay free.
+macro_rules! shell {
+    ($session:expr) => {
+        &$crate::session::step_runner::Shell {
+            cwd: &$session.cwd,
+            timings: &$session.timings,
+            unset: &$session.own_env_unset,
+        }
+    };
+}
+
 mod acp_hooks;
 mod commit_chapters;
 mod compaction;
@@ -290,8 +302,9 @@ impl Session {
     pub fn handle_timeout(&mut self, now: Instant) {
         if !self.closed {
             self.turn_timeout(now);
-            self.github_timeout(now);
-            self.stack_timeout(now);
+            let then = (self.github).handle_timeout(&mut self.port, shell!(self), now);
+            self.github_then(now, then);
+            self.stacks.handle_timeout(&mut self.port, now);
             self.probes.handle_timeout(&mut self.port, now);
             self.mcp_timeout(now);
         }
@@ -315,7 +328,10 @@ impl Session {
                 other => self.review_effect(now, &other),
             },
             Owner::Commit => self.commit_effect(now, &input),
-            Owner::Github => self.github_effect(now, &input),
+            Owner::Github => {
+                let then = (self.github).handle(&mut self.port, shell!(self), now, &input);
+                self.github_then(now, then);
+            }
             Owner::Stacks => self.stack_effect(now, &input),
             Owner::ServerProbe => {
                 if let Some(said) = self.probes.handle(&input) {
@@ -461,20 +477,20 @@ impl Session {
                     self.reject(refuse_id("post_pull_request_review", reason, request_id));
                 }
             }
-            Action::PreviewPullRequest(preview) => self.preview_pull_request(now, preview),
-            Action::OpenPullRequest(open) => {
-                let request_id = open.request_id.clone();
-                if let Err(reason) = self.open_pull_request(now, open) {
-                    self.reject(refuse_id("open_pull_request", reason, request_id));
+            action @ (Action::PreviewPullRequest(_)
+            | Action::OpenPullRequest(_)
+            | Action::ListPullRequests(_)
+            | Action::GetPullRequest(_)
+            | Action::PostPullRequestComment(_)
+            | Action::ReplyToReviewThread(_)
+            | Action::ResolveReviewThread(_)
+            | Action::EditPullRequest(_)
+            | Action::MergePullRequest(_)) => {
+                match (self.github).act(&mut self.port, shell!(self), now, action) {
+                    Ok(then) => self.github_then(now, then),
+                    Err(rejection) => self.reject(rejection),
                 }
             }
-            Action::ListPullRequests(list) => self.list_pull_requests(now, list),
-            Action::GetPullRequest(get) => self.get_pull_request(now, get),
-            Action::PostPullRequestComment(post) => self.post_pull_request_comment(now, post),
-            Action::ReplyToReviewThread(reply) => self.reply_to_review_thread(now, reply),
-            Action::ResolveReviewThread(resolve) => self.resolve_review_thread(now, resolve),
-            Action::EditPullRequest(edit) => self.edit_pull_request(now, edit),
-            Action::MergePullRequest(merge) => self.merge_pull_request(now, merge),
             Action::PreviewStack(preview) => self.preview_stack(now, preview),
             Action::OpenStack(open) => {
                 let request_id = open.request_id.clone();

@@ -8,10 +8,11 @@ use std::time::Instant;
 
 use super::Session;
 use super::owners::Owner;
-use super::step_runner::{Advance, StepRunner};
+use super::port::Port;
+use super::step_runner::{Advance, Shell, StepRunner};
 use crate::effects::Input;
 use crate::protocol::events::{Event, RequestFailed};
-use crate::protocol::github::GithubState;
+use crate::protocol::github::{GithubState, WorkspaceUpdated};
 use crate::protocol::stack::{
     OpenStack, PlanRestack, PreviewStack, Restack, RestackFailed, RestackPlan, RestackPlanned,
     Restacked, StackOpenFailed, StackOpened, StackPreview,
@@ -80,45 +81,87 @@ impl Stacks {
     }
 }
 
-impl Session {
-    /// `preview_stack`.
-    pub(super) fn preview_stack(&mut self, now: Instant, preview: PreviewStack) {
-        if self.stack_opening(&preview.request_id) {
-            return self.emit(Event::GithubReadFailed(RequestFailed {
+/// `now`, and the wall clock then (ms since the Unix epoch), which a plan's id carries.
+pub(super) type At = (Instant, u64);
+
+/// What the workspace probe last found, as the stacks need it: stacks stand on the default
+/// branch, start from the current branch, and are refused when gh cannot work.
+#[derive(Debug, Clone)]
+pub(super) struct Workspace<'a> {
+    /// The workspace as last sent.
+    pub(super) last: Option<&'a WorkspaceUpdated>,
+    /// The repository's default branch, once the probe read it.
+    pub(super) default_branch: Option<&'a str>,
+    /// Why gh cannot work, when the last probe found it not ready.
+    pub(super) not_ready: Option<String>,
+}
+
+impl Workspace<'_> {
+    /// Why the default branch is not known.
+    fn no_default_branch(&self) -> String {
+        match &self.not_ready {
+            Some(reason) => reason.clone(),
+            None => "the repository's default branch is not known yet (gh repo view has not answered): refresh_workspace, then ask again".into(),
+        }
+    }
+}
+
+impl Stacks {
+    /// `preview_stack`; `true` when the workspace must be probed again.
+    #[must_use]
+    pub(super) fn preview(
+        &mut self,
+        port: &mut Port,
+        shell: &Shell<'_>,
+        at: At,
+        preview: PreviewStack,
+        workspace: &Workspace<'_>,
+    ) -> bool {
+        if self.opening(&preview.request_id) {
+            port.emit(Event::GithubReadFailed(RequestFailed {
                 reason: format!(
                     "the stack of {} is being opened: wait for its answer",
                     preview.request_id
                 ),
                 request_id: preview.request_id,
             }));
+            return false;
         }
-        let Some(default_branch) = self.github.default_branch().map(str::to_owned) else {
-            return self.emit(Event::GithubReadFailed(RequestFailed {
+        let Some(default_branch) = workspace.default_branch.map(str::to_owned) else {
+            port.emit(Event::GithubReadFailed(RequestFailed {
                 request_id: preview.request_id,
-                reason: self.no_default_branch(),
+                reason: workspace.no_default_branch(),
             }));
+            return false;
         };
-        let current = self.github.last().and_then(|w| w.branch.clone());
+        let current = workspace.last.and_then(|w| w.branch.clone());
         let flow = PreviewFlow::new(
             preview.branches,
-            self.stacks.committed.as_deref(),
+            self.committed.as_deref(),
             default_branch,
             current,
         );
         let request_id = preview.request_id;
-        self.start_flow(now, Running::Preview { request_id, flow });
+        self.start(port, shell, at, Running::Preview { request_id, flow })
     }
 
-    /// `open_stack`: refused when there is nothing (left) to confirm.
-    pub(super) fn open_stack(&mut self, now: Instant, open: OpenStack) -> Result<(), String> {
+    /// `open_stack`: refused when there is nothing (left) to confirm; `true` when the
+    /// workspace must be probed again.
+    pub(super) fn open(
+        &mut self,
+        port: &mut Port,
+        shell: &Shell<'_>,
+        at: At,
+        open: OpenStack,
+    ) -> Result<bool, String> {
         let request_id = open.request_id;
-        if self.stacks.opened.contains(&request_id) {
+        if self.opened.contains(&request_id) {
             return Err(format!(
                 "the stack of {request_id} is open already (a stack opens once)"
             ));
         }
-        let Some(mut flow) = self.stacks.openings.remove(&request_id) else {
-            return Err(if self.stack_opening(&request_id) {
+        let Some(mut flow) = self.openings.remove(&request_id) else {
+            return Err(if self.opening(&request_id) {
                 format!("the stack of {request_id} is being opened")
             } else {
                 "no preview to confirm: send preview_stack with this request_id first".into()
@@ -129,26 +172,32 @@ impl Session {
             &open.descriptions.unwrap_or_default(),
             open.draft.unwrap_or(false),
         );
-        self.start_flow(now, Running::Open { request_id, flow });
-        Ok(())
+        Ok(self.start(port, shell, at, Running::Open { request_id, flow }))
     }
 
     /// Whether an `open_stack` of `request_id` is running.
-    fn stack_opening(&self, request_id: &str) -> bool {
-        self.stacks
-            .flows
+    fn opening(&self, request_id: &str) -> bool {
+        self.flows
             .flows()
             .any(|r| matches!(r, Running::Open { request_id: r, .. } if r == request_id))
     }
 
     /// `plan_restack`: always answered by `restack_planned`, with a plan or a refusal.
-    pub(super) fn plan_restack(&mut self, now: Instant, plan: PlanRestack) {
+    #[must_use]
+    pub(super) fn plan(
+        &mut self,
+        port: &mut Port,
+        shell: &Shell<'_>,
+        at: At,
+        plan: PlanRestack,
+        workspace: &Workspace<'_>,
+    ) -> bool {
         let request_id = plan.request_id;
-        let refusal = match (self.github.last(), self.github.default_branch()) {
-            _ if matches!(self.stacks.plan, Some(PlanSlot::Running { .. })) => {
+        let refusal = match (workspace.last, workspace.default_branch) {
+            _ if matches!(self.plan, Some(PlanSlot::Running { .. })) => {
                 Some("a restack is being pushed: plan again after its answer".into())
             }
-            (Some(w), _) if w.github != GithubState::Ready => Some(self.github.not_ready(w.github)),
+            _ if workspace.not_ready.is_some() => workspace.not_ready.clone(),
             (Some(w), Some(_))
                 if plan
                     .repository
@@ -160,25 +209,34 @@ impl Session {
                     w.repository.as_deref().unwrap_or("none")
                 ))
             }
-            (_, None) => Some(self.no_default_branch()),
+            (_, None) => Some(workspace.no_default_branch()),
             _ => None,
         };
         if let Some(refusal) = refusal {
-            return self.planned(now, request_id, Err(refusal));
+            self.planned(port, at.1, request_id, Err(refusal));
+            return false;
         }
-        let default_branch = self.github.default_branch().unwrap_or_default().to_owned();
+        let default_branch = workspace.default_branch.unwrap_or_default().to_owned();
         let flow = PlanFlow::new(default_branch);
-        self.start_flow(now, Running::Plan { request_id, flow });
+        self.start(port, shell, at, Running::Plan { request_id, flow })
     }
 
-    /// `restack`: refused unless `plan_id` is the newest plan, not pushed.
-    pub(super) fn restack(&mut self, now: Instant, restack: Restack) -> Result<(), String> {
+    /// `restack`: refused unless `plan_id` is the newest plan, not pushed, and no turn runs
+    /// (`turn_running`); `true` when the workspace must be probed again.
+    pub(super) fn restack(
+        &mut self,
+        port: &mut Port,
+        shell: &Shell<'_>,
+        at: At,
+        restack: Restack,
+        turn_running: bool,
+    ) -> Result<bool, String> {
         let plan_id = restack.plan_id;
         // The agent may be changing the files of a branch that would move under it.
-        if self.turn.is_some() {
+        if turn_running {
             return Err("a turn is running: restack after it ends".into());
         }
-        let slot = self.stacks.plan.take();
+        let slot = self.plan.take();
         let planned = match slot {
             Some(PlanSlot::Ready { id, planned }) if id == plan_id => planned,
             other => {
@@ -189,72 +247,79 @@ impl Session {
                     Some(PlanSlot::Spent { id }) if *id == plan_id => format!(
                         "plan {plan_id} was pushed already (a plan is pushed once): plan_restack again"
                     ),
-                    _ if self.stacks.issued.contains(&plan_id) => {
+                    _ if self.issued.contains(&plan_id) => {
                         format!("plan {plan_id} was replaced by a newer plan")
                     }
                     _ => format!("no plan {plan_id}: plan_restack first"),
                 };
-                self.stacks.plan = other;
+                self.plan = other;
                 return Err(reason);
             }
         };
-        self.stacks.plan = Some(PlanSlot::Running {
+        self.plan = Some(PlanSlot::Running {
             id: plan_id.clone(),
         });
         let flow = Box::new(RestackFlow::new(plan_id.clone(), planned));
         let request_id = restack.request_id;
-        self.start_flow(
-            now,
-            Running::Restack {
-                plan_id,
-                request_id,
-                flow,
-            },
-        );
-        Ok(())
+        let running = Running::Restack {
+            plan_id,
+            request_id,
+            flow,
+        };
+        Ok(self.start(port, shell, at, running))
     }
 
-    /// Routes a command's end to its flow.
-    pub(super) fn stack_effect(&mut self, now: Instant, input: &Input<'_>) {
-        if let Some(advance) = self.stacks.flows.handle(input) {
-            self.advance_stack(now, advance);
-        }
+    /// Takes a command's end for its flow; `true` when the workspace must be probed again.
+    #[must_use]
+    pub(super) fn handle(
+        &mut self,
+        port: &mut Port,
+        shell: &Shell<'_>,
+        at: At,
+        input: &Input<'_>,
+    ) -> bool {
+        self.flows
+            .handle(input)
+            .is_some_and(|advance| self.advance(port, shell, at, advance))
     }
 
     /// Kills stack commands past their deadline (their exit comes back as a failure).
-    pub(super) fn stack_timeout(&mut self, now: Instant) {
-        let overdue = self.stacks.flows.overdue(now);
-        self.kill_all(overdue);
+    pub(super) fn handle_timeout(&mut self, port: &mut Port, now: Instant) {
+        self.flows.kill_overdue(port, now);
     }
 
-    fn start_flow(&mut self, now: Instant, running: Running) {
-        let advance = self.stacks.flows.start(running);
-        self.advance_stack(now, advance);
+    fn start(&mut self, port: &mut Port, shell: &Shell<'_>, at: At, running: Running) -> bool {
+        let advance = self.flows.start(running);
+        self.advance(port, shell, at, advance)
     }
 
     /// Runs the flow's next command, or answers.
-    fn advance_stack(&mut self, now: Instant, advance: Advance<Running>) {
-        if let Some((running, answer)) =
-            self.drive(now, Owner::Stacks, |s| &mut s.stacks.flows, advance)
-        {
-            self.answer_flow(now, running, answer);
-        }
+    fn advance(
+        &mut self,
+        port: &mut Port,
+        shell: &Shell<'_>,
+        (now, wall_ms): At,
+        advance: Advance<Running>,
+    ) -> bool {
+        (self.flows.drive(port, shell, now, Owner::Stacks, advance))
+            .is_some_and(|(running, answer)| self.answer(port, wall_ms, running, answer))
     }
 
-    fn answer_flow(&mut self, now: Instant, running: Running, answer: Answer) {
+    /// Answers a flow that ended; `true` after a push (or a failed one).
+    fn answer(&mut self, port: &mut Port, wall_ms: u64, running: Running, answer: Answer) -> bool {
         match (running, answer) {
             (Running::Preview { request_id, flow }, Answer::Preview(done)) => match done {
                 Ok(drafts) => {
                     let opening = OpenFlow::new(drafts.clone(), flow.heads());
-                    self.stacks.openings.insert(request_id.clone(), opening);
-                    self.stacks.opened.remove(&request_id);
-                    self.emit(Event::StackPreview(Box::new(StackPreview {
+                    self.openings.insert(request_id.clone(), opening);
+                    self.opened.remove(&request_id);
+                    port.emit(Event::StackPreview(Box::new(StackPreview {
                         request_id,
                         pull_requests: drafts,
                     })));
                 }
                 Err(reason) => {
-                    self.emit(Event::GithubReadFailed(RequestFailed {
+                    port.emit(Event::GithubReadFailed(RequestFailed {
                         request_id,
                         reason,
                     }));
@@ -263,8 +328,8 @@ impl Session {
             (Running::Open { request_id, flow }, Answer::Open(done)) => {
                 match done {
                     Ok(pull_requests) => {
-                        self.stacks.opened.insert(request_id.clone());
-                        self.emit(Event::StackOpened(StackOpened {
+                        self.opened.insert(request_id.clone());
+                        port.emit(Event::StackOpened(StackOpened {
                             request_id,
                             pull_requests,
                         }));
@@ -277,25 +342,21 @@ impl Session {
                             pending: flow.pending().collect(),
                         };
                         // A preview made meanwhile under the same id is the newer one.
-                        self.stacks.openings.entry(request_id).or_insert(flow);
-                        self.emit(Event::StackOpenFailed(failed));
+                        self.openings.entry(request_id).or_insert(flow);
+                        port.emit(Event::StackOpenFailed(failed));
                     }
                 }
-                self.probe_workspace(now, true);
+                return true;
             }
             (Running::Plan { request_id, .. }, Answer::Plan(done)) => {
-                if matches!(self.stacks.plan, Some(PlanSlot::Running { .. })) {
+                if matches!(self.plan, Some(PlanSlot::Running { .. })) {
                     // A restack started meanwhile: this plan would race it.
-                    return self.planned(
-                        now,
-                        request_id,
-                        Err(
-                            "a restack was confirmed while this plan was made: plan again after it"
-                                .into(),
-                        ),
-                    );
+                    let raced =
+                        "a restack was confirmed while this plan was made: plan again after it";
+                    self.planned(port, wall_ms, request_id, Err(raced.into()));
+                } else {
+                    self.planned(port, wall_ms, request_id, done);
                 }
-                self.planned(now, request_id, done);
             }
             (
                 Running::Restack {
@@ -307,10 +368,10 @@ impl Session {
             ) => {
                 match done {
                     Ok(pushed) => {
-                        self.stacks.plan = Some(PlanSlot::Spent {
+                        self.plan = Some(PlanSlot::Spent {
                             id: plan_id.clone(),
                         });
-                        self.emit(Event::Restacked(Restacked {
+                        port.emit(Event::Restacked(Restacked {
                             plan_id,
                             request_id,
                             branches: pushed.branches,
@@ -318,7 +379,7 @@ impl Session {
                         }));
                     }
                     Err(stopped) => {
-                        self.stacks.plan = Some(if stopped.push_started {
+                        self.plan = Some(if stopped.push_started {
                             PlanSlot::Spent {
                                 id: plan_id.clone(),
                             }
@@ -328,36 +389,39 @@ impl Session {
                                 planned: flow.into_planned(),
                             }
                         });
-                        self.emit(Event::RestackFailed(RestackFailed {
+                        port.emit(Event::RestackFailed(RestackFailed {
                             plan_id,
                             request_id,
                             reason: stopped.reason,
                         }));
                     }
                 }
-                self.probe_workspace(now, true);
+                return true;
             }
             // A flow answers in its own kind.
             (_, _) => {}
         }
+        false
     }
 
     /// Answers `plan_restack`: a new plan replaces the older one.
-    fn planned(&mut self, now: Instant, request_id: String, done: Result<Planned, String>) {
+    fn planned(
+        &mut self,
+        port: &mut Port,
+        wall_ms: u64,
+        request_id: String,
+        done: Result<Planned, String>,
+    ) {
         let answer = match done {
             Ok(planned) => {
                 // Unique across sessions and resumes too: the id names the backup refs.
-                let id = format!(
-                    "restack-{}-{}",
-                    self.wall_ms(now),
-                    self.stacks.issued.len() + 1
-                );
-                self.stacks.issued.insert(id.clone());
+                let id = format!("restack-{wall_ms}-{}", self.issued.len() + 1);
+                self.issued.insert(id.clone());
                 let plan = RestackPlan {
                     id: id.clone(),
                     branches: planned.moves.clone(),
                 };
-                self.stacks.plan = Some(PlanSlot::Ready { id, planned });
+                self.plan = Some(PlanSlot::Ready { id, planned });
                 RestackPlanned {
                     request_id,
                     plan: Some(plan),
@@ -370,15 +434,57 @@ impl Session {
                 refusal: Some(refusal),
             },
         };
-        self.emit(Event::RestackPlanned(Box::new(answer)));
+        port.emit(Event::RestackPlanned(Box::new(answer)));
+    }
+}
+
+impl Session {
+    /// After a stack was pushed or opened (or failed to be), the workspace is probed again.
+    fn stacks_moved(&mut self, now: Instant, moved: bool) {
+        if moved {
+            self.probe_workspace(now, true);
+        }
     }
 
-    /// Why the default branch is not known.
-    fn no_default_branch(&self) -> String {
-        match self.github.last() {
-            Some(w) if w.github != GithubState::Ready => self.github.not_ready(w.github),
-            _ => "the repository's default branch is not known yet (gh repo view has not answered): refresh_workspace, then ask again".into(),
-        }
+    /// `preview_stack`.
+    pub(super) fn preview_stack(&mut self, now: Instant, preview: PreviewStack) {
+        let at = (now, self.wall_ms(now));
+        let workspace = self.github.workspace();
+        let moved = (self.stacks).preview(&mut self.port, shell!(self), at, preview, &workspace);
+        self.stacks_moved(now, moved);
+    }
+
+    /// `open_stack`.
+    pub(super) fn open_stack(&mut self, now: Instant, open: OpenStack) -> Result<(), String> {
+        let at = (now, self.wall_ms(now));
+        let moved = (self.stacks).open(&mut self.port, shell!(self), at, open)?;
+        self.stacks_moved(now, moved);
+        Ok(())
+    }
+
+    /// `plan_restack`.
+    pub(super) fn plan_restack(&mut self, now: Instant, plan: PlanRestack) {
+        let at = (now, self.wall_ms(now));
+        let workspace = self.github.workspace();
+        let moved = (self.stacks).plan(&mut self.port, shell!(self), at, plan, &workspace);
+        self.stacks_moved(now, moved);
+    }
+
+    /// `restack`, refused while a turn runs.
+    pub(super) fn restack(&mut self, now: Instant, restack: Restack) -> Result<(), String> {
+        let at = (now, self.wall_ms(now));
+        let turn_running = self.turn.is_some();
+        let moved =
+            (self.stacks).restack(&mut self.port, shell!(self), at, restack, turn_running)?;
+        self.stacks_moved(now, moved);
+        Ok(())
+    }
+
+    /// Routes a command's end to its flow.
+    pub(super) fn stack_effect(&mut self, now: Instant, input: &Input<'_>) {
+        let at = (now, self.wall_ms(now));
+        let moved = (self.stacks).handle(&mut self.port, shell!(self), at, input);
+        self.stacks_moved(now, moved);
     }
 }
 

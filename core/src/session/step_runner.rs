@@ -1,6 +1,6 @@
 //! Runs [`crate::steps`] flows for a feature of the session (GitHub requests and the workspace
 //! probe, stack operations, the commit of review chapters): one runner per feature keeps its
-//! flows by id and their commands and file writes by effect, and [`Session::drive`] spawns
+//! flows by id and their commands and file writes by effect, and [`StepRunner::drive`] spawns
 //! what a flow asks for with the program's environment and timeout (and the command's own
 //! variables and directory), or writes the file it asks for, until the flow is done and its
 //! answer goes back to the feature.
@@ -8,9 +8,10 @@
 use std::collections::BTreeMap;
 use std::time::Instant;
 
-use super::Session;
 use super::own_commands::{Commands, Finished};
 use super::owners::Owner;
+use super::port::Port;
+use crate::config::Timings;
 use crate::effects::{EffectId, Input, Output};
 use crate::steps::{Cmd, FileWrite, Flow, Next, Program, Ran};
 
@@ -24,6 +25,20 @@ pub(super) enum Advance<F: Flow> {
     Write(u64, FileWrite),
     /// The flow is done.
     Done(F, F::Output),
+}
+
+/// How luxe runs its own commands (git, gh): in the checkout unless a command names another
+/// directory, within its program's timeout, and without what luxe's environment withholds
+/// from them (the providers' keys). The session lends it, from its own settings, to each
+/// machine that runs flows.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Shell<'a> {
+    /// The checkout.
+    pub(super) cwd: &'a str,
+    /// The programs' timeouts (and the poll interval of the workspace).
+    pub(super) timings: &'a Timings,
+    /// The variables luxe's commands do not inherit.
+    pub(super) unset: &'a [String],
 }
 
 /// The flows of one feature under way.
@@ -107,10 +122,10 @@ impl<F: Flow> StepRunner<F> {
         self.commands.deadline()
     }
 
-    /// The commands past their deadline at `now`, marked so; their exit comes back as a
-    /// failure.
-    pub(super) fn overdue(&mut self, now: Instant) -> Vec<EffectId> {
-        self.commands.overdue(now)
+    /// Kills the commands past their deadline at `now`; their exit comes back as a failure.
+    pub(super) fn kill_overdue(&mut self, port: &mut Port, now: Instant) {
+        let overdue = self.commands.overdue(now);
+        port.extend(overdue.into_iter().map(|id| Output::Kill { id }));
     }
 
     fn advance(&mut self, id: u64, flow: F, next: Next<F::Output>) -> Advance<F> {
@@ -128,64 +143,42 @@ impl<F: Flow> StepRunner<F> {
     }
 }
 
-impl Session {
-    /// Spawns `program args` in `cwd` with `env` for `owner` and returns its effect id.
-    fn spawn(
+impl<F: Flow> StepRunner<F> {
+    /// Spawns or writes what `advance` asks for, as effects of `owner` on `port`; the flow and
+    /// its answer when it is done.
+    pub(super) fn drive(
         &mut self,
-        owner: Owner,
-        program: &str,
-        args: Vec<String>,
-        cwd: String,
-        env: Vec<(String, String)>,
-    ) -> EffectId {
-        let id = self.effect_id(owner);
-        self.port.push(Output::Spawn {
-            id,
-            program: program.to_owned(),
-            args,
-            cwd,
-            env,
-            unset: self.own_env_unset.clone(),
-        });
-        id
-    }
-
-    /// Kills the given commands.
-    pub(super) fn kill_all(&mut self, ids: Vec<EffectId>) {
-        self.port
-            .extend(ids.into_iter().map(|id| Output::Kill { id }));
-    }
-
-    /// Spawns or writes what `advance` asks for, for `owner` whose runner `runner` finds; the
-    /// flow and its answer when it is done.
-    pub(super) fn drive<F: Flow>(
-        &mut self,
+        port: &mut Port,
+        shell: &Shell<'_>,
         now: Instant,
         owner: Owner,
-        runner: fn(&mut Self) -> &mut StepRunner<F>,
         advance: Advance<F>,
     ) -> Option<(F, F::Output)> {
         match advance {
             Advance::Spawn(id, cmd) => {
                 let program = cmd.program;
-                let deadline = runner(self)
-                    .bounded
-                    .then(|| now + program.timeout(&self.timings));
-                let cwd = cmd.cwd.unwrap_or_else(|| self.cwd.clone());
+                let deadline = self.bounded.then(|| now + program.timeout(shell.timings));
+                let cwd = cmd.cwd.unwrap_or_else(|| shell.cwd.to_owned());
                 let mut env = program.env();
                 env.extend(cmd.env);
-                let effect = self.spawn(owner, program.name(), cmd.args, cwd, env);
-                runner(self).started(id, program, effect, deadline);
+                let effect = port.issue(owner, |id| Output::Spawn {
+                    id,
+                    program: program.name().to_owned(),
+                    args: cmd.args,
+                    cwd,
+                    env,
+                    unset: shell.unset.to_vec(),
+                });
+                self.started(id, program, effect, deadline);
                 None
             }
             Advance::Write(id, write) => {
-                let effect = self.effect_id(owner);
-                self.port.push(Output::WriteFile {
-                    id: effect,
+                let effect = port.issue(owner, |id| Output::WriteFile {
+                    id,
                     path: write.path,
                     bytes: write.bytes,
                 });
-                runner(self).writing(id, effect);
+                self.writing(id, effect);
                 None
             }
             Advance::Done(flow, answer) => Some((flow, answer)),

@@ -1,64 +1,72 @@
-//! Pull request reviews in the session: a pull request loaded as a guided review (its head,
-//! then its diff, through gh), the preview of the review the findings would post, and posting
-//! it (its body written to a file for gh).
+//! Pull request reviews: a pull request loaded as a guided review (its head, then its diff,
+//! through gh), the preview of the review the findings would post, and posting it (its body
+//! written to a file for gh). [`Github`] keeps the previews and the body being written; the
+//! session's part is the glue that hands it what the guided review knows (the open review's
+//! target, its findings and revision, where review bodies go).
 
-use crate::session::owners::Owner;
 use std::time::Instant;
 
+use crate::effects::Output;
 use crate::github::diff_lines::DiffLines;
 use crate::github::parse;
-use crate::protocol::events::{Event, RequestFailed};
-use crate::protocol::review::ReviewTarget;
-
-use crate::protocol::github::{
-    PostPullRequestReview, PreviewPullRequestReview, PullRequestReviewPreview,
-};
-use crate::session::pr_review::{comments_for, review_body};
-
-use super::ReviewPreview;
 use crate::github::requests::Request;
+use crate::protocol::events::{Event, RequestFailed};
+use crate::protocol::github::{
+    PostPullRequestReview, PreviewPullRequestReview, PullRequestReviewPreview, ReviewComment,
+    SkippedFinding, Verdict,
+};
+use crate::protocol::review::ReviewTarget;
 use crate::session::Session;
+use crate::session::owners::Owner;
+use crate::session::port::Port;
+use crate::session::pr_review::{comments_for, review_body};
+use crate::session::step_runner::Shell;
 
-impl Session {
-    /// `load_guided_review` of a pull request: its head, then its diff, through gh.
-    pub(in crate::session) fn load_pull_request_review(
+use super::{Github, ReviewPreview, Then};
+
+/// A review's comments drafted against a pull request's diff: the review session's revision
+/// they come from, the comments, the findings left out, and the verdict they suggest.
+pub(in crate::session) type Drafted = (u64, Vec<ReviewComment>, Vec<SkippedFinding>, Verdict);
+
+impl Github {
+    /// `load_guided_review` of a pull request: its head, then its diff ([`Then::TargetDiff`]).
+    pub(in crate::session) fn load_review(
         &mut self,
+        port: &mut Port,
+        shell: &Shell<'_>,
         now: Instant,
         request_id: String,
         target: ReviewTarget,
-    ) {
-        if let Some(request) = Request::load_review(request_id, target) {
-            self.start_request(now, request);
-        }
+    ) -> Option<Then> {
+        let request = Request::load_review(request_id, target)?;
+        self.start_request(port, shell, now, request)
     }
 
-    /// `preview_pull_request_review`: read the pull request's diff, then draft the comments.
-    pub(in crate::session) fn preview_pull_request_review(
+    /// `preview_pull_request_review` of the open review of `target`: read the pull request's
+    /// diff, then draft the comments ([`Then::ReviewDiff`]).
+    pub(in crate::session) fn preview_review(
         &mut self,
+        port: &mut Port,
+        shell: &Shell<'_>,
         now: Instant,
         request: PreviewPullRequestReview,
-    ) -> Result<(), String> {
-        let review = self.check_open(&request.review_id)?;
-        let last = self.github.last.as_ref();
-        let (number, repository) = match &review.target {
+        target: &ReviewTarget,
+    ) -> Result<Option<Then>, String> {
+        let last = self.last.as_ref();
+        let (number, repository) = match target {
             ReviewTarget::PullRequest { number, repository } => (*number, repository.clone()),
             ReviewTarget::Branch { .. } => match last.and_then(|w| w.pull_request.as_ref()) {
                 Some(pr) => (pr.number, None),
-                None => return Err(self.github.unknown("this branch has no pull request on GitHub (or gh cannot tell): refresh_workspace, or open one")),
+                None => return Err(self.unknown("this branch has no pull request on GitHub (or gh cannot tell): refresh_workspace, or open one")),
             },
             _ => return Err("only a branch or pull_request review can be posted as a pull request review".into()),
         };
         if repository.is_none() && last.and_then(|w| w.repository.as_ref()).is_none() {
-            return Err(self
-                .github
-                .unknown("no GitHub repository is known for this checkout: refresh_workspace"));
+            return Err(
+                self.unknown("no GitHub repository is known for this checkout: refresh_workspace")
+            );
         }
-        let Some(head_sha) = self
-            .github
-            .heads
-            .get(&(repository.clone(), number))
-            .cloned()
-        else {
+        let Some(head_sha) = self.heads.get(&(repository.clone(), number)).cloned() else {
             return Err("the pull request's head is not known yet: refresh_workspace".into());
         };
         let request = Request::review_diff(
@@ -67,41 +75,25 @@ impl Session {
             (number, repository),
             head_sha,
         );
-        self.start_request(now, request);
-        Ok(())
+        Ok(self.start_request(port, shell, now, request))
     }
 
-    pub(super) fn review_diff_read(
+    /// Sends the preview of the review `drafted` against the diff of pull request `number`
+    /// (in the repository the review named, else the checkout's), and keeps it for
+    /// `post_pull_request_review`; `None` when the review closed meanwhile.
+    pub(in crate::session) fn review_previewed(
         &mut self,
+        port: &mut Port,
         request_id: String,
-        review_id: &str,
         (number, named): (u64, Option<String>),
         head_sha: String,
-        diff: &str,
+        drafted: Option<Drafted>,
     ) {
-        let repository =
-            named.or_else(|| self.github.last.as_ref().and_then(|w| w.repository.clone()));
-        let drafted = match (
-            self.check_open(review_id),
-            self.review_session(),
-            repository,
-        ) {
-            (Ok(review), Some(session), Some(repository)) => {
-                let (comments, skipped, suggested_verdict) =
-                    comments_for(review, session, &DiffLines::parse(diff));
-                Some((
-                    session.revision,
-                    comments,
-                    skipped,
-                    suggested_verdict,
-                    repository,
-                ))
-            }
-            _ => None,
-        };
-        let Some((session_revision, comments, skipped, suggested_verdict, repository)) = drafted
+        let repository = named.or_else(|| self.last.as_ref().and_then(|w| w.repository.clone()));
+        let (Some((session_revision, comments, skipped, suggested_verdict)), Some(repository)) =
+            (drafted, repository)
         else {
-            return self.emit(Event::GithubReadFailed(RequestFailed {
+            return port.emit(Event::GithubReadFailed(RequestFailed {
                 request_id,
                 reason: "the review was closed before its preview was ready".into(),
             }));
@@ -114,7 +106,7 @@ impl Session {
             skipped,
             suggested_verdict,
         };
-        self.github.review_previews.insert(
+        self.review_previews.insert(
             request_id,
             ReviewPreview {
                 preview: preview.clone(),
@@ -124,18 +116,21 @@ impl Session {
                 body: String::new(),
             },
         );
-        self.emit(Event::PullRequestReviewPreview(Box::new(preview)));
+        port.emit(Event::PullRequestReviewPreview(Box::new(preview)));
     }
 
-    /// `post_pull_request_review`: refused without a preview; fails if the findings or the
-    /// head moved since it; else posts what it showed.
-    pub(in crate::session) fn post_pull_request_review(
+    /// `post_pull_request_review`: refused without a preview; fails if the findings moved
+    /// since it (`revision` is the open review session's now), else reads the head
+    /// ([`Then::ReviewHead`]).
+    pub(in crate::session) fn post_review(
         &mut self,
+        port: &mut Port,
+        shell: &Shell<'_>,
         now: Instant,
         post: PostPullRequestReview,
-    ) -> Result<(), String> {
-        let revision = self.review_session().map(|s| s.revision);
-        let Some(prepared) = self.github.review_previews.get_mut(&post.request_id) else {
+        revision: Option<u64>,
+    ) -> Result<Option<Then>, String> {
+        let Some(prepared) = self.review_previews.get_mut(&post.request_id) else {
             return Err("no preview to confirm: send preview_pull_request_review with this request_id first (a review posts once)".into());
         };
         prepared.verdict = Some(post.verdict);
@@ -145,20 +140,26 @@ impl Session {
         let repository = prepared.repository.clone();
         if revision != Some(shown) {
             let now_at = revision.map_or_else(|| "none".to_owned(), |r| r.to_string());
-            self.emit(Event::PullRequestReviewPostFailed(RequestFailed {
+            port.emit(Event::PullRequestReviewPostFailed(RequestFailed {
                 request_id: post.request_id,
                 reason: format!("the findings changed after the preview (revision {shown}, now {now_at}): preview again"),
             }));
-            return Ok(());
+            return Ok(None);
         }
         let request = Request::review_head(post.request_id, &repository, number);
-        self.start_request(now, request);
-        Ok(())
+        Ok(self.start_request(port, shell, now, request))
     }
 
-    /// The head now: unchanged, the body is written for gh to post.
-    pub(super) fn review_head_read(&mut self, request_id: String, stdout: &str) {
-        let Some(prepared) = self.github.review_previews.get(&request_id).cloned() else {
+    /// The head now (what gh printed): unchanged, the body is written for gh to post, in
+    /// `dir` (where review bodies go).
+    pub(in crate::session) fn write_review_body(
+        &mut self,
+        port: &mut Port,
+        request_id: String,
+        stdout: &str,
+        dir: Option<String>,
+    ) {
+        let Some(prepared) = self.review_previews.get(&request_id).cloned() else {
             return;
         };
         let failed = |reason: String| {
@@ -170,15 +171,15 @@ impl Session {
         match parse::head_sha(stdout) {
             Ok(head) if head == prepared.preview.head_sha => {}
             Ok(head) => {
-                return self.emit(failed(format!(
+                return port.emit(failed(format!(
                     "the pull request's head moved since the preview ({} → {head}): preview again",
                     prepared.preview.head_sha
                 )));
             }
-            Err(reason) => return self.emit(failed(reason)),
+            Err(reason) => return port.emit(failed(reason)),
         }
-        let Some(dir) = self.review_dir() else {
-            return self.emit(failed("no LUXE_HOME to write the review's body in".into()));
+        let Some(dir) = dir else {
+            return port.emit(failed("no LUXE_HOME to write the review's body in".into()));
         };
         let verdict = prepared
             .verdict
@@ -189,32 +190,94 @@ impl Session {
             &prepared.body,
             &prepared.preview.comments,
         );
-        let id = self.effect_id(Owner::Github);
+        let id = port.effect_id(Owner::Github);
         let path = format!("{}/post-{}.json", dir.trim_end_matches('/'), id.0);
-        self.github.writing = Some((id, request_id, path.clone()));
-        self.port
-            .push(crate::effects::Output::WriteFile { id, path, bytes });
+        self.writing = Some((id, request_id, path.clone()));
+        port.push(Output::WriteFile { id, path, bytes });
     }
 
-    /// The body is on disk: post it.
+    /// The body is on disk at `path` (or could not be written): the request that posts it.
     pub(super) fn review_body_written(
         &mut self,
-        now: Instant,
+        port: &mut Port,
         request_id: String,
-        path: String,
+        path: &str,
         result: Result<(), String>,
-    ) {
-        let Some(prepared) = self.github.review_previews.get(&request_id).cloned() else {
-            return;
-        };
+    ) -> Option<Request> {
+        let prepared = self.review_previews.get(&request_id)?;
         if let Err(err) = result {
-            return self.emit(Event::PullRequestReviewPostFailed(RequestFailed {
+            port.emit(Event::PullRequestReviewPostFailed(RequestFailed {
                 request_id,
                 reason: format!("the review's body could not be written: {err}"),
             }));
+            return None;
         }
-        let request =
-            Request::review_post(request_id, &prepared.repository, prepared.number, &path);
-        self.start_request(now, request);
+        let request = Request::review_post(request_id, &prepared.repository, prepared.number, path);
+        Some(request)
+    }
+}
+
+impl Session {
+    /// `load_guided_review` of a pull request.
+    pub(in crate::session) fn load_pull_request_review(
+        &mut self,
+        now: Instant,
+        request_id: String,
+        target: ReviewTarget,
+    ) {
+        let then = (self.github).load_review(&mut self.port, shell!(self), now, request_id, target);
+        self.github_then(now, then);
+    }
+
+    /// `preview_pull_request_review` of the open review.
+    pub(in crate::session) fn preview_pull_request_review(
+        &mut self,
+        now: Instant,
+        request: PreviewPullRequestReview,
+    ) -> Result<(), String> {
+        let target = self.check_open(&request.review_id)?.target.clone();
+        let then =
+            (self.github).preview_review(&mut self.port, shell!(self), now, request, &target)?;
+        self.github_then(now, then);
+        Ok(())
+    }
+
+    /// The diff of a pull request review's preview: the open review's findings drafted
+    /// against it.
+    pub(super) fn review_diff_read(
+        &mut self,
+        request_id: String,
+        review_id: &str,
+        pull: (u64, Option<String>),
+        head_sha: String,
+        diff: &str,
+    ) {
+        let drafted = match (self.check_open(review_id), self.review_session()) {
+            (Ok(review), Some(session)) => {
+                let (comments, skipped, verdict) =
+                    comments_for(review, session, &DiffLines::parse(diff));
+                Some((session.revision, comments, skipped, verdict))
+            }
+            _ => None,
+        };
+        (self.github).review_previewed(&mut self.port, request_id, pull, head_sha, drafted);
+    }
+
+    /// `post_pull_request_review`, against the open review session's revision.
+    pub(in crate::session) fn post_pull_request_review(
+        &mut self,
+        now: Instant,
+        post: PostPullRequestReview,
+    ) -> Result<(), String> {
+        let revision = self.review_session().map(|s| s.revision);
+        let then = (self.github).post_review(&mut self.port, shell!(self), now, post, revision)?;
+        self.github_then(now, then);
+        Ok(())
+    }
+
+    /// The pull request's head before a review is posted.
+    pub(super) fn review_head_read(&mut self, request_id: String, stdout: &str) {
+        let dir = self.review_dir();
+        (self.github).write_review_body(&mut self.port, request_id, stdout, dir);
     }
 }

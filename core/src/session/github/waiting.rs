@@ -60,7 +60,7 @@ impl Github {
     }
 
     /// The actions that waited for the probe that just ended, in the order they came.
-    pub(in crate::session) fn take_waiting(&mut self) -> Vec<Incoming> {
+    pub(super) fn take_waiting(&mut self) -> Vec<Incoming> {
         std::mem::take(&mut self.waiting)
     }
 
