@@ -2,34 +2,39 @@
 //! answer to every decoded action.
 //!
 //! The rooms, by what they own. Those marked *machine* keep their state in private fields and
-//! answer with values (frames, outcomes, verdicts) that the session acts on, each with unit
-//! tests or a property of its own:
+//! answer with values (frames, outcomes, what they need of the others) that the session acts
+//! on, each with unit tests or a property of its own. A machine borrows `port.rs`'s
+//! [`port::Port`] (the output queue and the effect namespace) for one call:
 //! - `mod.rs`: the [`Session`] itself — the action gate (`handle_incoming`), start-up (what it
-//!   starts from is decided by `start_up.rs`, pure), and
-//!   routing: an effect's result goes to the feature its id was issued for (`owners.rs`).
+//!   starts from is decided by `start_up.rs`, pure), and routing: an effect's result goes to
+//!   the feature its id was issued for (`owners.rs`).
 //! - the conversation and its turns: `conversation.rs` (*machine*: the model's view, the
-//!   provider's count and characters per token), `turn/` (a turn's steps: requests — `requests.rs` —,
-//!   tool calls, its end), `model_step.rs` (*machine*: one model request — HTTP inputs in, frames and
-//!   how it ended out), `compaction.rs` (summaries and drops when the window fills),
-//!   `unanswered.rs` (calls a failure left without results), `system_prompt.rs`,
-//!   `server_probe.rs` (what a local server says of its model, and what servers said).
-//! - tool calls: `tool_run/` (a call from start to result; `work.rs` — *machine*: the io job
-//!   of an allowed call and what each result means; `asking.rs`, its prompt or question),
-//!   `tool_gate.rs` (*machine*: rules,
+//!   provider's count and characters per token), `turn/` (a turn's steps and its end, *machine*
+//!   for its own state; `requests.rs`, its model requests; `tally.rs` — *machine*: its usage
+//!   and cost), `model_step.rs` (*machine*: one model request — HTTP inputs in, frames and how
+//!   it ended out), `compaction/` (summaries and drops when the window fills; `budget.rs` —
+//!   *machine*: the sizes requests keep to), `unanswered.rs` (calls a failure left without
+//!   results), `system_prompt.rs`, `server_probe.rs` (*machine*: what a local server says of
+//!   its model).
+//! - tool calls: `tool_run/` (*machine*: an answer's calls from start to result, asking the
+//!   session through `Need` for the review's tools and MCP; `work.rs` — *machine*: the io job
+//!   of an allowed call; `asking.rs`, its prompt or question; `ending.rs`, results and
+//!   interrupts), `tool_calls.rs` (the session's part of it), `tool_gate.rs` (*machine*: rules,
 //!   mode, `.env` identities and Luxe's own places, as verdicts), `tools/` (definitions,
 //!   arguments, paths, `bash_run.rs` — *machine*: a command's output — and `views.rs`, what
-//!   tools show), `mcp_tools.rs` (the MCP machine's tools in turns), `acp_hooks.rs`.
+//!   tools show), `mcp_tools.rs` (the MCP machine's servers and tools in turns),
+//!   `acp_hooks.rs`.
 //! - `store.rs` (*machine*: the append-only session file and `list_sessions`).
-//! - `context.rs`: the start-up probes (`git status`, `AGENTS.md`).
+//! - `context.rs` (*machine*: the start-up probes, `git status` and `AGENTS.md`).
 //! - guided review: `review.rs` (*machine*: the open review; `review/saving.rs`, its changes
 //!   saved; `review/session.rs`, the glue), `review_saves.rs` (*machine*: the save queue),
 //!   `review_turns.rs` (agent turns on the review and their tools),
 //!   `review_prompts.rs`, `pr_review.rs`, `commit_chapters.rs`.
-//! - GitHub and stacks: `github.rs` (and `github/waiting.rs`, actions parked until the probe;
-//!   `github/pull_request_reviews.rs`, a pull request as a guided review), `stack.rs`, each running pure
-//!   chains of git/gh commands from `crate::github` and `crate::stack` (`crate::steps` flows)
-//!   on `step_runner.rs`; `own_commands.rs` collects the output of the child processes luxe
-//!   runs for itself.
+//! - GitHub and stacks: `github.rs` (*machine*; `github/waiting.rs`, actions parked until the
+//!   probe; `github/pull_request_reviews.rs`, a pull request as a guided review), `stack.rs`
+//!   (*machine*), each running pure chains of git/gh commands from `crate::github` and
+//!   `crate::stack` (`crate::steps` flows) on `step_runner.rs`; `own_commands.rs` collects the
+//!   output of the child processes luxe runs for itself.
 //!
 //! Everything a session owns — its ids, effect namespace, random numbers, store — is inside
 //! the value, so one process can drive several.
