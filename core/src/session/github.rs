@@ -10,17 +10,14 @@ use std::time::Instant;
 
 use crate::effects::{EffectId, Input};
 use crate::github::probe::Probe;
-use crate::github::requests::{Answer, Failed, Kind, Request};
-use crate::github::{gh, parse};
+use crate::github::requests::{Answer, Failed, Request};
 use crate::protocol::actions::Action;
 use crate::protocol::codec::{Incoming, Rejection};
 use crate::protocol::events::{Event, RequestFailed};
 use crate::protocol::github::{
-    EditPullRequest, GetPullRequest, GithubDone, GithubState, ListPullRequests, MergePullRequest,
-    OpenPullRequest, PostPullRequestComment, PreviewCommit, PreviewPullRequest, PullRequestFetched,
-    PullRequestFilter, PullRequestOpened, PullRequestPreview, PullRequestReviewPreview,
-    PullRequestsListed, ReplyToReviewThread, ResolveReviewThread, ReviewThreadResolved, Verdict,
-    WorkspaceUpdated,
+    GetPullRequest, GithubDone, GithubState, MergePullRequest, OpenPullRequest, PreviewCommit,
+    PreviewPullRequest, PullRequestFetched, PullRequestOpened, PullRequestPreview,
+    PullRequestReviewPreview, PullRequestsListed, ReviewThreadResolved, Verdict, WorkspaceUpdated,
 };
 use crate::protocol::review::ReviewTarget;
 
@@ -30,8 +27,14 @@ use super::port::Port;
 use super::review::Loaded;
 use super::step_runner::{Advance, Shell, StepRunner};
 
+mod actions;
 mod pull_request_reviews;
 mod waiting;
+
+use actions::{
+    draft_pull_request, edit_pull_request, failure_event, list_pull_requests,
+    post_pull_request_comment, reply_to_review_thread, resolve_review_thread,
+};
 /// The GitHub part of the session.
 #[derive(Debug, Default)]
 pub(super) struct Github {
@@ -518,85 +521,6 @@ impl Github {
     }
 }
 
-/// `list_pull_requests`.
-fn list_pull_requests(list: ListPullRequests) -> Request {
-    let args = gh::pr_list(
-        list.state.unwrap_or(PullRequestFilter::Open),
-        list.repository.as_deref(),
-    );
-    Request::list(list.request_id, args)
-}
-
-/// `post_pull_request_comment`.
-fn post_pull_request_comment(post: PostPullRequestComment) -> Request {
-    let args = gh::pr_comment(post.number, &post.body, post.repository.as_deref());
-    Request::comment(post.request_id, args)
-}
-
-/// `reply_to_review_thread`.
-fn reply_to_review_thread(reply: ReplyToReviewThread) -> Request {
-    let args = gh::thread_reply(&reply.thread_id, &reply.body);
-    Request::reply(reply.request_id, args)
-}
-
-/// `resolve_review_thread`.
-fn resolve_review_thread(resolve: ResolveReviewThread) -> Request {
-    let resolved = resolve.resolved.unwrap_or(true);
-    Request::resolve(resolve.request_id, resolve.thread_id, resolved)
-}
-
-/// `edit_pull_request`: refused on `port` when it changes nothing.
-fn edit_pull_request(port: &mut Port, edit: EditPullRequest) -> Option<Request> {
-    let ready = edit
-        .draft
-        .map(|draft| gh::pr_ready(edit.number, draft, edit.repository.as_deref()));
-    let args = gh::pr_edit(
-        edit.number,
-        edit.title.as_deref(),
-        edit.body.as_deref(),
-        edit.base.as_deref(),
-        edit.repository.as_deref(),
-    );
-    // The fields first (`gh pr edit`), then draft or ready (`gh pr ready`), one answer.
-    let (args, then) = match (args, ready) {
-        (Some(args), ready) => (args, ready),
-        (None, Some(ready)) => (ready, None),
-        (None, None) => {
-            port.emit(Event::PullRequestEditFailed(RequestFailed {
-                request_id: edit.request_id,
-                reason: "nothing to change: give title, body, base or draft".into(),
-            }));
-            return None;
-        }
-    };
-    Some(Request::edit(edit.request_id, args, then))
-}
-
-/// A title and description for a pull request of `head` holding `commits`, with the open
-/// review's chapters when there is one.
-fn draft_pull_request(
-    head: &str,
-    commits: &[PreviewCommit],
-    chapters: Option<Vec<(String, String)>>,
-) -> (String, String) {
-    let title = match commits {
-        [only] => only.subject.clone(),
-        _ => head.replace(['-', '_', '/'], " "),
-    };
-    let mut description = String::from("## Commits\n");
-    for commit in commits {
-        let short = parse::short_sha(&commit.sha);
-        description.push_str(&format!("- {} ({short})\n", commit.subject));
-    }
-    if let Some(chapters) = chapters {
-        description.push_str("\n## Chapters\n");
-        for (title, summary) in chapters {
-            description.push_str(&format!("- **{title}**: {summary}\n"));
-        }
-    }
-    (title, description)
-}
-
 impl Session {
     /// Probes the workspace (see [`Github::probe`]) and routes what that leaves.
     pub(super) fn probe_workspace(&mut self, now: Instant, announce: bool) {
@@ -650,21 +574,5 @@ impl Session {
             }
             Then::ReviewHead { request_id, stdout } => self.review_head_read(request_id, &stdout),
         }
-    }
-}
-
-/// The event a request of `kind` fails with.
-fn failure_event(kind: Kind, request_id: String, reason: String) -> Event {
-    let failed = RequestFailed { request_id, reason };
-    match kind {
-        Kind::Read => Event::GithubReadFailed(failed),
-        Kind::Comment => Event::PullRequestCommentPostFailed(failed),
-        Kind::Reply => Event::ReviewThreadReplyFailed(failed),
-        Kind::Resolve => Event::ReviewThreadResolveFailed(failed),
-        Kind::Edit => Event::PullRequestEditFailed(failed),
-        Kind::Merge => Event::PullRequestMergeFailed(failed),
-        Kind::Open => Event::PullRequestOpenFailed(failed),
-        Kind::LoadReview => Event::GuidedReviewFailed(failed),
-        Kind::PostReview => Event::PullRequestReviewPostFailed(failed),
     }
 }

@@ -91,7 +91,7 @@ use crate::permissions::redact::Redactor;
 use crate::protocol::PROTOCOL_VERSION;
 use crate::protocol::actions::{Action, Image};
 use crate::protocol::codec::{Incoming, Rejection};
-use crate::protocol::events::{ErrorEvent, Event, Ready, StateChanged, UserMessageQueued};
+use crate::protocol::events::{ErrorEvent, Event, Ready, StateChanged};
 use crate::protocol::kinds::is_github_write;
 use crate::protocol::values::{Mode, PermissionMode, Thinking, TurnSource};
 use crate::rng::Rng;
@@ -517,19 +517,6 @@ impl Session {
         }
     }
 
-    /// Starts a turn for `queued`, or queues it behind the running one.
-    fn submit(&mut self, now: Instant, queued: Queued, source: TurnSource) {
-        if self.turn.is_some() {
-            self.emit(Event::UserMessageQueued(UserMessageQueued {
-                text: queued.text.clone(),
-                position: u32::try_from(self.queue.len() + 1).unwrap_or(u32::MAX),
-            }));
-            self.queue.push_back(queued);
-        } else {
-            self.start_turn(now, queued, source);
-        }
-    }
-
     /// Asks the server about the current model, unless the catalogue knows it or it was asked.
     fn probe_server(&mut self, now: Instant) {
         if let Some(model) = &self.model {
@@ -588,11 +575,6 @@ impl Session {
             info.supports_tools = Some(false);
         }
         Some(info)
-    }
-
-    /// Adds a turn's or `compact` run's cost; an unknown cost makes the total unknown.
-    fn add_session_cost(&mut self, cost_usd: Option<f64>) {
-        self.session_cost_usd = self.session_cost_usd.zip(cost_usd).map(|(a, b)| a + b);
     }
 
     fn emit_state(&mut self) {

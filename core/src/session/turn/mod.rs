@@ -12,7 +12,7 @@ use crate::effects::EffectId;
 use crate::effects::Output;
 use crate::model::catalogue::{ModelRef, Provider};
 use crate::model::conversation::{Block, Message, Role};
-use crate::protocol::events::{Event, TurnEnded, TurnStarted, TurnSteered};
+use crate::protocol::events::{Event, TurnEnded, TurnStarted, TurnSteered, UserMessageQueued};
 use crate::protocol::values::{TurnEndReason, TurnSource};
 
 use super::compaction::TurnCompaction;
@@ -231,6 +231,24 @@ impl Turn {
 }
 
 impl Session {
+    /// Starts a turn for `queued`, or queues it behind the running one.
+    pub(super) fn submit(&mut self, now: Instant, queued: Queued, source: TurnSource) {
+        if self.turn.is_some() {
+            self.emit(Event::UserMessageQueued(UserMessageQueued {
+                text: queued.text.clone(),
+                position: u32::try_from(self.queue.len() + 1).unwrap_or(u32::MAX),
+            }));
+            self.queue.push_back(queued);
+        } else {
+            self.start_turn(now, queued, source);
+        }
+    }
+
+    /// Adds a turn's or `compact` run's cost; an unknown cost makes the total unknown.
+    pub(super) fn add_session_cost(&mut self, cost_usd: Option<f64>) {
+        self.session_cost_usd = self.session_cost_usd.zip(cost_usd).map(|(a, b)| a + b);
+    }
+
     /// Starts a turn for `message`.
     pub(super) fn start_turn(&mut self, now: Instant, message: Queued, source: TurnSource) {
         self.turns_started += 1;
