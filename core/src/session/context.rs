@@ -76,6 +76,16 @@ impl Context {
         }
     }
 
+    /// Probes that found no checkout and no `AGENTS.md`, for tests of what waits on them.
+    #[cfg(test)]
+    pub(super) fn found_nothing() -> Self {
+        Self {
+            git: Probe::Done(None),
+            git_stdout: Vec::new(),
+            agents_md: Probe::Done(None),
+        }
+    }
+
     /// Whether every probe is done.
     pub(super) fn is_ready(&self) -> bool {
         matches!(

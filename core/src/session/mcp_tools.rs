@@ -8,11 +8,9 @@ use crate::config::Config;
 use crate::effects::Input;
 use crate::mcp::config::ServerConfig;
 use crate::mcp::{Io, Mcp, McpEvent, McpSettings};
-use crate::model::conversation::ToolSpec;
 use crate::protocol::events::{
     Event, McpServersListed, McpServersUpdated, OutputStream, ToolOutputDelta, ToolStatus,
 };
-use crate::protocol::values::Mode;
 
 use super::Session;
 
@@ -91,20 +89,6 @@ impl Session {
             request_id,
             servers,
         }));
-    }
-
-    /// The MCP tools offered in the current mode: in plan mode only those the server marks
-    /// read-only.
-    pub(super) fn mcp_tool_specs(&self) -> Vec<ToolSpec> {
-        self.mcp
-            .tools()
-            .filter(|t| self.mode == Mode::Build || t.read_only)
-            .map(|t| ToolSpec {
-                name: t.name.clone().into(),
-                description: t.description.clone().into(),
-                input_schema: t.input_schema.clone(),
-            })
-            .collect()
     }
 
     pub(super) fn mcp_events(&mut self, now: Instant, events: Vec<McpEvent>) {

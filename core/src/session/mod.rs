@@ -8,14 +8,16 @@
 //! - `mod.rs`: the [`Session`] itself — the action gate (`handle_incoming`), start-up (what it
 //!   starts from is decided by `start_up.rs`, pure), and routing: an effect's result goes to
 //!   the feature its id was issued for (`owners.rs`).
-//! - the conversation and its turns: `conversation.rs` (*machine*: the model's view, the
-//!   provider's count and characters per token), `turn/` (a turn's steps and its end, *machine*
-//!   for its own state; `requests.rs`, its model requests; `tally.rs` — *machine*: its usage
-//!   and cost), `model_step.rs` (*machine*: one model request — HTTP inputs in, frames and how
-//!   it ended out), `compaction/` (summaries and drops when the window fills; `budget.rs` —
-//!   *machine*: the sizes requests keep to), `unanswered.rs` (calls a failure left without
-//!   results), `system_prompt.rs`, `server_probe.rs` (*machine*: what a local server says of
-//!   its model).
+//! - the conversation and its turns: `turn/` (*machine*: [`turn::Turns`] owns the model's
+//!   view, the running turn, the queue, the turn count and the session's cost, answering with
+//!   a `Then` — run the tools, the turn ended, the session is free; it borrows a `TurnDesk`,
+//!   `desk.rs`; `running.rs`, one turn's own state; `requests.rs`, its model requests;
+//!   `compaction/`, summaries and drops when the window fills, with `budget.rs`, the sizes
+//!   requests keep to; `tally.rs`, usage and cost; `session.rs`, the session's part),
+//!   `conversation.rs` (*machine*: the model's view, the provider's count and characters per
+//!   token), `model_step.rs` (*machine*: one model request — HTTP inputs in, frames and how it
+//!   ended out), `unanswered.rs` (calls a failure left without results), `system_prompt.rs`,
+//!   `server_probe.rs` (*machine*: what a local server says of its model).
 //! - tool calls: `tool_run/` (*machine*: an answer's calls from start to result, asking the
 //!   session through `Need` for the review's tools and MCP; `work.rs` — *machine*: the io job
 //!   of an allowed call; `asking.rs`, its prompt or question; `ending.rs`, results and
@@ -53,7 +55,6 @@ macro_rules! shell {
 
 mod acp_hooks;
 mod commit_chapters;
-mod compaction;
 mod context;
 mod conversation;
 mod github;
@@ -73,6 +74,8 @@ mod start_up;
 mod step_runner;
 mod store;
 pub mod system_prompt;
+#[cfg(test)]
+mod test_clock;
 mod tool_calls;
 mod tool_gate;
 mod tool_run;
@@ -80,25 +83,24 @@ pub mod tools;
 mod turn;
 mod unanswered;
 
-use std::collections::VecDeque;
 use std::time::Instant;
 
 use crate::config::{Config, Providers, StartError, Timings};
-use crate::effects::{EffectId, Input, Output};
+use crate::effects::{Input, Output};
 use crate::model::catalogue::{self, ModelRef};
 use crate::permissions::Permissions;
 use crate::permissions::redact::Redactor;
 use crate::protocol::PROTOCOL_VERSION;
-use crate::protocol::actions::{Action, Image};
+use crate::protocol::actions::Action;
 use crate::protocol::codec::{Incoming, Rejection};
-use crate::protocol::events::{ErrorEvent, Event, Ready, StateChanged};
+use crate::protocol::events::{ErrorEvent, Event, Ready};
 use crate::protocol::kinds::is_github_write;
 use crate::protocol::values::{Mode, PermissionMode, Thinking, TurnSource};
 use crate::rng::Rng;
 
 use context::Context;
 use owners::Owner;
-use turn::Turn;
+use turn::{Queued, turn_desk};
 
 /// A refusal of `kind` under the request's own id.
 fn refuse_id(kind: &str, reason: String, request_id: String) -> Rejection {
@@ -107,15 +109,6 @@ fn refuse_id(kind: &str, reason: String, request_id: String) -> Rejection {
         reason,
         request_id: Some(request_id),
     }
-}
-
-/// A message waiting for the running turn to end.
-#[derive(Debug, Clone)]
-struct Queued {
-    text: String,
-    images: Vec<Image>,
-    /// Set for a review turn: what it does on the review.
-    review: Option<review_turns::ReviewTask>,
 }
 
 /// Session state and the queue of outputs it produced.
@@ -145,15 +138,10 @@ pub struct Session {
     trust_project: bool,
     github_writes: bool,
     context: Context,
-    /// The conversation as the model sees it, and its size.
-    conversation: conversation::Conversation,
     /// Questions to the local server about its model, and what servers said of their models.
     probes: server_probe::ServerProbes,
-    queue: VecDeque<Queued>,
-    turn: Option<Turn>,
-    turns_started: u64,
-    /// The session's cost so far; `None` once a run's prices were unknown.
-    session_cost_usd: Option<f64>,
+    /// The conversation and its turns.
+    turns: turn::Turns,
     /// The numbers of tool calls and prompts so far.
     call_ids: tool_run::CallIds,
     rng: Rng,
@@ -161,8 +149,6 @@ pub struct Session {
     commit: commit_chapters::Commits,
     github: github::Github,
     stacks: stack::Stacks,
-    /// `--issue`'s issue, until the first turn takes it.
-    issue: Option<crate::github::startup::IssueContext>,
     /// `now` at start, and the wall clock then (ms since the epoch), for thread entry times.
     clock_origin: (Instant, u64),
     closed: bool,
@@ -224,19 +210,14 @@ impl Session {
             trust_project: config.trust_project,
             github_writes: config.github_writes && !read_only,
             context: Context::default(),
-            conversation: conversation::Conversation::default(),
             probes: server_probe::ServerProbes::default(),
-            queue: VecDeque::new(),
-            turn: None,
-            turns_started: 0,
-            session_cost_usd: Some(0.0),
+            turns: turn::Turns::new(config.issue.clone()),
             call_ids: tool_run::CallIds::default(),
             rng: Rng::new(config.rng_seed),
             review: review::ReviewState::new(config.reviews_dir.clone()),
             commit: commit_chapters::commits(),
             github: github::Github::default(),
             stacks: stack::Stacks::default(),
-            issue: config.issue.clone(),
             clock_origin: (now, config.unix_ms),
             closed: false,
             port: port::Port::default(),
@@ -290,9 +271,8 @@ impl Session {
 
     /// The earliest deadline: a running turn's, a gh command's, the next workspace poll.
     pub fn poll_timeout(&self) -> Option<Instant> {
-        let turn = self.turn.as_ref().and_then(Turn::deadline);
         [
-            turn,
+            self.turns.deadline(),
             self.github.deadline(),
             self.stacks.deadline(),
             self.probes.deadline(),
@@ -340,7 +320,8 @@ impl Session {
             Owner::Stacks => self.stack_effect(now, &input),
             Owner::ServerProbe => {
                 if let Some(said) = self.probes.handle(&input) {
-                    self.server_said(said);
+                    let streaming = self.turns.is_running();
+                    turn_desk!(self).server_said(said, streaming);
                 }
             }
             Owner::Context => {
@@ -348,17 +329,7 @@ impl Session {
                     self.context_ready(now);
                 }
             }
-            Owner::Model => match input {
-                Input::HttpResponse {
-                    id,
-                    status,
-                    retry_after,
-                } => self.http_response(now, id, status, retry_after),
-                Input::HttpBody { id, bytes } => self.http_body(now, id, bytes),
-                Input::HttpEnded { id } => self.http_ended(now, id),
-                Input::HttpFailed { id, error } => self.http_failed(now, id, error),
-                _ => {}
-            },
+            Owner::Model => self.model_input(now, input),
             Owner::Tool => self.tool_effect(now, input),
             Owner::Mcp => self.mcp_effect(now, &input),
         }
@@ -404,7 +375,7 @@ impl Session {
                 }
             }
             Action::InterruptTurn => {
-                if self.turn.is_some() {
+                if self.turns.is_running() {
                     self.interrupt(now);
                 } else {
                     self.reject(refuse("interrupt_turn", "no turn is running"));
@@ -567,35 +538,7 @@ impl Session {
         }
     }
 
-    /// The current model as `state_changed` shows it, with what the server said of it.
-    fn model_info(&self) -> Option<crate::protocol::events::ModelInfo> {
-        let mut info = self.model.as_ref()?.info(self.providers.access());
-        info.context_window = self.context_window();
-        if self.probes.tools_unsupported(&info.id) {
-            info.supports_tools = Some(false);
-        }
-        Some(info)
-    }
-
-    fn emit_state(&mut self) {
-        let state = StateChanged {
-            model: self.model_info(),
-            streaming: self.turn.is_some(),
-            mode: self.mode,
-            thinking: self.thinking,
-            permission_mode: self.gate.mode(),
-            auto_approve: self.auto_approve,
-            trust_project: self.trust_project,
-        };
-        self.emit(Event::StateChanged(state));
-    }
-
     fn emit(&mut self, event: Event) {
         self.port.emit(event);
-    }
-
-    /// A new effect id whose results go to `owner`.
-    fn effect_id(&mut self, owner: Owner) -> EffectId {
-        self.port.effect_id(owner)
     }
 }

@@ -10,10 +10,11 @@ use crate::protocol::findings::{Author, EntryKind, ReportStatus, ThreadEntry};
 use crate::protocol::values::TurnSource;
 use crate::review::path_line::{NotShown, Place, anchor_at, review_path};
 
+use super::Session;
 use super::review_prompts::{agent_review_prompt, finding_prompt};
 use super::review_saves::Change;
 use super::tools::review_args::{AddFinding, Report};
-use super::{Queued, Session};
+use super::turn::Queued;
 
 /// What the agent does in a review turn.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -76,8 +77,8 @@ impl Session {
         input: &Value,
     ) -> Result<String, String> {
         let task = self
-            .turn
-            .as_ref()
+            .turns
+            .running()
             .and_then(|t| t.review().cloned())
             .ok_or_else(|| format!("{name} is only available in a review turn."))?;
         if self.check_open(&task.review_id).is_err() {
@@ -111,7 +112,7 @@ impl Session {
                 report.comment_id
             ));
         }
-        if let Some(turn) = self.turn.as_mut() {
+        if let Some(turn) = self.turns.running_mut() {
             turn.note_report();
         }
         let body = report.summary.trim().to_owned();

@@ -473,7 +473,7 @@ impl Session {
     /// `restack`, refused while a turn runs.
     pub(super) fn restack(&mut self, now: Instant, restack: Restack) -> Result<(), String> {
         let at = (now, self.wall_ms(now));
-        let turn_running = self.turn.is_some();
+        let turn_running = self.turns.is_running();
         let moved =
             (self.stacks).restack(&mut self.port, shell!(self), at, restack, turn_running)?;
         self.stacks_moved(now, moved);

@@ -221,7 +221,7 @@ impl Store {
 }
 
 /// The settings record of `model`, `mode` and `thinking`.
-fn settings_record(model: Option<&ModelRef>, mode: Mode, thinking: Thinking) -> Record {
+pub(super) fn settings_record(model: Option<&ModelRef>, mode: Mode, thinking: Thinking) -> Record {
     Record::Settings {
         model: model.map(|m| format!("{}/{}", m.provider.as_str(), m.id)),
         mode,
@@ -248,31 +248,10 @@ pub(super) fn restoring(restored: Restored) -> Restoring {
 /// The store's glue: the settings the header and settings records carry, and where an
 /// answer or a failure goes.
 impl Session {
-    /// Adds a message to the conversation and to the file.
-    pub(super) fn remember(&mut self, message: Message) {
-        self.record(Record::Message {
-            message: message.clone(),
-        });
-        self.conversation.push(message);
-    }
-
-    /// Appends a record (the header first if this is the first).
-    pub(super) fn record(&mut self, record: Record) {
-        let (model, mode, thinking) = (self.model.as_ref(), self.mode, self.thinking);
-        (self.store).record(&mut self.port, &record, || {
-            settings_record(model, mode, thinking)
-        });
-    }
-
     /// Records the settings now in force.
     pub(super) fn record_settings(&mut self) {
         let settings = settings_record(self.model.as_ref(), self.mode, self.thinking);
         self.store.record_settings(&mut self.port, settings);
-    }
-
-    /// Makes the turn's records durable.
-    pub(super) fn sync_store(&mut self) {
-        self.store.sync(&mut self.port);
     }
 
     /// An append was answered.
@@ -305,9 +284,7 @@ impl Session {
     /// Takes over a restored session's conversation and tells the client.
     pub(super) fn restore(&mut self, restored: Restored) {
         let restoring = restoring(restored);
-        self.turns_started = restoring.turns;
-        self.session_cost_usd = restoring.cost_usd;
-        self.conversation.restore(restoring.view);
+        (self.turns).restore(restoring.view, restoring.turns, restoring.cost_usd);
         self.emit(Event::SessionRestored(restoring.shown));
     }
 }

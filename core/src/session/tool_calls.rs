@@ -6,19 +6,17 @@ use std::time::Instant;
 
 use crate::effects::{Input, Output};
 use crate::mcp::{CallId, Io};
-use crate::model::conversation::{Message, Role};
 use crate::protocol::actions::{AnswerQuestion, RespondPermission};
 use crate::protocol::events::ToolStatus;
 
 use super::Session;
-use super::tool_run::{
-    Answered, Desk, Need, ToolStep, no_open_prompt, no_open_question, unwanted_open,
-};
+use super::tool_run::{Desk, Need, ToolStep, no_open_prompt, no_open_question, unwanted_open};
+use super::turn::turn_desk;
 
 impl Session {
     /// The running answer's tool calls, with what they borrow of the session.
     fn tools(&mut self) -> Option<(&mut ToolStep, Desk<'_>)> {
-        let step = self.turn.as_mut()?.tools_mut()?;
+        let step = self.turns.tools_mut()?;
         let desk = Desk {
             port: &mut self.port,
             gate: &mut self.gate,
@@ -80,29 +78,16 @@ impl Session {
                     step.run_next(&mut desk, now)
                 }
                 Need::Answered(answered) => {
-                    self.keep_results(answered);
-                    return self.send_request(now, 1);
+                    let then = (self.turns).tools_answered(&mut turn_desk!(self), now, answered);
+                    return self.follow_turn(now, then);
                 }
             };
         }
     }
 
-    /// The results of an answer's calls join the conversation.
-    fn keep_results(&mut self, answered: Answered) {
-        if answered.changed_files
-            && let Some(turn) = self.turn.as_mut()
-        {
-            turn.note_changed_files();
-        }
-        self.remember(Message {
-            role: Role::User,
-            content: answered.results,
-        });
-    }
-
     /// Routes a file, process or search result to the running call.
     pub(super) fn tool_effect(&mut self, now: Instant, input: Input<'_>) {
-        if self.turn.as_mut().and_then(|t| t.tools_mut()).is_none() {
+        if self.turns.tools_mut().is_none() {
             if let Some(close) = unwanted_open(&input) {
                 self.port.push(close);
             }
@@ -120,7 +105,7 @@ impl Session {
 
     /// The running call waiting for the MCP machine's answer to `call`, by its id.
     pub(super) fn running_mcp_call(&mut self, call: CallId) -> Option<String> {
-        let step = self.turn.as_mut()?.tools_mut()?;
+        let step = self.turns.tools_mut()?;
         step.running_mcp_call(call).map(str::to_owned)
     }
 
@@ -179,7 +164,7 @@ impl Session {
             let (ids, outputs) = port.parts();
             mcp.cancel(call, &mut Io { ids, outputs });
         });
-        self.keep_results(interrupted.answered);
+        (self.turns).keep_results(&mut turn_desk!(self), interrupted.answered);
         interrupted.cleanup
     }
 }

@@ -3,8 +3,6 @@
 //! a command is killed once at its deadline, an interrupt answers every call, and the
 //! review's and MCP's calls are handed to the session.
 
-use std::ops::Add;
-
 use serde_json::json;
 
 use super::*;
@@ -13,19 +11,9 @@ use crate::mcp::OfferedTool;
 use crate::permissions::{Permissions, RuleSet};
 use crate::protocol::actions::{AnswerQuestion, RespondPermission};
 use crate::protocol::values::{PermissionMode, PermissionReply, QuestionReply};
+use crate::session::test_clock::Ms;
 
 const CWD: &str = "/work/p";
-
-/// Milliseconds on a clock the test keeps.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-struct Ms(u128);
-
-impl Add<Duration> for Ms {
-    type Output = Ms;
-    fn add(self, d: Duration) -> Ms {
-        Ms(self.0 + d.as_millis())
-    }
-}
 
 /// What the machine borrows, kept between inputs.
 struct Bench {

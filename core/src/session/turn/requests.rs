@@ -2,10 +2,10 @@
 //! as frames, how an answer ends (tool calls, the end of the turn, a retry after a failure),
 //! and the usage and cost it adds. One request itself is `model_step.rs`'s machine.
 
-use crate::session::owners::Owner;
-use std::time::Instant;
+use std::ops::Add;
+use std::time::Duration;
 
-use crate::effects::{EffectId, Output};
+use crate::effects::{EffectId, Input, Output};
 use crate::model::anthropic::{self, AnthropicStream};
 use crate::model::assembler::MessageAssembler;
 use crate::model::catalogue::Provider;
@@ -17,70 +17,73 @@ use crate::model::wire::{
 };
 use crate::protocol::events::{Event, ModelRetrying};
 use crate::protocol::values::{CompactionTrigger, TurnEndReason};
-
-use super::Turn;
-use crate::session::Session;
 use crate::session::model_step::{ModelStep, Outcome, Sent, retry_delay};
+use crate::session::owners::Owner;
 use crate::session::review_turns::ReviewTask;
 use crate::session::tools::definitions::tools_for;
 use crate::store::Record;
 
-impl Session {
+use super::{Then, TurnDesk, Turns, show_rest};
+
+impl<At: Copy + Ord + Add<Duration, Output = At>> Turns<At> {
     /// Sends the next model request (attempt `attempt` of this step).
-    pub(in crate::session) fn send_request(&mut self, now: Instant, attempt: u32) {
-        let (Some(model), Some(turn)) = (self.model.clone(), self.turn.as_mut()) else {
-            return;
+    pub(super) fn send_request(&mut self, desk: &mut TurnDesk<'_>, now: At, attempt: u32) -> Then {
+        let (Some(model), Some(turn)) = (desk.model.cloned(), self.running.as_mut()) else {
+            return Then::Nothing;
         };
-        if turn.compaction.is_running() {
-            return self.send_summary_request(now, attempt, &model);
+        if turn.compaction().is_running() {
+            return self.send_summary_request(desk, now, attempt, &model);
         }
         let steering = turn.take_steering();
         if !steering.is_empty() {
             let blocks = steering.into_iter().map(|text| Block::Text { text });
             let blocks: Vec<Block> = blocks.collect();
             if self.conversation.extend_last_user(&blocks) {
-                self.record(Record::Append { blocks });
+                desk.record(&Record::Append { blocks });
             } else {
-                self.remember(Message {
-                    role: Role::User,
-                    content: blocks,
-                });
+                self.remember(
+                    desk,
+                    Message {
+                        role: Role::User,
+                        content: blocks,
+                    },
+                );
             }
         }
-        if self.compaction_due(&model)
-            && self.begin_compaction(now, CompactionTrigger::ContextWindow, None, None)
+        if self.compaction_due(desk, &model)
+            && let Some(then) =
+                self.begin_compaction(desk, now, CompactionTrigger::ContextWindow, None, None)
         {
-            return;
+            return then;
         }
-        let Some(endpoint) = self.providers.endpoint(model.provider) else {
-            return;
+        let Some(endpoint) = desk.providers.endpoint(model.provider) else {
+            return Then::Nothing;
         };
         let system = crate::session::system_prompt::system_prompt(
-            &self.cwd,
-            &self.platform,
-            &self.today,
-            self.context.git(),
-            self.context.agents_md(),
+            desk.cwd,
+            desk.platform,
+            desk.today,
+            desk.context.git(),
+            desk.context.agents_md(),
         );
         // AGENTS.md is the project's text like any file a tool reads: the same redaction.
-        let system = self.redactor.redact(&system).into_owned();
+        let system = desk.redactor.redact(&system).into_owned();
         let extra = self
-            .turn
+            .running
             .as_ref()
-            .and_then(|t| t.review.as_ref())
+            .and_then(|t| t.review())
             .map_or(&[][..], ReviewTask::tools);
         // A chat template that cannot use tools drops them: offering none says so honestly
         // and keeps the request's estimate true.
-        let tools = match &self.model {
-            Some(m) if self.probes.tools_unsupported(&m.spec()) => Vec::new(),
-            _ => {
-                let mut tools = tools_for(self.mode, extra);
-                if !self.questions {
-                    tools.retain(|t| t.name != "ask_user");
-                }
-                tools.extend(self.mcp_tool_specs());
-                tools
+        let tools = if desk.probes.tools_unsupported(&model.spec()) {
+            Vec::new()
+        } else {
+            let mut tools = tools_for(desk.mode, extra);
+            if !desk.questions {
+                tools.retain(|t| t.name != "ask_user");
             }
+            tools.extend(desk.mcp_tool_specs());
+            tools
         };
         self.conversation
             .set_overhead(system.len() + tools_chars(&tools));
@@ -89,133 +92,138 @@ impl Session {
             system: &system,
             messages: self.conversation.messages(),
             tools: &tools,
-            max_tokens: self.budget().max_output(&model),
-            thinking: self.thinking,
+            max_tokens: self.budget(desk).max_output(&model),
+            thinking: desk.thinking,
         };
         let (request, decoder) = encode_call(model.provider, endpoint, &call);
-        self.start_model_step(now, attempt, model.provider, request, decoder);
+        self.start_model_step(desk, now, attempt, model.provider, request, decoder);
+        Then::Nothing
     }
 
     /// Sends `request` as this turn's model step.
-    pub(in crate::session) fn start_model_step(
+    pub(super) fn start_model_step(
         &mut self,
-        now: Instant,
+        desk: &mut TurnDesk<'_>,
+        now: At,
         attempt: u32,
         provider: Provider,
         request: HttpRequest,
         decoder: Box<dyn StreamDecoder>,
     ) {
-        let http = self.effect_id(Owner::Model);
-        let history_len = self.conversation.messages().len();
-        let estimated_prompt = self.estimated_tokens();
+        let http = desk.port.effect_id(Owner::Model);
         let sent = Sent {
             http,
             attempt,
             provider,
-            history_len,
-            estimated_prompt,
+            history_len: self.conversation.messages().len(),
+            estimated_prompt: self.conversation.estimated_tokens(),
         };
-        let idle_deadline = now + self.timings.model_idle_timeout;
-        if let Some(turn) = self.turn.as_mut() {
+        let idle_deadline = now + desk.timings.model_idle_timeout;
+        if let Some(turn) = self.running.as_mut() {
             turn.await_model(ModelStep::new(sent, decoder), idle_deadline);
         }
-        self.port.push(Output::HttpRequest { id: http, request });
+        desk.port.push(Output::HttpRequest { id: http, request });
     }
 
     /// The model step waiting on `id`, which just heard from it at `now`.
-    fn model_step(&mut self, now: Instant, id: EffectId) -> Option<&mut ModelStep> {
-        let idle = now + self.timings.model_idle_timeout;
-        self.turn.as_mut()?.model_step(id, idle)
+    fn model_step(&mut self, desk: &TurnDesk<'_>, now: At, id: EffectId) -> Option<&mut ModelStep> {
+        let idle = now + desk.timings.model_idle_timeout;
+        self.running.as_mut()?.model_step(id, idle)
     }
 
-    pub(in crate::session) fn http_response(
+    /// An HTTP input of the model request under way: a response, bytes of the stream, its
+    /// end or its failure. Inputs of a request given up are dropped.
+    pub(super) fn handle_http(
         &mut self,
-        now: Instant,
-        id: EffectId,
-        status: u16,
-        retry_after: Option<String>,
-    ) {
-        if let Some(step) = self.model_step(now, id) {
-            step.response(status, retry_after);
+        desk: &mut TurnDesk<'_>,
+        now: At,
+        input: Input<'_>,
+    ) -> Then {
+        match input {
+            Input::HttpResponse {
+                id,
+                status,
+                retry_after,
+            } => {
+                if let Some(step) = self.model_step(desk, now, id) {
+                    step.response(status, retry_after);
+                }
+                Then::Nothing
+            }
+            Input::HttpBody { id, bytes } => {
+                let Some(step) = self.model_step(desk, now, id) else {
+                    return Then::Nothing;
+                };
+                let events = step.body(bytes);
+                self.model_events(desk, now, events)
+            }
+            Input::HttpEnded { id } => {
+                let Some(step) = self.model_step(desk, now, id) else {
+                    return Then::Nothing;
+                };
+                match step.ended() {
+                    Ok(events) => self.model_events(desk, now, events),
+                    Err(outcome) => self.model_outcome(desk, now, outcome),
+                }
+            }
+            Input::HttpFailed { id, error } => {
+                let Some(step) = self.model_step(desk, now, id) else {
+                    return Then::Nothing;
+                };
+                let outcome = step.broke(
+                    format!("network error: {error}"),
+                    format!("the model stream broke off: {error}"),
+                );
+                self.model_outcome(desk, now, outcome)
+            }
+            _ => Then::Nothing,
         }
-    }
-
-    pub(in crate::session) fn http_body(&mut self, now: Instant, id: EffectId, bytes: &[u8]) {
-        let Some(step) = self.model_step(now, id) else {
-            return;
-        };
-        let events = step.body(bytes);
-        self.model_events(now, events);
-    }
-
-    pub(in crate::session) fn http_ended(&mut self, now: Instant, id: EffectId) {
-        let Some(step) = self.model_step(now, id) else {
-            return;
-        };
-        match step.ended() {
-            Ok(events) => self.model_events(now, events),
-            Err(outcome) => self.model_outcome(now, outcome),
-        }
-    }
-
-    pub(in crate::session) fn http_failed(&mut self, now: Instant, id: EffectId, error: String) {
-        let Some(step) = self.model_step(now, id) else {
-            return;
-        };
-        let outcome = step.broke(
-            format!("network error: {error}"),
-            format!("the model stream broke off: {error}"),
-        );
-        self.model_outcome(now, outcome);
     }
 
     /// Shows decoded events to the client and folds them into the answer.
-    fn model_events(&mut self, now: Instant, events: Vec<ModelEvent>) {
+    fn model_events(&mut self, desk: &mut TurnDesk<'_>, now: At, events: Vec<ModelEvent>) -> Then {
         for event in events {
-            let Some(turn) = self.turn.as_mut() else {
-                return;
+            let Some(turn) = self.running.as_mut() else {
+                return Then::Nothing;
             };
             // A summary is for the model's view, not a reply to show.
-            let show = (!turn.compaction.is_running()).then_some(&self.redactor);
+            let show = (!turn.compaction().is_running()).then_some(desk.redactor);
             let Some(step) = turn.model_step_mut() else {
-                return;
+                return Then::Nothing;
             };
             match step.event(event, show) {
                 Ok(frames) => {
                     for frame in frames.into_iter().flatten() {
-                        self.emit(frame);
+                        desk.port.emit(frame);
                     }
                 }
                 Err(outcome) => {
                     let http = step.http();
-                    self.port.push(Output::CancelHttp { id: http });
-                    return self.model_outcome(now, outcome);
+                    desk.port.push(Output::CancelHttp { id: http });
+                    return self.model_outcome(desk, now, outcome);
                 }
             }
         }
+        Then::Nothing
     }
 
-    /// Shows what `step` still holds back of its last block: its stream is over.
-    pub(super) fn show_rest(&mut self, step: &mut ModelStep) {
-        if let Some(frame) = step.rest() {
-            self.emit(frame);
-        }
-    }
-
-    pub(super) fn model_outcome(&mut self, now: Instant, outcome: Outcome) {
-        let Some(turn) = self.turn.as_mut() else {
-            return;
+    /// The model request ended with `outcome`.
+    pub(super) fn model_outcome(
+        &mut self,
+        desk: &mut TurnDesk<'_>,
+        now: At,
+        outcome: Outcome,
+    ) -> Then {
+        let Some(turn) = self.running.as_mut() else {
+            return Then::Nothing;
         };
         let Some(mut step) = turn.take_model_step() else {
-            return;
+            return Then::Nothing;
         };
-        self.show_rest(&mut step);
-        let Some(turn) = self.turn.as_mut() else {
-            return;
-        };
-        let summary = turn.compaction.is_running();
+        show_rest(desk, &mut step);
+        let summary = turn.compaction().is_running();
         let reported = step.assembler().usage();
-        self.count_usage(&step);
+        self.count_usage(desk, &step);
         let prompt =
             reported.prompt_tokens + reported.cache_read_tokens + reported.cache_write_tokens;
         if !summary && prompt > 0 {
@@ -227,37 +235,45 @@ impl Session {
             Outcome::Retry {
                 reason,
                 retry_after,
-            } => self.retry_or_fail(now, attempt, reason, retry_after),
-            Outcome::Fail(error) if summary => self.compaction_failed(now, error),
+            } => self.retry_or_fail(desk, now, attempt, reason, retry_after),
+            Outcome::Fail(error) if summary => self.compaction_failed(desk, now, error),
             Outcome::Fail(error) => {
-                self.keep_partial_answer(assembler);
-                self.end_turn(now, TurnEndReason::Error, Some(error));
+                self.keep_partial_answer(desk, assembler);
+                self.end_turn(desk, TurnEndReason::Error, Some(error))
             }
             Outcome::Overflow(reason, facts) => {
-                self.overflowed(now, attempt, reason, facts, history_len);
+                self.overflowed(desk, now, attempt, reason, facts, history_len)
             }
             Outcome::Finished(_) if summary => match assembler.finish() {
-                Ok(message) => self.compaction_done(now, &message),
-                Err(error) => self.compaction_failed(now, format!("unusable summary: {error}")),
+                Ok(message) => self.compaction_done(desk, now, &message),
+                Err(error) => {
+                    self.compaction_failed(desk, now, format!("unusable summary: {error}"))
+                }
             },
             Outcome::Finished(StopReason::MaxTokens) if assembler.clone().finish().is_err() => {
                 // Cut by the token limit in the middle of a tool call: the call cannot run.
-                self.keep_partial_answer(assembler);
-                self.end_turn(now, TurnEndReason::MaxTokens, None);
+                self.keep_partial_answer(desk, assembler);
+                self.end_turn(desk, TurnEndReason::MaxTokens, None)
             }
             Outcome::Finished(stop) => match assembler.finish() {
                 Err(error) => self.end_turn(
-                    now,
+                    desk,
                     TurnEndReason::Error,
                     Some(format!("the model's answer could not be used: {error}")),
                 ),
-                Ok(message) => self.answer_finished(now, message, stop),
+                Ok(message) => self.answer_finished(desk, now, message, stop),
             },
         }
     }
 
     /// An answer arrived whole: run its tool calls, or end the turn.
-    fn answer_finished(&mut self, now: Instant, message: Message, stop: StopReason) {
+    fn answer_finished(
+        &mut self,
+        desk: &mut TurnDesk<'_>,
+        now: At,
+        message: Message,
+        stop: StopReason,
+    ) -> Then {
         let calls: Vec<_> = message
             .content
             .iter()
@@ -269,30 +285,30 @@ impl Session {
             })
             .collect();
         let text = message.text();
-        if let Some(turn) = self.turn.as_mut() {
+        if let Some(turn) = self.running.as_mut() {
             turn.note_answer(text);
         }
         if !message.content.is_empty() {
-            self.remember(message);
+            self.remember(desk, message);
         }
         if !calls.is_empty() {
-            if let Some(turn) = self.turn.as_mut() {
+            if let Some(turn) = self.running.as_mut() {
                 turn.run_tools(calls);
             }
-            return self.run_next_tool(now);
+            return Then::RunTools;
         }
-        let steered = self.turn.as_ref().is_some_and(Turn::is_steered);
+        let steered = self.running.as_ref().is_some_and(|t| t.is_steered());
         match stop {
-            StopReason::MaxTokens => self.end_turn(now, TurnEndReason::MaxTokens, None),
-            StopReason::Refusal => self.end_turn(now, TurnEndReason::Refusal, None),
-            _ if steered => self.send_request(now, 1),
-            _ => self.end_turn(now, TurnEndReason::EndTurn, None),
+            StopReason::MaxTokens => self.end_turn(desk, TurnEndReason::MaxTokens, None),
+            StopReason::Refusal => self.end_turn(desk, TurnEndReason::Refusal, None),
+            _ if steered => self.send_request(desk, now, 1),
+            _ => self.end_turn(desk, TurnEndReason::EndTurn, None),
         }
     }
 
     /// Adds a model step's tokens and cost to the turn: the provider's counts, or, when the
     /// stream ended without them (interrupted, broken), estimates of what was sent and streamed.
-    pub(super) fn count_usage(&mut self, step: &ModelStep) {
+    pub(super) fn count_usage(&mut self, desk: &TurnDesk<'_>, step: &ModelStep) {
         let assembler = step.assembler();
         let mut usage = assembler.usage();
         if usage == Usage::default() && assembler.has_output() {
@@ -301,48 +317,53 @@ impl Session {
                 .conversation
                 .tokens_for_chars(assembler.streamed_chars());
         }
-        let prices = self.model.as_ref().and_then(|m| m.cost());
-        if let Some(turn) = self.turn.as_mut() {
-            let summary = turn.compaction.is_running();
-            turn.tally.add(&usage, prices.as_ref(), summary);
+        let prices = desk.model.and_then(|m| m.cost());
+        if let Some(turn) = self.running.as_mut() {
+            turn.add_usage(&usage, prices.as_ref());
         }
     }
 
     /// Keeps what the client already saw of an answer that did not finish, without tool calls
     /// (they have no results).
-    pub(super) fn keep_partial_answer(&mut self, assembler: MessageAssembler) {
+    pub(super) fn keep_partial_answer(
+        &mut self,
+        desk: &mut TurnDesk<'_>,
+        assembler: MessageAssembler,
+    ) {
         let message = assembler.text_so_far();
         if !message.content.is_empty() {
-            self.remember(message);
+            self.remember(desk, message);
         }
     }
 
     fn retry_or_fail(
         &mut self,
-        now: Instant,
+        desk: &mut TurnDesk<'_>,
+        now: At,
         attempt: u32,
         reason: String,
         retry_after: Option<String>,
-    ) {
-        if attempt >= self.timings.max_attempts {
+    ) -> Then {
+        if attempt >= desk.timings.max_attempts {
             let error = format!("the model request failed after {attempt} attempts: {reason}");
-            return self.fail_step(now, error);
+            return self.fail_step(desk, now, error);
         }
         let delay = retry_delay(
             attempt,
             retry_after.as_deref(),
-            self.timings.retry_base,
-            self.timings.retry_max,
-            &mut self.rng,
+            desk.timings.retry_base,
+            desk.timings.retry_max,
+            desk.rng,
         );
-        if let Some(turn) = self.turn.as_mut() {
+        if let Some(turn) = self.running.as_mut() {
             turn.back_off(attempt + 1, now + delay);
         }
-        self.emit(Event::ModelRetrying(ModelRetrying {
+        desk.port.emit(Event::ModelRetrying(ModelRetrying {
             attempt: attempt + 1,
             delay_ms: u64::try_from(delay.as_millis()).unwrap_or(u64::MAX),
             reason,
         }));
+        Then::Nothing
     }
 }
 

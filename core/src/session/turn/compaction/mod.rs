@@ -5,7 +5,8 @@
 //! request that cannot fit, gives way to dropping the oldest turns (with a note to the model),
 //! so that an overflow always recovers or says why.
 
-use std::time::Instant;
+use std::ops::Add;
+use std::time::Duration;
 
 use crate::model::catalogue::ModelRef;
 use crate::model::compaction::{SUMMARY_SYSTEM, compacted_view, summary_request, transcript};
@@ -21,8 +22,8 @@ mod budget;
 
 pub(super) use budget::Budget;
 
-use super::Session;
-use super::turn::{Turn, TurnKind, encode_call};
+use super::running::{Turn, TurnKind};
+use super::{Then, TurnDesk, Turns, encode_call};
 
 /// A transcript is not cut below this when the summary request itself is too long; past it,
 /// the oldest turns are dropped instead.
@@ -97,53 +98,58 @@ pub(super) struct PendingCompaction {
     transcript_chars: usize,
 }
 
-impl Session {
+impl<At: Copy + Ord + Add<Duration, Output = At>> Turns<At> {
     /// `compact`: summarize now, unless a turn runs or there is nothing older to summarize.
-    pub(super) fn compact(&mut self, now: Instant, request: Compact) -> Result<(), String> {
-        if let Some(turn) = &self.turn {
+    pub(in crate::session) fn compact(
+        &mut self,
+        desk: &mut TurnDesk<'_>,
+        now: At,
+        request: Compact,
+    ) -> Result<Then, String> {
+        if let Some(turn) = &self.running {
             return Err(match turn.kind() {
                 TurnKind::Conversation => "a turn is running; compact after it ends".into(),
                 TurnKind::Compaction => "a compaction is already running".into(),
             });
         }
-        let model = self.usable_model()?;
+        let model = desk.usable_model()?;
         if self
             .conversation
-            .cut_keeping(self.budget().keep_tokens())
+            .cut_keeping(self.budget(desk).keep_tokens())
             .is_none()
         {
             return Err("nothing to compact yet: the conversation has no older part".into());
         }
         let priced = model.cost().is_some();
-        self.turn = Some(Turn::new(String::new(), TurnKind::Compaction, priced));
-        self.emit_state();
-        self.begin_compaction(
+        self.running = Some(Turn::new(String::new(), TurnKind::Compaction, priced));
+        desk.emit_state(true);
+        let then = self.begin_compaction(
+            desk,
             now,
             CompactionTrigger::Request,
             Some(request.request_id),
             request.instructions,
         );
-        Ok(())
+        Ok(then.unwrap_or(Then::Nothing))
     }
 
-    /// Starts compacting in the running turn; `false` when there is nothing older to summarize.
+    /// Starts compacting in the running turn; `None` when there is nothing older to
+    /// summarize.
     pub(super) fn begin_compaction(
         &mut self,
-        now: Instant,
+        desk: &mut TurnDesk<'_>,
+        now: At,
         trigger: CompactionTrigger,
         request_id: Option<String>,
         instructions: Option<String>,
-    ) -> bool {
-        let Some(cut) = self.conversation.cut_keeping(self.budget().keep_tokens()) else {
-            return false;
-        };
-        let tokens_before = self.estimated_tokens();
-        let transcript_chars = self.budget().transcript_chars();
-        let Some(turn) = self.turn.as_mut() else {
-            return false;
-        };
+    ) -> Option<Then> {
+        let budget = self.budget(desk);
+        let cut = self.conversation.cut_keeping(budget.keep_tokens())?;
+        let transcript_chars = budget.transcript_chars();
+        let tokens_before = self.conversation.estimated_tokens();
+        let turn = self.running.as_mut()?;
         let turn_id = (turn.kind() == TurnKind::Conversation).then(|| turn.id().to_owned());
-        turn.compaction.begin(PendingCompaction {
+        turn.compaction_mut().begin(PendingCompaction {
             request_id: request_id.clone(),
             turn_id: turn_id.clone(),
             trigger,
@@ -152,24 +158,33 @@ impl Session {
             instructions,
             transcript_chars,
         });
-        self.emit(Event::CompactionStarted(CompactionStarted {
+        desk.port.emit(Event::CompactionStarted(CompactionStarted {
             request_id,
             turn_id,
             trigger,
             tokens_before,
         }));
-        self.send_request(now, 1);
-        true
+        Some(self.send_request(desk, now, 1))
     }
 
     /// Asks the model for a summary of the history before the cut.
-    pub(super) fn send_summary_request(&mut self, now: Instant, attempt: u32, model: &ModelRef) {
-        let max_tokens = self.budget().summary_max_tokens();
-        let Some(endpoint) = self.providers.endpoint(model.provider) else {
-            return;
+    pub(super) fn send_summary_request(
+        &mut self,
+        desk: &mut TurnDesk<'_>,
+        now: At,
+        attempt: u32,
+        model: &ModelRef,
+    ) -> Then {
+        let max_tokens = self.budget(desk).summary_max_tokens();
+        let Some(endpoint) = desk.providers.endpoint(model.provider) else {
+            return Then::Nothing;
         };
-        let Some(pending) = self.turn.as_mut().and_then(|t| t.compaction.pending_mut()) else {
-            return;
+        let Some(pending) = self
+            .running
+            .as_mut()
+            .and_then(|t| t.compaction_mut().pending_mut())
+        else {
+            return Then::Nothing;
         };
         let messages = self.conversation.messages();
         let transcript = transcript(&messages[..pending.cut.min(messages.len())]);
@@ -189,7 +204,8 @@ impl Session {
             thinking: Thinking::Off,
         };
         let (request, decoder) = encode_call(model.provider, endpoint, &call);
-        self.start_model_step(now, attempt, model.provider, request, decoder);
+        self.start_model_step(desk, now, attempt, model.provider, request, decoder);
+        Then::Nothing
     }
 
     /// The provider refused a request as too long; what it said of the window and the
@@ -199,78 +215,102 @@ impl Session {
     /// nothing older is left to drop.
     pub(super) fn overflowed(
         &mut self,
-        now: Instant,
+        desk: &mut TurnDesk<'_>,
+        now: At,
         attempt: u32,
         reason: String,
         facts: OverflowFacts,
         history_len: usize,
-    ) {
+    ) -> Then {
         if let Some(window) = facts.window {
-            self.learn_window(window);
+            desk.learn_window(window, self.running.is_some());
         }
-        let Some(turn) = self.turn.as_mut() else {
-            return;
+        let Some(turn) = self.running.as_mut() else {
+            return Then::Nothing;
         };
-        if let Some(pending) = turn.compaction.pending_mut() {
+        if let Some(pending) = turn.compaction_mut().pending_mut() {
             if pending.transcript_chars > TRANSCRIPT_CHARS_MIN {
                 pending.transcript_chars = (pending.transcript_chars / 4).max(TRANSCRIPT_CHARS_MIN);
-                return self.send_request(now, attempt);
+                return self.send_request(desk, now, attempt);
             }
-            return self.compact_by_dropping(now);
+            return self.compact_by_dropping(desk, now);
         }
         if let Some(prompt) = facts.prompt_tokens {
             self.conversation.calibrate(history_len, prompt);
         }
-        let Some(turn) = self.turn.as_mut() else {
-            return;
-        };
-        if !turn.compaction.compacted()
-            && self.begin_compaction(now, CompactionTrigger::Overflow, None, None)
+        if !self
+            .running
+            .as_ref()
+            .is_some_and(|t| t.compaction().compacted())
+            && let Some(then) =
+                self.begin_compaction(desk, now, CompactionTrigger::Overflow, None, None)
         {
-            return;
+            return then;
         }
-        let Some(turn) = self.turn.as_mut() else {
-            return;
+        let Some(turn) = self.running.as_mut() else {
+            return Then::Nothing;
         };
-        if turn.compaction.may_drop() {
-            let budget = self.budget().history_budget();
-            if self.drop_oldest(budget) {
-                return self.send_request(now, attempt);
+        if turn.compaction_mut().may_drop() {
+            let budget = self.budget(desk).history_budget();
+            if self.drop_oldest(desk, budget) {
+                return self.send_request(desk, now, attempt);
             }
         }
         let error = format!(
             "the conversation is too long for the model's context window and nothing older is \
              left to compact or drop (the last message alone is too long): {reason}"
         );
-        self.end_turn(now, TurnEndReason::Error, Some(error));
+        self.end_turn(desk, TurnEndReason::Error, Some(error))
     }
 
     /// Summarizing cannot fit or did not shrink the conversation: the part it was to replace
     /// is dropped, with a note to the model.
-    fn compact_by_dropping(&mut self, now: Instant) {
-        let Some(pending) = self.turn.as_mut().and_then(|t| t.compaction.take()) else {
-            return;
+    fn compact_by_dropping(&mut self, desk: &mut TurnDesk<'_>, now: At) -> Then {
+        self.compacted(desk, now, DROPPED_NOTE, None)
+    }
+
+    /// The compaction under way ends with `summary` in place of the history before its cut.
+    fn compacted(
+        &mut self,
+        desk: &mut TurnDesk<'_>,
+        now: At,
+        summary: &str,
+        cost_usd: Option<f64>,
+    ) -> Then {
+        let Some(pending) = self.take_pending() else {
+            return Then::Nothing;
         };
-        self.replace_older(pending.cut, DROPPED_NOTE, None);
-        let tokens_after = self.estimated_tokens();
-        self.compaction_ended(now, pending, tokens_after, None);
+        self.replace_older(desk, pending.cut, summary, cost_usd);
+        let tokens_after = self.conversation.estimated_tokens();
+        self.compaction_ended(desk, now, pending, tokens_after, None)
+    }
+
+    /// The compaction under way, taken out: it ends.
+    fn take_pending(&mut self) -> Option<PendingCompaction> {
+        self.running.as_mut()?.compaction_mut().take()
     }
 
     /// Drops the oldest turns so that the rest fits `budget` tokens (or, when nothing fits,
     /// all but the latest place a view may start); with no older turn left, drops the summary
     /// the view opens with. `false` when there is nothing to drop.
-    fn drop_oldest(&mut self, budget: u64) -> bool {
+    fn drop_oldest(&mut self, desk: &mut TurnDesk<'_>, budget: u64) -> bool {
         let Some(cut) = self.conversation.drop_cut(budget, DROPPED_NOTE) else {
             return false;
         };
-        self.replace_older(cut, DROPPED_NOTE, None);
+        self.replace_older(desk, cut, DROPPED_NOTE, None);
         true
     }
 
     /// Replaces the history before `cut` with `summary` in the model's view, and records it.
-    fn replace_older(&mut self, cut: usize, summary: &str, cost_usd: Option<f64>) {
+    fn replace_older(
+        &mut self,
+        desk: &mut TurnDesk<'_>,
+        cut: usize,
+        summary: &str,
+        cost_usd: Option<f64>,
+    ) {
         let kept = self.conversation.replace_older(cut, summary);
-        self.record(Record::Compacted {
+        desk.record(&Record::Compacted {
             summary: summary.to_owned(),
             kept,
             cost_usd,
@@ -278,50 +318,55 @@ impl Session {
     }
 
     /// The summary arrived: it replaces the history before the cut.
-    pub(super) fn compaction_done(&mut self, now: Instant, answer: &Message) {
+    pub(super) fn compaction_done(
+        &mut self,
+        desk: &mut TurnDesk<'_>,
+        now: At,
+        answer: &Message,
+    ) -> Then {
         let summary = answer.text();
         let summary = summary.trim();
         if summary.is_empty() {
-            return self.compaction_failed(now, "the model's summary was empty".into());
+            return self.compaction_failed(desk, now, "the model's summary was empty".into());
         }
-        let Some(turn) = self.turn.as_ref() else {
-            return;
+        let Some(turn) = self.running.as_ref() else {
+            return Then::Nothing;
         };
-        let Some(pending) = turn.compaction.pending() else {
-            return;
+        let Some(pending) = turn.compaction().pending() else {
+            return Then::Nothing;
         };
         let replaced = self.conversation.estimate_first(pending.cut);
         let summary_tokens = self.conversation.estimate(&compacted_view(summary, &[]));
         if summary_tokens >= replaced {
             // A summary no shorter than what it replaces would grow the request it should shrink.
-            return self.compact_by_dropping(now);
+            return self.compact_by_dropping(desk, now);
         }
         // A `compact` run's cost is its own; automatic compaction's is its turn's.
         let cost_usd = match pending.trigger {
             CompactionTrigger::Request => turn.cost_usd(),
             _ => None,
         };
-        let Some(pending) = self.turn.as_mut().and_then(|t| t.compaction.take()) else {
-            return;
-        };
-        self.replace_older(pending.cut, summary, cost_usd);
-        let tokens_after = self.estimated_tokens();
-        self.compaction_ended(now, pending, tokens_after, None);
+        self.compacted(desk, now, summary, cost_usd)
     }
 
     /// The summary could not be had: the conversation stays as it was.
-    pub(super) fn compaction_failed(&mut self, now: Instant, error: String) {
-        let Some(pending) = self.turn.as_mut().and_then(|t| t.compaction.take()) else {
-            return;
+    pub(super) fn compaction_failed(
+        &mut self,
+        desk: &mut TurnDesk<'_>,
+        now: At,
+        error: String,
+    ) -> Then {
+        let Some(pending) = self.take_pending() else {
+            return Then::Nothing;
         };
         let tokens = pending.tokens_before;
-        self.compaction_ended(now, pending, tokens, Some(error));
+        self.compaction_ended(desk, now, pending, tokens, Some(error))
     }
 
     /// `interrupt_turn` stopped a compaction under way.
-    pub(super) fn compaction_interrupted(&mut self) {
-        if let Some(pending) = self.turn.as_mut().and_then(|t| t.compaction.take()) {
-            self.emit(Event::CompactionEnded(CompactionEnded {
+    pub(super) fn compaction_interrupted(&mut self, desk: &mut TurnDesk<'_>) {
+        if let Some(pending) = self.take_pending() {
+            desk.port.emit(Event::CompactionEnded(CompactionEnded {
                 request_id: pending.request_id,
                 turn_id: pending.turn_id,
                 tokens_before: pending.tokens_before,
@@ -335,13 +380,14 @@ impl Session {
     /// (or, refused as too long and not compacted, ends).
     fn compaction_ended(
         &mut self,
-        now: Instant,
+        desk: &mut TurnDesk<'_>,
+        now: At,
         pending: PendingCompaction,
         tokens_after: u64,
         error: Option<String>,
-    ) {
+    ) -> Then {
         let failed = error.clone();
-        self.emit(Event::CompactionEnded(CompactionEnded {
+        desk.port.emit(Event::CompactionEnded(CompactionEnded {
             request_id: pending.request_id,
             turn_id: pending.turn_id,
             tokens_before: pending.tokens_before,
@@ -349,83 +395,45 @@ impl Session {
             error,
         }));
         match (pending.trigger, failed) {
-            (CompactionTrigger::Request, _) => self.end_compaction_run(now),
+            (CompactionTrigger::Request, _) => self.end_compaction_run(desk),
             (CompactionTrigger::Overflow, Some(error)) => self.end_turn(
-                now,
+                desk,
                 TurnEndReason::Error,
                 Some(format!(
                     "the conversation is too long for the model's context window and compacting it failed: {error}"
                 )),
             ),
-            _ => self.send_request(now, 1),
+            _ => self.send_request(desk, now, 1),
         }
     }
 
     /// Ends a `compact` run: its cost joins the session's, and the session is free again.
-    pub(super) fn end_compaction_run(&mut self, now: Instant) {
-        let Some(run) = self.turn.take() else {
-            return;
+    pub(super) fn end_compaction_run(&mut self, desk: &mut TurnDesk<'_>) -> Then {
+        let Some(run) = self.running.take() else {
+            return Then::Nothing;
         };
-        self.add_session_cost(run.cost_usd());
-        self.sync_store();
-        self.after_run(now);
+        self.add_cost(run.cost_usd());
+        desk.sync_store();
+        Then::Free
     }
 
     /// What the sizes of the next request are computed from.
-    pub(super) fn budget(&self) -> Budget<'_> {
+    pub(super) fn budget<'a>(&'a self, desk: &TurnDesk<'a>) -> Budget<'a> {
         Budget {
-            model: self.model.as_ref(),
-            window: self.context_window(),
+            model: desk.model,
+            window: desk.context_window(),
             conversation: &self.conversation,
         }
     }
 
     /// Whether the next request of a turn should compact first: it would come near the
     /// context window, and the turn has not compacted yet.
-    pub(super) fn compaction_due(&self, model: &ModelRef) -> bool {
-        let compacted = self.turn.as_ref().is_none_or(|t| t.compaction.compacted());
-        !compacted && self.budget().near_the_window(model)
-    }
-
-    /// The context window: the catalogue's, else what the server said.
-    pub(super) fn context_window(&self) -> Option<u32> {
-        let model = self.model.as_ref()?;
-        model
-            .context_window()
-            .or_else(|| self.probes.window(&model.spec()))
-    }
-
-    /// Takes what a server said of a model, if it is still the current one: its window, and
-    /// whether its template can use tools (`state_changed.model.supports_tools:false` tells
-    /// the client).
-    pub(super) fn server_said(&mut self, said: super::server_probe::Said) {
-        if self.model.as_ref().map(ModelRef::spec) != Some(said.model.clone()) {
-            return;
-        }
-        if let Some(window) = said.facts.window {
-            self.learn_window(window);
-        }
-        if said.facts.supports_tools == Some(false) && self.probes.learn_no_tools(said.model) {
-            self.emit_state();
-        }
-    }
-
-    /// Remembers the window the server runs the current model with.
-    pub(super) fn learn_window(&mut self, window: u32) {
-        let Some(model) = &self.model else {
-            return;
-        };
-        if model.context_window().is_some() {
-            return;
-        }
-        if self.probes.learn_window(model.spec(), window) {
-            self.emit_state();
-        }
-    }
-
-    /// The tokens the model's view takes in a request.
-    pub(super) fn estimated_tokens(&self) -> u64 {
-        self.conversation.estimated_tokens()
+    pub(super) fn compaction_due(&self, desk: &TurnDesk<'_>, model: &ModelRef) -> bool {
+        let compacted = self
+            .running
+            .as_ref()
+            .is_none_or(|t| t.compaction().compacted());
+        !compacted && self.budget(desk).near_the_window(model)
     }
 }
 

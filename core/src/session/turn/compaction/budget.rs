@@ -5,7 +5,7 @@
 
 use crate::model::catalogue::ModelRef;
 
-use super::super::conversation::Conversation;
+use crate::session::conversation::Conversation;
 
 /// The most of the recent conversation kept word for word.
 const KEEP_TOKENS_MAX: u64 = 20_000;

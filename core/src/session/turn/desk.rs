@@ -1,0 +1,152 @@
+//! What the turns borrow of the session for one call ([`TurnDesk`]): the port and the store
+//! they write through, the random numbers for back-off, the server probes' answers, and the
+//! settings and facts a request is built from. The session lends it with `turn_desk!`, so the
+//! borrow is of those fields alone and the turns machine stays free.
+
+use crate::config::{Providers, Timings};
+use crate::mcp::Mcp;
+use crate::model::catalogue::{ModelRef, Provider};
+use crate::model::conversation::ToolSpec;
+use crate::permissions::redact::Redactor;
+use crate::protocol::events::{Event, ModelInfo, StateChanged};
+use crate::protocol::values::{Mode, PermissionMode, Thinking};
+use crate::rng::Rng;
+use crate::session::context::Context;
+use crate::session::port::Port;
+use crate::session::server_probe::{Said, ServerProbes};
+use crate::session::store::{Store, settings_record};
+use crate::store::Record;
+
+/// The session's parts a turn works with, lent for one call.
+pub(in crate::session) struct TurnDesk<'a> {
+    pub(in crate::session) port: &'a mut Port,
+    pub(in crate::session) store: &'a mut Store,
+    pub(in crate::session) rng: &'a mut Rng,
+    pub(in crate::session) probes: &'a mut ServerProbes,
+    pub(in crate::session) model: Option<&'a ModelRef>,
+    pub(in crate::session) mode: Mode,
+    pub(in crate::session) thinking: Thinking,
+    pub(in crate::session) providers: &'a Providers,
+    pub(in crate::session) timings: &'a Timings,
+    pub(in crate::session) cwd: &'a str,
+    pub(in crate::session) platform: &'a str,
+    pub(in crate::session) today: &'a str,
+    pub(in crate::session) context: &'a Context,
+    pub(in crate::session) redactor: &'a Redactor,
+    /// Whether `ask_user` is offered: someone can answer it.
+    pub(in crate::session) questions: bool,
+    /// The MCP servers, whose tools join every request.
+    pub(in crate::session) mcp: &'a Mcp,
+    /// What `state_changed` says besides the model and the turn: the permission mode,
+    /// auto-approve and whether the project is trusted.
+    pub(in crate::session) permission_mode: PermissionMode,
+    pub(in crate::session) auto_approve: bool,
+    pub(in crate::session) trust_project: bool,
+}
+
+impl TurnDesk<'_> {
+    /// Appends `record` to the session file (its header first, with the settings in force).
+    pub(in crate::session) fn record(&mut self, record: &Record) {
+        let (model, mode, thinking) = (self.model, self.mode, self.thinking);
+        (self.store).record(self.port, record, || settings_record(model, mode, thinking));
+    }
+
+    /// Makes what the session file holds durable.
+    pub(in crate::session) fn sync_store(&mut self) {
+        self.store.sync(self.port);
+    }
+
+    /// The model to ask, or why there is none that can be used.
+    pub(in crate::session) fn usable_model(&self) -> Result<ModelRef, String> {
+        let Some(model) = self.model.cloned() else {
+            return Err(format!(
+                "no model is configured: {}; {}; or pass --model provider/model",
+                Provider::Anthropic.setup_hint(),
+                Provider::OpenAi.setup_hint()
+            ));
+        };
+        if self.providers.endpoint(model.provider).is_none() {
+            return Err(format!(
+                "{}/{} cannot be used: {}",
+                model.provider.as_str(),
+                model.id,
+                model.provider.setup_hint()
+            ));
+        }
+        Ok(model)
+    }
+
+    /// The context window: the catalogue's, else what the server said.
+    pub(in crate::session) fn context_window(&self) -> Option<u32> {
+        let model = self.model?;
+        model
+            .context_window()
+            .or_else(|| self.probes.window(&model.spec()))
+    }
+
+    /// The MCP servers' tools a request offers: all in build mode, the read-only ones in plan
+    /// mode.
+    pub(in crate::session) fn mcp_tool_specs(&self) -> Vec<ToolSpec> {
+        self.mcp
+            .tools()
+            .filter(|t| self.mode == Mode::Build || t.read_only)
+            .map(|t| ToolSpec {
+                name: t.name.clone().into(),
+                description: t.description.clone().into(),
+                input_schema: t.input_schema.clone(),
+            })
+            .collect()
+    }
+
+    /// The current model as `state_changed` shows it, with what the server said of it.
+    fn model_info(&self) -> Option<ModelInfo> {
+        let mut info = self.model?.info(self.providers.access());
+        info.context_window = self.context_window();
+        if self.probes.tools_unsupported(&info.id) {
+            info.supports_tools = Some(false);
+        }
+        Some(info)
+    }
+
+    /// Sends `state_changed`; `streaming` while a turn or `compact` run holds the session.
+    pub(in crate::session) fn emit_state(&mut self, streaming: bool) {
+        let state = StateChanged {
+            model: self.model_info(),
+            streaming,
+            mode: self.mode,
+            thinking: self.thinking,
+            permission_mode: self.permission_mode,
+            auto_approve: self.auto_approve,
+            trust_project: self.trust_project,
+        };
+        self.port.emit(Event::StateChanged(state));
+    }
+
+    /// Takes what a server said of a model, if it is still the current one: its window, and
+    /// whether its template can use tools (`state_changed.model.supports_tools:false` tells
+    /// the client).
+    pub(in crate::session) fn server_said(&mut self, said: Said, streaming: bool) {
+        if self.model.map(ModelRef::spec) != Some(said.model.clone()) {
+            return;
+        }
+        if let Some(window) = said.facts.window {
+            self.learn_window(window, streaming);
+        }
+        if said.facts.supports_tools == Some(false) && self.probes.learn_no_tools(said.model) {
+            self.emit_state(streaming);
+        }
+    }
+
+    /// Remembers the window the server runs the current model with.
+    pub(in crate::session) fn learn_window(&mut self, window: u32, streaming: bool) {
+        let Some(model) = self.model else {
+            return;
+        };
+        if model.context_window().is_some() {
+            return;
+        }
+        if self.probes.learn_window(model.spec(), window) {
+            self.emit_state(streaming);
+        }
+    }
+}

@@ -1,0 +1,514 @@
+//! The turns machine on its own, without a session, on a clock the test keeps: a turn streams
+//! its answer and ends (then the queued message starts), a refused request backs off and the
+//! due timer sends the next attempt, silence past the idle deadline gives the request up, tool
+//! calls go to the tool-run machine and their results back to the model, an interrupt keeps
+//! what was shown, a turn waits for the start-up probes, and `compact` replaces the older
+//! conversation with the summary.
+
+use serde_json::json;
+
+use super::*;
+use crate::config::{Providers, Timings};
+use crate::effects::{EffectId, Frame, Input, Output};
+use crate::harness::anthropic_sse::{text_answer, tool_call};
+use crate::mcp::config::HostEnv;
+use crate::mcp::{Mcp, McpSettings};
+use crate::model::catalogue::ModelRef;
+use crate::model::wire::Endpoint;
+use crate::permissions::redact::Redactor;
+use crate::protocol::actions::Compact;
+use crate::protocol::values::{Mode, PermissionMode, Thinking};
+use crate::rng::Rng;
+use crate::session::context::Context;
+use crate::session::port::Port;
+use crate::session::server_probe::ServerProbes;
+use crate::session::store::Store;
+use crate::session::test_clock::Ms;
+
+const CWD: &str = "/work/p";
+
+/// What the machine borrows, kept between inputs.
+struct Bench {
+    port: Port,
+    store: Store,
+    rng: Rng,
+    probes: ServerProbes,
+    model: Option<ModelRef>,
+    providers: Providers,
+    timings: Timings,
+    context: Context,
+    redactor: Redactor,
+    mcp: Mcp,
+}
+
+impl Bench {
+    /// A session on Anthropic's Sonnet with its probes done.
+    fn new() -> Self {
+        let timings = Timings {
+            max_attempts: 2,
+            ..Timings::default()
+        };
+        let mcp = Mcp::new(
+            Vec::new(),
+            McpSettings {
+                timeout: timings.mcp_timeout,
+                restart_base: timings.mcp_restart,
+                restart_max: timings.mcp_restart,
+                cwd: CWD.into(),
+                env: HostEnv(Vec::new()),
+                client_version: "0".into(),
+            },
+        );
+        Self {
+            port: Port::default(),
+            store: Store::new(None, "s1", CWD, "2026-12-02"),
+            rng: Rng::new(7),
+            probes: ServerProbes::default(),
+            model: ModelRef::parse("anthropic/claude-sonnet-4-5").ok(),
+            providers: Providers {
+                anthropic: Some(Endpoint {
+                    base_url: "http://127.0.0.1:9".into(),
+                    api_key: Some("k".into()),
+                }),
+                openai: None,
+            },
+            timings,
+            context: Context::found_nothing(),
+            redactor: Redactor::new(Vec::<String>::new()),
+            mcp,
+        }
+    }
+
+    fn desk(&mut self) -> TurnDesk<'_> {
+        TurnDesk {
+            port: &mut self.port,
+            store: &mut self.store,
+            rng: &mut self.rng,
+            probes: &mut self.probes,
+            model: self.model.as_ref(),
+            mode: Mode::Build,
+            thinking: Thinking::default(),
+            providers: &self.providers,
+            timings: &self.timings,
+            cwd: CWD,
+            platform: "linux",
+            today: "2026-12-02",
+            context: &self.context,
+            redactor: &self.redactor,
+            questions: true,
+            mcp: &self.mcp,
+            permission_mode: PermissionMode::Default,
+            auto_approve: false,
+            trust_project: false,
+        }
+    }
+
+    /// Everything queued since the last look.
+    fn outputs(&mut self) -> Vec<Output> {
+        std::iter::from_fn(|| self.port.pop()).collect()
+    }
+}
+
+/// The frames among `outputs`, by their wire names.
+fn kinds(outputs: &[Output]) -> Vec<&'static str> {
+    outputs
+        .iter()
+        .filter_map(|output| match output {
+            Output::Frame(frame) => Some(frame.event().kind()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The content of the frame of kind `kind` among `outputs`, as JSON.
+fn frame(outputs: &[Output], kind: &str) -> serde_json::Value {
+    outputs
+        .iter()
+        .find_map(|output| match output {
+            Output::Frame(frame) if frame.event().kind() == kind => Some(to_json(frame)),
+            _ => None,
+        })
+        .unwrap_or_else(|| panic!("no {kind} among {:?}", kinds(outputs)))
+}
+
+fn to_json(frame: &Frame) -> serde_json::Value {
+    let mut line = Vec::new();
+    frame.encode(&mut line);
+    let frame: serde_json::Value = serde_json::from_slice(&line).expect("a frame is JSON");
+    frame["content"].clone()
+}
+
+/// The model requests among `outputs`.
+fn requests(outputs: &[Output]) -> Vec<EffectId> {
+    outputs
+        .iter()
+        .filter_map(|output| match output {
+            Output::HttpRequest { id, .. } => Some(*id),
+            _ => None,
+        })
+        .collect()
+}
+
+fn message(text: &str) -> Queued {
+    Queued {
+        text: text.into(),
+        images: Vec::new(),
+        review: None,
+    }
+}
+
+/// Answers request `id` with status 200 and `body`, whole: what the turns need once the
+/// message is over (its last event, or the stream's end).
+fn answer(turns: &mut Turns<Ms>, bench: &mut Bench, at: Ms, id: EffectId, body: &[u8]) -> Then {
+    let ok = Input::HttpResponse {
+        id,
+        status: 200,
+        retry_after: None,
+    };
+    assert!(matches!(
+        turns.handle_http(&mut bench.desk(), at, ok),
+        Then::Nothing
+    ));
+    let bytes = Input::HttpBody { id, bytes: body };
+    match turns.handle_http(&mut bench.desk(), at, bytes) {
+        Then::Nothing => turns.handle_http(&mut bench.desk(), at, Input::HttpEnded { id }),
+        then => then,
+    }
+}
+
+#[test]
+fn a_turn_streams_its_answer_and_ends_then_the_queued_message_starts() {
+    let mut bench = Bench::new();
+    let mut turns = Turns::<Ms>::new(None);
+    let then = turns.submit(&mut bench.desk(), Ms(0), message("hi"), TurnSource::User);
+    assert!(matches!(then, Then::Nothing));
+    let out = bench.outputs();
+    assert_eq!(kinds(&out), ["state_changed", "turn_started"]);
+    assert_eq!(frame(&out, "state_changed")["streaming"], true);
+    let [first] = requests(&out)[..] else {
+        panic!("one request: {out:?}")
+    };
+    let then = turns.submit(&mut bench.desk(), Ms(1), message("next"), TurnSource::User);
+    assert!(matches!(then, Then::Nothing));
+    let out = bench.outputs();
+    assert_eq!(frame(&out, "user_message_queued")["position"], 1);
+    assert!(requests(&out).is_empty(), "queued behind the running turn");
+
+    let Then::Ended(ended) = answer(
+        &mut turns,
+        &mut bench,
+        Ms(5),
+        first,
+        &text_answer(None, "Hello."),
+    ) else {
+        panic!("the answer ends the turn")
+    };
+    assert_eq!(
+        (ended.answer.as_str(), ended.reported, ended.changed_files),
+        ("Hello.", false, false)
+    );
+    let out = bench.outputs();
+    assert_eq!(kinds(&out), ["token_delta", "turn_usage", "turn_ended"]);
+    assert_eq!(frame(&out, "turn_ended")["reason"], "end_turn");
+    assert_eq!(frame(&out, "turn_usage")["prompt_tokens"], 10);
+    assert!(!turns.is_running() && turns.conversation().messages().len() == 2);
+
+    let then = turns.after_run(&mut bench.desk(), Ms(6), false);
+    assert!(matches!(then, Then::Nothing));
+    let out = bench.outputs();
+    assert_eq!(
+        kinds(&out),
+        ["state_changed", "state_changed", "turn_started"],
+        "free, then the queued message's turn"
+    );
+    let started = frame(&out, "turn_started");
+    assert_eq!(
+        (started["turn_id"].as_str(), started["source"].as_str()),
+        (Some("turn_2"), Some("queue"))
+    );
+    assert_eq!(requests(&out).len(), 1);
+}
+
+#[test]
+fn a_refused_request_backs_off_until_its_timer_and_fails_after_the_last_attempt() {
+    let mut bench = Bench::new();
+    let mut turns = Turns::<Ms>::new(None);
+    let _ = turns.submit(&mut bench.desk(), Ms(0), message("hi"), TurnSource::User);
+    let first = requests(&bench.outputs())[0];
+    let busy = Input::HttpResponse {
+        id: first,
+        status: 529,
+        retry_after: Some("3".into()),
+    };
+    assert!(matches!(
+        turns.handle_http(&mut bench.desk(), Ms(10), busy),
+        Then::Nothing
+    ));
+    let then = turns.handle_http(&mut bench.desk(), Ms(10), Input::HttpEnded { id: first });
+    assert!(matches!(then, Then::Nothing));
+    let out = bench.outputs();
+    let retrying = frame(&out, "model_retrying");
+    assert_eq!(
+        (retrying["attempt"].as_u64(), retrying["delay_ms"].as_u64()),
+        (Some(2), Some(3_000))
+    );
+    assert_eq!(turns.deadline(), Some(Ms(3_010)), "retry-after is honoured");
+
+    assert!(matches!(
+        turns.handle_timeout(&mut bench.desk(), Ms(3_009)),
+        Then::Nothing
+    ));
+    assert!(bench.outputs().is_empty(), "nothing before the timer");
+    assert!(matches!(
+        turns.handle_timeout(&mut bench.desk(), Ms(3_010)),
+        Then::Nothing
+    ));
+    let second = requests(&bench.outputs())[..].to_vec();
+    assert_eq!(second.len(), 1, "the second attempt");
+    assert_ne!(second[0], first);
+
+    // A late byte of the first request changes nothing.
+    let late = Input::HttpBody {
+        id: first,
+        bytes: b"data: x\n\n",
+    };
+    assert!(matches!(
+        turns.handle_http(&mut bench.desk(), Ms(3_011), late),
+        Then::Nothing
+    ));
+    assert!(bench.outputs().is_empty());
+
+    let failed = Input::HttpFailed {
+        id: second[0],
+        error: "connection reset".into(),
+    };
+    let Then::Ended(ended) = turns.handle_http(&mut bench.desk(), Ms(3_020), failed) else {
+        panic!("the last attempt fails the turn")
+    };
+    assert!(
+        ended.why.contains("failed after 2 attempts"),
+        "{}",
+        ended.why
+    );
+    let out = bench.outputs();
+    assert_eq!(frame(&out, "turn_ended")["reason"], "error");
+}
+
+#[test]
+fn silence_past_the_idle_deadline_gives_the_request_up_and_retries() {
+    let mut bench = Bench::new();
+    let idle = bench.timings.model_idle_timeout.as_millis();
+    let mut turns = Turns::<Ms>::new(None);
+    let _ = turns.submit(&mut bench.desk(), Ms(0), message("hi"), TurnSource::User);
+    let first = requests(&bench.outputs())[0];
+    let ok = Input::HttpResponse {
+        id: first,
+        status: 200,
+        retry_after: None,
+    };
+    let _ = turns.handle_http(&mut bench.desk(), Ms(100), ok);
+    assert_eq!(
+        turns.deadline(),
+        Some(Ms(100 + idle)),
+        "each input moves the deadline"
+    );
+    assert!(matches!(
+        turns.handle_timeout(&mut bench.desk(), Ms(100 + idle)),
+        Then::Nothing
+    ));
+    let out = bench.outputs();
+    assert!(
+        out.iter()
+            .any(|o| matches!(o, Output::CancelHttp { id } if *id == first)),
+        "{out:?}"
+    );
+    assert!(
+        frame(&out, "model_retrying")["reason"]
+            .as_str()
+            .is_some_and(|r| r.contains("sent nothing"))
+    );
+}
+
+#[test]
+fn tool_calls_go_to_the_tool_run_and_their_results_back_to_the_model() {
+    let mut bench = Bench::new();
+    let mut turns = Turns::<Ms>::new(None);
+    let _ = turns.submit(&mut bench.desk(), Ms(0), message("list"), TurnSource::User);
+    let first = requests(&bench.outputs())[0];
+    let call = tool_call("call_1", "glob", &json!({"pattern": "*.rs"}));
+    let then = answer(&mut turns, &mut bench, Ms(1), first, &call);
+    assert!(matches!(then, Then::RunTools), "{then:?}");
+    assert!(turns.tools_mut().is_some(), "the turn holds the calls");
+    assert!(turns.deadline().is_none(), "no command runs yet");
+    bench.outputs();
+
+    let results = vec![crate::model::conversation::Block::ToolResult {
+        tool_use_id: "call_1".into(),
+        content: "a.rs".into(),
+        is_error: false,
+        images: Vec::new(),
+    }];
+    let answered = Answered {
+        results,
+        changed_files: true,
+    };
+    let then = turns.tools_answered(&mut bench.desk(), Ms(2), answered);
+    assert!(matches!(then, Then::Nothing));
+    let [second] = requests(&bench.outputs())[..] else {
+        panic!("the results go back to the model")
+    };
+    assert_eq!(
+        turns.conversation().messages().len(),
+        3,
+        "ask, call, results"
+    );
+    let Then::Ended(ended) = answer(
+        &mut turns,
+        &mut bench,
+        Ms(3),
+        second,
+        &text_answer(None, "a.rs"),
+    ) else {
+        panic!("the answer ends the turn")
+    };
+    assert!(
+        ended.changed_files,
+        "the review is refreshed after the turn"
+    );
+}
+
+#[test]
+fn an_interrupt_keeps_what_was_shown_and_cancels_the_stream_after_the_end() {
+    let mut bench = Bench::new();
+    let mut turns = Turns::<Ms>::new(None);
+    let _ = turns.submit(&mut bench.desk(), Ms(0), message("hi"), TurnSource::User);
+    let first = requests(&bench.outputs())[0];
+    let body = text_answer(None, "Half an answer");
+    // Everything but the message's end: the text was shown, the answer is not whole.
+    let cut = String::from_utf8_lossy(&body)
+        .find("event: message_delta")
+        .unwrap();
+    let ok = Input::HttpResponse {
+        id: first,
+        status: 200,
+        retry_after: None,
+    };
+    let _ = turns.handle_http(&mut bench.desk(), Ms(1), ok);
+    let bytes = Input::HttpBody {
+        id: first,
+        bytes: &body[..cut],
+    };
+    let _ = turns.handle_http(&mut bench.desk(), Ms(1), bytes);
+    bench.outputs();
+
+    let (then, cleanup) = turns.interrupt(&mut bench.desk());
+    let Then::Ended(ended) = then else {
+        panic!("the turn ends")
+    };
+    assert_eq!(ended.why, "interrupted");
+    assert!(matches!(cleanup[..], [Output::CancelHttp { id }] if id == first));
+    let out = bench.outputs();
+    assert!(
+        !out.iter().any(|o| matches!(o, Output::CancelHttp { .. })),
+        "the cancel is left to follow turn_ended"
+    );
+    assert_eq!(frame(&out, "turn_ended")["reason"], "interrupted");
+    let view = turns.conversation().messages();
+    assert_eq!(view.len(), 2);
+    assert_eq!(
+        view[1].text(),
+        "Half an answer",
+        "what the client saw stays"
+    );
+}
+
+#[test]
+fn a_turn_waits_for_the_start_up_probes_and_a_missing_model_ends_it_with_the_setup_hint() {
+    let mut bench = Bench::new();
+    bench.context = Context::default();
+    let mut turns = Turns::<Ms>::new(None);
+    let _ = turns.submit(&mut bench.desk(), Ms(0), message("hi"), TurnSource::User);
+    assert!(
+        requests(&bench.outputs()).is_empty(),
+        "no request before the probes"
+    );
+    bench.context = Context::found_nothing();
+    assert!(matches!(
+        turns.context_ready(&mut bench.desk(), Ms(1)),
+        Then::Nothing
+    ));
+    assert_eq!(requests(&bench.outputs()).len(), 1);
+
+    let mut bench = Bench::new();
+    bench.model = None;
+    let mut turns = Turns::<Ms>::new(None);
+    let Then::Ended(ended) =
+        turns.submit(&mut bench.desk(), Ms(0), message("hi"), TurnSource::User)
+    else {
+        panic!("no model: the turn ends at once")
+    };
+    assert!(
+        ended.why.starts_with("no model is configured"),
+        "{}",
+        ended.why
+    );
+    assert!(requests(&bench.outputs()).is_empty());
+}
+
+#[test]
+fn compact_replaces_the_older_conversation_with_the_summary_and_frees_the_session() {
+    let mut bench = Bench::new();
+    let mut turns = Turns::<Ms>::new(None);
+    let request = |id: &str| Compact {
+        request_id: id.into(),
+        instructions: None,
+    };
+    let refused = turns.compact(&mut bench.desk(), Ms(0), request("c0"));
+    assert!(refused.is_err_and(|e| e.starts_with("nothing to compact")));
+    let long = "word ".repeat(40_000);
+    let view = (0..6)
+        .map(|i| Message {
+            role: if i % 2 == 0 {
+                Role::User
+            } else {
+                Role::Assistant
+            },
+            content: vec![Block::Text { text: long.clone() }],
+        })
+        .collect();
+    turns.restore(view, 3, Some(0.5));
+    let before = turns.conversation().estimated_tokens();
+
+    let then = turns
+        .compact(&mut bench.desk(), Ms(1), request("c1"))
+        .unwrap();
+    assert!(matches!(then, Then::Nothing));
+    let out = bench.outputs();
+    assert_eq!(kinds(&out), ["state_changed", "compaction_started"]);
+    let [summary] = requests(&out)[..] else {
+        panic!("one summary request")
+    };
+    assert!(
+        turns
+            .compact(&mut bench.desk(), Ms(2), request("c2"))
+            .is_err_and(|e| e.contains("already")),
+        "one at a time"
+    );
+    let then = answer(
+        &mut turns,
+        &mut bench,
+        Ms(3),
+        summary,
+        &text_answer(None, "They talked."),
+    );
+    assert!(matches!(then, Then::Free), "{then:?}");
+    let out = bench.outputs();
+    assert!(
+        !kinds(&out).contains(&"token_delta"),
+        "a summary is not shown"
+    );
+    let ended = frame(&out, "compaction_ended");
+    assert_eq!(ended["request_id"], "c1");
+    assert!(ended["tokens_after"].as_u64() < ended["tokens_before"].as_u64());
+    assert!(turns.conversation().estimated_tokens() < before && !turns.is_running());
+}
