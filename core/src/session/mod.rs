@@ -4,11 +4,11 @@
 //! The rooms, by what they own. Those marked *machine* keep their state in private fields and
 //! answer with values (frames, outcomes, what they need of the others) that the session acts
 //! on, each with unit tests or a property of its own. A machine borrows `port.rs`'s
-//! [`port::Port`] (the output queue and the effect namespace) for one call:
+//! `port::Port` (the output queue and the effect namespace) for one call:
 //! - `mod.rs`: the [`Session`] itself — the action gate (`handle_incoming`), start-up (what it
 //!   starts from is decided by `start_up.rs`, pure), and routing: an effect's result goes to
 //!   the feature its id was issued for (`owners.rs`).
-//! - the conversation and its turns: `turn/` (*machine*: [`turn::Turns`] owns the model's
+//! - the conversation and its turns: `turn/` (*machine*: `turn::Turns` owns the model's
 //!   view, the running turn, the queue, the turn count and the session's cost, answering with
 //!   a `Then` — run the tools, the turn ended, the session is free; it borrows a `TurnDesk`,
 //!   `desk.rs`; `running.rs`, one turn's own state; `requests.rs`, its model requests;
