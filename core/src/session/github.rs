@@ -30,6 +30,8 @@ use super::step_runner::{Advance, Shell, StepRunner};
 
 mod actions;
 mod pull_request_reviews;
+#[cfg(test)]
+mod tests;
 mod waiting;
 
 use actions::{

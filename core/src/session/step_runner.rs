@@ -16,6 +16,9 @@ use crate::config::Timings;
 use crate::effects::{EffectId, Input, Output};
 use crate::steps::{Cmd, FileWrite, Flow, Next, Program, Ran};
 
+#[cfg(test)]
+pub(super) mod fake;
+
 /// What a runner wants after a flow moved: a command spawned or a file written for flow `.0`,
 /// or the flow back with its answer.
 #[derive(Debug)]
