@@ -24,6 +24,9 @@ use crate::stack::preview::{CommittedBranch, PreviewFlow};
 use crate::stack::restack::{RestackFlow, Restacking};
 use crate::steps::{Flow, Next, Ran};
 
+#[cfg(test)]
+mod tests;
+
 /// A flow under way, with whom it answers.
 #[derive(Debug)]
 enum Running {
