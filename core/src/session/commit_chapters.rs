@@ -19,6 +19,9 @@ use crate::protocol::review::{Review, ReviewTarget};
 use crate::review::commit_flow::{CommitFlow, Committed};
 use crate::stack::preview::CommittedBranch;
 
+#[cfg(test)]
+mod tests;
+
 /// The commit of chapters under way, if any, with time in `At` (`Instant` in a session; its
 /// commands have no deadline, but the step runner is told the time all the same).
 #[derive(Debug)]
