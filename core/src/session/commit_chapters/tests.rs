@@ -106,11 +106,11 @@ fn commit(
             "local git work has no deadline"
         );
         let failing = spawned.args.iter().zip(fail).all(|(a, f)| a == f) && !fail.is_empty();
-        let (stdout, status) = match failing {
-            true => (String::new(), Ok(Some(128))),
-            false => (git(&spawned.args, &mut written), Ok(Some(0))),
+        let (stdout, stderr, status) = if failing {
+            (String::new(), "fatal: no space left", Ok(Some(128)))
+        } else {
+            (git(&spawned.args, &mut written), "", Ok(Some(0)))
         };
-        let stderr = if failing { "fatal: no space left" } else { "" };
         for input in ended(spawned.id, &stdout, stderr, status) {
             after = commits.handle(&mut port, &shell, at(1), &input);
         }
