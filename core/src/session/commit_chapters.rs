@@ -4,8 +4,9 @@
 //! made is remembered for `preview_stack` (both [`AfterCommit`], for the session to route) —
 //! or `review_chapters_commit_failed`.
 
+use std::ops::Add;
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use super::Session;
 use super::owners::Owner;
@@ -18,16 +19,20 @@ use crate::protocol::review::{Review, ReviewTarget};
 use crate::review::commit_flow::{CommitFlow, Committed};
 use crate::stack::preview::CommittedBranch;
 
-/// The commit of chapters under way, if any.
+#[cfg(test)]
+mod tests;
+
+/// The commit of chapters under way, if any, with time in `At` (`Instant` in a session; its
+/// commands have no deadline, but the step runner is told the time all the same).
 #[derive(Debug)]
-pub(super) struct Commits {
+pub(super) struct Commits<At = Instant> {
     /// Its commands have no deadline: they work on the local index and objects only, and
     /// have never had one.
-    flows: StepRunner<CommitFlow>,
+    flows: StepRunner<CommitFlow, At>,
 }
 
 /// The session's runner for commits of chapters.
-pub(super) fn commits() -> Commits {
+pub(super) fn commits<At>() -> Commits<At> {
     Commits {
         flows: StepRunner::unbounded(),
     }
@@ -42,14 +47,14 @@ pub(super) enum AfterCommit {
     Stack(Vec<CommittedBranch>),
 }
 
-impl Commits {
+impl<At: Copy + Ord + Add<Duration, Output = At>> Commits<At> {
     /// `commit_review_chapters` of `review` (the open review) in `root`: refused at once when
     /// it cannot start.
     pub(super) fn start(
         &mut self,
         port: &mut Port,
         shell: &Shell<'_>,
-        now: Instant,
+        now: At,
         request: &CommitReviewChapters,
         (review, root): (&Review, String),
     ) -> Result<Option<AfterCommit>, String> {
@@ -69,7 +74,7 @@ impl Commits {
         &mut self,
         port: &mut Port,
         shell: &Shell<'_>,
-        now: Instant,
+        now: At,
         input: &Input<'_>,
     ) -> Option<AfterCommit> {
         let advance = self.flows.handle(input)?;
@@ -81,7 +86,7 @@ impl Commits {
         &mut self,
         port: &mut Port,
         shell: &Shell<'_>,
-        now: Instant,
+        now: At,
         advance: Advance<CommitFlow>,
     ) -> Option<AfterCommit> {
         let (flow, answer) = self.flows.drive(port, shell, now, Owner::Commit, advance)?;

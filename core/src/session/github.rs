@@ -6,7 +6,8 @@
 //! comes back as a [`Then`] for the session to route.
 
 use std::collections::BTreeMap;
-use std::time::Instant;
+use std::ops::Add;
+use std::time::{Duration, Instant};
 
 use crate::effects::{EffectId, Input};
 use crate::github::probe::Probe;
@@ -17,7 +18,7 @@ use crate::protocol::events::{Event, RequestFailed};
 use crate::protocol::github::{
     GetPullRequest, GithubDone, GithubState, MergePullRequest, OpenPullRequest, PreviewCommit,
     PreviewPullRequest, PullRequestFetched, PullRequestOpened, PullRequestPreview,
-    PullRequestReviewPreview, PullRequestsListed, ReviewThreadResolved, Verdict, WorkspaceUpdated,
+    PullRequestsListed, ReviewThreadResolved, WorkspaceUpdated,
 };
 use crate::protocol::review::ReviewTarget;
 
@@ -29,19 +30,24 @@ use super::step_runner::{Advance, Shell, StepRunner};
 
 mod actions;
 mod pull_request_reviews;
+#[cfg(test)]
+mod tests;
 mod waiting;
 
 use actions::{
     draft_pull_request, edit_pull_request, failure_event, list_pull_requests,
     post_pull_request_comment, reply_to_review_thread, resolve_review_thread,
 };
-/// The GitHub part of the session.
-#[derive(Debug, Default)]
-pub(super) struct Github {
+use pull_request_reviews::ReviewPreview;
+
+/// The GitHub part of the session. Time is whatever the caller measures deadlines in
+/// (`Instant` in a session), so the machine is driven without a clock.
+#[derive(Debug)]
+pub(super) struct Github<At = Instant> {
     /// The workspace probe, while one runs (at most one does).
-    probe: StepRunner<Probe>,
+    probe: StepRunner<Probe, At>,
     /// The clients' requests under way.
-    requests: StepRunner<Request>,
+    requests: StepRunner<Request, At>,
     /// Whether a workspace probe runs.
     probing: bool,
     /// Whether the running probe's result is sent even if nothing changed.
@@ -51,7 +57,7 @@ pub(super) struct Github {
     /// What was last sent.
     last: Option<WorkspaceUpdated>,
     /// When to probe again.
-    next_poll: Option<Instant>,
+    next_poll: Option<At>,
     /// The head commit last seen per `(repository, number)` (`None`: the checkout's own), which
     /// a merge must still find.
     heads: BTreeMap<(Option<String>, u64), String>,
@@ -67,16 +73,6 @@ pub(super) struct Github {
     waiting: Vec<Incoming>,
     /// Why the last probe found no GitHub, when a command of it failed.
     probe_failure: Option<String>,
-}
-
-/// A pull request review luxe prepared, with what a confirmation needs.
-#[derive(Debug, Clone)]
-struct ReviewPreview {
-    preview: PullRequestReviewPreview,
-    repository: String,
-    number: u64,
-    verdict: Option<Verdict>,
-    body: String,
 }
 
 /// What the session must do after GitHub moved, for the parts other features own.
@@ -113,7 +109,28 @@ pub(super) enum Then {
     ReviewHead { request_id: String, stdout: String },
 }
 
-impl Github {
+impl<At> Default for Github<At> {
+    fn default() -> Self {
+        Self {
+            probe: StepRunner::default(),
+            requests: StepRunner::default(),
+            probing: false,
+            announce: false,
+            again: None,
+            last: None,
+            next_poll: None,
+            heads: BTreeMap::new(),
+            default_branch: None,
+            previews: BTreeMap::new(),
+            review_previews: BTreeMap::new(),
+            writing: None,
+            waiting: Vec::new(),
+            probe_failure: None,
+        }
+    }
+}
+
+impl<At: Copy + Ord> Github<At> {
     /// What the last probe found, as the stacks need it.
     pub(super) fn workspace(&self) -> super::stack::Workspace<'_> {
         let not_ready = (self.last.as_ref())
@@ -127,7 +144,7 @@ impl Github {
     }
 
     /// The earliest time GitHub work waits for.
-    pub(super) fn deadline(&self) -> Option<Instant> {
+    pub(super) fn deadline(&self) -> Option<At> {
         [
             self.probe.deadline(),
             self.requests.deadline(),
@@ -139,7 +156,7 @@ impl Github {
     }
 }
 
-impl Github {
+impl<At: Copy + Ord + Add<Duration, Output = At>> Github<At> {
     /// Probes the checkout and its pull request; `announce` sends the result even when nothing
     /// changed (start, `refresh_workspace`, after a write; a poll sends only changes). Asked
     /// while a probe runs, it runs once more after that one.
@@ -147,7 +164,7 @@ impl Github {
         &mut self,
         port: &mut Port,
         shell: &Shell<'_>,
-        now: Instant,
+        now: At,
         announce: bool,
     ) -> Option<Then> {
         if self.probing {
@@ -168,7 +185,7 @@ impl Github {
         &mut self,
         port: &mut Port,
         shell: &Shell<'_>,
-        now: Instant,
+        now: At,
     ) -> Option<Then> {
         let announce = self.again.take()?;
         self.probe(port, shell, now, announce)
@@ -179,7 +196,7 @@ impl Github {
         &mut self,
         port: &mut Port,
         shell: &Shell<'_>,
-        now: Instant,
+        now: At,
         advance: Advance<Probe>,
     ) -> Option<Then> {
         let (_, found) = self.probe.drive(port, shell, now, Owner::Github, advance)?;
@@ -199,7 +216,7 @@ impl Github {
         &mut self,
         port: &mut Port,
         shell: &Shell<'_>,
-        now: Instant,
+        now: At,
         workspace: WorkspaceUpdated,
     ) -> Then {
         self.probing = false;
@@ -219,7 +236,7 @@ impl Github {
         &mut self,
         port: &mut Port,
         shell: &Shell<'_>,
-        now: Instant,
+        now: At,
         request: Request,
     ) -> Option<Then> {
         let advance = self.requests.start(request);
@@ -231,7 +248,7 @@ impl Github {
         &mut self,
         port: &mut Port,
         shell: &Shell<'_>,
-        now: Instant,
+        now: At,
         advance: Advance<Request>,
     ) -> Option<Then> {
         let (request, answer) = self
@@ -246,7 +263,7 @@ impl Github {
         &mut self,
         port: &mut Port,
         shell: &Shell<'_>,
-        now: Instant,
+        now: At,
         action: Action,
     ) -> Result<Option<Then>, Rejection> {
         let request = match action {
@@ -316,7 +333,7 @@ impl Github {
         &mut self,
         port: &mut Port,
         shell: &Shell<'_>,
-        now: Instant,
+        now: At,
         input: &Input<'_>,
     ) -> Option<Then> {
         if let Input::FileWritten { id, result } = input
@@ -338,7 +355,7 @@ impl Github {
         &mut self,
         port: &mut Port,
         shell: &Shell<'_>,
-        now: Instant,
+        now: At,
     ) -> Option<Then> {
         self.probe.kill_overdue(port, now);
         self.requests.kill_overdue(port, now);
@@ -384,7 +401,7 @@ impl Github {
         &mut self,
         port: &mut Port,
         shell: &Shell<'_>,
-        now: Instant,
+        now: At,
         request: Request,
         answer: Result<Answer, Failed>,
     ) -> Option<Then> {

@@ -27,21 +27,22 @@ pub(super) struct Finished<P> {
 
 /// A running command.
 #[derive(Debug)]
-struct Running<P> {
+struct Running<P, At> {
     purpose: P,
     stdout: Vec<u8>,
     stderr: Vec<u8>,
-    deadline: Option<Instant>,
+    deadline: Option<At>,
     timed_out: bool,
 }
 
-/// The running commands of one kind of work, by effect.
+/// The running commands of one kind of work, by effect. Time is whatever the caller measures
+/// deadlines in (`Instant` in a session), so the machines on it are driven without a clock.
 #[derive(Debug)]
-pub(super) struct Commands<P> {
-    running: BTreeMap<EffectId, Running<P>>,
+pub(super) struct Commands<P, At = Instant> {
+    running: BTreeMap<EffectId, Running<P, At>>,
 }
 
-impl<P> Default for Commands<P> {
+impl<P, At> Default for Commands<P, At> {
     fn default() -> Self {
         Self {
             running: BTreeMap::new(),
@@ -49,9 +50,9 @@ impl<P> Default for Commands<P> {
     }
 }
 
-impl<P> Commands<P> {
+impl<P, At: Copy + Ord> Commands<P, At> {
     /// Remembers command `id`, to end by `deadline` when given.
-    pub(super) fn start(&mut self, id: EffectId, purpose: P, deadline: Option<Instant>) {
+    pub(super) fn start(&mut self, id: EffectId, purpose: P, deadline: Option<At>) {
         self.running.insert(
             id,
             Running {
@@ -98,7 +99,7 @@ impl<P> Commands<P> {
     }
 
     /// The earliest deadline of a command not yet killed.
-    pub(super) fn deadline(&self) -> Option<Instant> {
+    pub(super) fn deadline(&self) -> Option<At> {
         self.running
             .values()
             .filter(|r| !r.timed_out)
@@ -108,7 +109,7 @@ impl<P> Commands<P> {
 
     /// The commands past their deadline at `now`, marked so; io kills them and their exit
     /// comes back as usual.
-    pub(super) fn overdue(&mut self, now: Instant) -> Vec<EffectId> {
+    pub(super) fn overdue(&mut self, now: At) -> Vec<EffectId> {
         self.running
             .iter_mut()
             .filter(|(_, r)| !r.timed_out && r.deadline.is_some_and(|d| d <= now))

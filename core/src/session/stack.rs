@@ -4,7 +4,8 @@
 //! waiting for (another) confirmation, and the one plan that may be pushed.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::time::Instant;
+use std::ops::Add;
+use std::time::{Duration, Instant};
 
 use super::Session;
 use super::owners::Owner;
@@ -22,6 +23,9 @@ use crate::stack::plan_flow::{PlanFlow, Planned};
 use crate::stack::preview::{CommittedBranch, PreviewFlow};
 use crate::stack::restack::{RestackFlow, Restacking};
 use crate::steps::{Flow, Next, Ran};
+
+#[cfg(test)]
+mod tests;
 
 /// A flow under way, with whom it answers.
 #[derive(Debug)]
@@ -53,10 +57,11 @@ enum PlanSlot {
     Spent { id: String },
 }
 
-/// The stack part of the session.
-#[derive(Debug, Default)]
-pub(super) struct Stacks {
-    flows: StepRunner<Running>,
+/// The stack part of the session. Time is whatever the caller measures deadlines in
+/// (`Instant` in a session), so the machine is driven without a clock.
+#[derive(Debug)]
+pub(super) struct Stacks<At = Instant> {
+    flows: StepRunner<Running, At>,
     /// The stack `commit_review_chapters{stack: true}` made last.
     committed: Option<Vec<CommittedBranch>>,
     /// Previewed stacks not (fully) open, by request id.
@@ -69,9 +74,22 @@ pub(super) struct Stacks {
     issued: BTreeSet<String>,
 }
 
-impl Stacks {
+impl<At> Default for Stacks<At> {
+    fn default() -> Self {
+        Self {
+            flows: StepRunner::default(),
+            committed: None,
+            openings: BTreeMap::new(),
+            opened: BTreeSet::new(),
+            plan: None,
+            issued: BTreeSet::new(),
+        }
+    }
+}
+
+impl<At: Copy + Ord> Stacks<At> {
     /// The earliest deadline of a running command.
-    pub(super) fn deadline(&self) -> Option<Instant> {
+    pub(super) fn deadline(&self) -> Option<At> {
         self.flows.deadline()
     }
 
@@ -82,7 +100,7 @@ impl Stacks {
 }
 
 /// `now`, and the wall clock then (ms since the Unix epoch), which a plan's id carries.
-pub(super) type At = (Instant, u64);
+pub(super) type When<At> = (At, u64);
 
 /// What the workspace probe last found, as the stacks need it: stacks stand on the default
 /// branch, start from the current branch, and are refused when gh cannot work.
@@ -106,14 +124,14 @@ impl Workspace<'_> {
     }
 }
 
-impl Stacks {
+impl<At: Copy + Ord + Add<Duration, Output = At>> Stacks<At> {
     /// `preview_stack`; `true` when the workspace must be probed again.
     #[must_use]
     pub(super) fn preview(
         &mut self,
         port: &mut Port,
         shell: &Shell<'_>,
-        at: At,
+        at: When<At>,
         preview: PreviewStack,
         workspace: &Workspace<'_>,
     ) -> bool {
@@ -151,7 +169,7 @@ impl Stacks {
         &mut self,
         port: &mut Port,
         shell: &Shell<'_>,
-        at: At,
+        at: When<At>,
         open: OpenStack,
     ) -> Result<bool, String> {
         let request_id = open.request_id;
@@ -188,7 +206,7 @@ impl Stacks {
         &mut self,
         port: &mut Port,
         shell: &Shell<'_>,
-        at: At,
+        at: When<At>,
         plan: PlanRestack,
         workspace: &Workspace<'_>,
     ) -> bool {
@@ -227,7 +245,7 @@ impl Stacks {
         &mut self,
         port: &mut Port,
         shell: &Shell<'_>,
-        at: At,
+        at: When<At>,
         restack: Restack,
         turn_running: bool,
     ) -> Result<bool, String> {
@@ -275,7 +293,7 @@ impl Stacks {
         &mut self,
         port: &mut Port,
         shell: &Shell<'_>,
-        at: At,
+        at: When<At>,
         input: &Input<'_>,
     ) -> bool {
         self.flows
@@ -284,11 +302,17 @@ impl Stacks {
     }
 
     /// Kills stack commands past their deadline (their exit comes back as a failure).
-    pub(super) fn handle_timeout(&mut self, port: &mut Port, now: Instant) {
+    pub(super) fn handle_timeout(&mut self, port: &mut Port, now: At) {
         self.flows.kill_overdue(port, now);
     }
 
-    fn start(&mut self, port: &mut Port, shell: &Shell<'_>, at: At, running: Running) -> bool {
+    fn start(
+        &mut self,
+        port: &mut Port,
+        shell: &Shell<'_>,
+        at: When<At>,
+        running: Running,
+    ) -> bool {
         let advance = self.flows.start(running);
         self.advance(port, shell, at, advance)
     }
@@ -298,7 +322,7 @@ impl Stacks {
         &mut self,
         port: &mut Port,
         shell: &Shell<'_>,
-        (now, wall_ms): At,
+        (now, wall_ms): When<At>,
         advance: Advance<Running>,
     ) -> bool {
         (self.flows.drive(port, shell, now, Owner::Stacks, advance))

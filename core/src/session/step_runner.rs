@@ -6,7 +6,8 @@
 //! answer goes back to the feature.
 
 use std::collections::BTreeMap;
-use std::time::Instant;
+use std::ops::Add;
+use std::time::{Duration, Instant};
 
 use super::own_commands::{Commands, Finished};
 use super::owners::Owner;
@@ -14,6 +15,9 @@ use super::port::Port;
 use crate::config::Timings;
 use crate::effects::{EffectId, Input, Output};
 use crate::steps::{Cmd, FileWrite, Flow, Next, Program, Ran};
+
+#[cfg(test)]
+pub(super) mod fake;
 
 /// What a runner wants after a flow moved: a command spawned or a file written for flow `.0`,
 /// or the flow back with its answer.
@@ -41,10 +45,11 @@ pub(super) struct Shell<'a> {
     pub(super) unset: &'a [String],
 }
 
-/// The flows of one feature under way.
+/// The flows of one feature under way, with their commands' deadlines in `At` (`Instant` in a
+/// session, a test's own clock in unit tests).
 #[derive(Debug)]
-pub(super) struct StepRunner<F> {
-    commands: Commands<(u64, Program)>,
+pub(super) struct StepRunner<F, At = Instant> {
+    commands: Commands<(u64, Program), At>,
     /// The files being written, by effect, with the flow each is for.
     writes: BTreeMap<EffectId, u64>,
     running: BTreeMap<u64, F>,
@@ -53,7 +58,7 @@ pub(super) struct StepRunner<F> {
     bounded: bool,
 }
 
-impl<F> Default for StepRunner<F> {
+impl<F, At> Default for StepRunner<F, At> {
     fn default() -> Self {
         Self {
             commands: Commands::default(),
@@ -65,7 +70,7 @@ impl<F> Default for StepRunner<F> {
     }
 }
 
-impl<F> StepRunner<F> {
+impl<F, At> StepRunner<F, At> {
     /// A runner whose commands run until they end: work on the local index and objects
     /// (the commit of review chapters), which waits on no network and whose time grows with
     /// the tree, so no deadline would be right for every checkout.
@@ -77,7 +82,7 @@ impl<F> StepRunner<F> {
     }
 }
 
-impl<F: Flow> StepRunner<F> {
+impl<F: Flow, At: Copy + Ord> StepRunner<F, At> {
     /// Starts `flow`.
     pub(super) fn start(&mut self, mut flow: F) -> Advance<F> {
         self.last += 1;
@@ -103,7 +108,7 @@ impl<F: Flow> StepRunner<F> {
     }
 
     /// Records that flow `id`'s command runs as `effect`, to end by `deadline`.
-    fn started(&mut self, id: u64, program: Program, effect: EffectId, deadline: Option<Instant>) {
+    fn started(&mut self, id: u64, program: Program, effect: EffectId, deadline: Option<At>) {
         self.commands.start(effect, (id, program), deadline);
     }
 
@@ -118,12 +123,12 @@ impl<F: Flow> StepRunner<F> {
     }
 
     /// The earliest deadline of a running command.
-    pub(super) fn deadline(&self) -> Option<Instant> {
+    pub(super) fn deadline(&self) -> Option<At> {
         self.commands.deadline()
     }
 
     /// Kills the commands past their deadline at `now`; their exit comes back as a failure.
-    pub(super) fn kill_overdue(&mut self, port: &mut Port, now: Instant) {
+    pub(super) fn kill_overdue(&mut self, port: &mut Port, now: At) {
         let overdue = self.commands.overdue(now);
         port.extend(overdue.into_iter().map(|id| Output::Kill { id }));
     }
@@ -143,14 +148,14 @@ impl<F: Flow> StepRunner<F> {
     }
 }
 
-impl<F: Flow> StepRunner<F> {
+impl<F: Flow, At: Copy + Ord + Add<Duration, Output = At>> StepRunner<F, At> {
     /// Spawns or writes what `advance` asks for, as effects of `owner` on `port`; the flow and
     /// its answer when it is done.
     pub(super) fn drive(
         &mut self,
         port: &mut Port,
         shell: &Shell<'_>,
-        now: Instant,
+        now: At,
         owner: Owner,
         advance: Advance<F>,
     ) -> Option<(F, F::Output)> {

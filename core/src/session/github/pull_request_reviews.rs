@@ -4,7 +4,8 @@
 //! session's part is the glue that hands it what the guided review knows (the open review's
 //! target, its findings and revision, where review bodies go).
 
-use std::time::Instant;
+use std::ops::Add;
+use std::time::{Duration, Instant};
 
 use crate::effects::Output;
 use crate::github::diff_lines::DiffLines;
@@ -22,19 +23,29 @@ use crate::session::port::Port;
 use crate::session::pr_review::{comments_for, review_body};
 use crate::session::step_runner::Shell;
 
-use super::{Github, ReviewPreview, Then};
+use super::{Github, Then};
 
 /// A review's comments drafted against a pull request's diff: the review session's revision
 /// they come from, the comments, the findings left out, and the verdict they suggest.
 pub(in crate::session) type Drafted = (u64, Vec<ReviewComment>, Vec<SkippedFinding>, Verdict);
 
-impl Github {
+/// A pull request review luxe prepared, with what a confirmation needs.
+#[derive(Debug, Clone)]
+pub(super) struct ReviewPreview {
+    preview: PullRequestReviewPreview,
+    repository: String,
+    number: u64,
+    verdict: Option<Verdict>,
+    body: String,
+}
+
+impl<At: Copy + Ord + Add<Duration, Output = At>> Github<At> {
     /// `load_guided_review` of a pull request: its head, then its diff ([`Then::TargetDiff`]).
     pub(in crate::session) fn load_review(
         &mut self,
         port: &mut Port,
         shell: &Shell<'_>,
-        now: Instant,
+        now: At,
         request_id: String,
         target: ReviewTarget,
     ) -> Option<Then> {
@@ -48,7 +59,7 @@ impl Github {
         &mut self,
         port: &mut Port,
         shell: &Shell<'_>,
-        now: Instant,
+        now: At,
         request: PreviewPullRequestReview,
         target: &ReviewTarget,
     ) -> Result<Option<Then>, String> {
@@ -126,7 +137,7 @@ impl Github {
         &mut self,
         port: &mut Port,
         shell: &Shell<'_>,
-        now: Instant,
+        now: At,
         post: PostPullRequestReview,
         revision: Option<u64>,
     ) -> Result<Option<Then>, String> {

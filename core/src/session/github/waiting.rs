@@ -10,7 +10,7 @@ use crate::protocol::review::ReviewTarget;
 
 use super::Github;
 
-impl Github {
+impl<At> Github<At> {
     /// Whether `action` must wait for a probe: it needs a workspace fact nobody knows yet and
     /// a probe is running or none has finished. `review` is the open review's target, for
     /// `preview_pull_request_review` of that review.
