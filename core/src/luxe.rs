@@ -32,8 +32,9 @@ use crate::session::Session;
 /// Inside, client bytes are split into lines and decoded into actions, which the session's
 /// gate answers or hands to the feature they name (turns, tools, review, GitHub, stacks, MCP
 /// servers, the store). Features are small machines that own their state and trade values:
-/// a model request returns frames and how it ended, the tool gate returns verdicts, the save
-/// queue returns what was saved (the map is in `session`'s module comment). Every effect a
+/// a model request returns frames and how it ended, the tool gate returns verdicts, the turns
+/// say what they need of the other rooms (run the tools, a turn ended), the save queue returns
+/// what was saved (the map is in `session`'s module comment). Every effect a
 /// feature asks for gets an id recorded with that feature, and its results go straight back
 /// to it; a result nobody waits for is dropped. `luxe --acp` puts [`crate::acp`]'s host in
 /// front of several such sessions instead of this one. The invariants

@@ -119,7 +119,7 @@ impl Session {
         request: CommitReviewChapters,
     ) -> Result<(), String> {
         let review = Arc::clone(self.check_open(&request.review_id)?);
-        let root = self.review_root().unwrap_or_else(|| self.cwd.clone());
+        let root = self.review_root().unwrap_or_else(|| self.facts.cwd.clone());
         let shell = shell!(self);
         let after = (self.commit).start(&mut self.port, shell, now, &request, (&review, root))?;
         self.after_commit(after);

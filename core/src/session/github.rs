@@ -586,7 +586,7 @@ impl Session {
                 target,
                 patch,
             } => {
-                let root = self.cwd.clone();
+                let root = self.facts.cwd.clone();
                 self.read_session(now, request_id, target, Loaded::Patch { root, patch });
             }
             Then::ReviewHead { request_id, stdout } => self.review_head_read(request_id, &stdout),

@@ -46,9 +46,9 @@
 macro_rules! shell {
     ($session:expr) => {
         &$crate::session::step_runner::Shell {
-            cwd: &$session.cwd,
-            timings: &$session.timings,
-            unset: &$session.own_env_unset,
+            cwd: &$session.facts.cwd,
+            timings: &$session.facts.timings,
+            unset: &$session.facts.own_env_unset,
         }
     };
 }
@@ -57,6 +57,7 @@ mod acp_hooks;
 mod commit_chapters;
 mod context;
 mod conversation;
+mod facts;
 mod github;
 mod mcp_tools;
 mod model_step;
@@ -85,7 +86,7 @@ mod unanswered;
 
 use std::time::Instant;
 
-use crate::config::{Config, Providers, StartError, Timings};
+use crate::config::{Config, StartError};
 use crate::effects::{Input, Output};
 use crate::model::catalogue::{self, ModelRef};
 use crate::permissions::Permissions;
@@ -117,26 +118,15 @@ pub struct Session {
     session_id: String,
     store: store::Store,
     warnings: Vec<String>,
-    cwd: String,
-    providers: Providers,
-    timings: Timings,
-    platform: String,
-    today: String,
+    /// What the session started with and keeps.
+    facts: facts::Facts,
     model: Option<ModelRef>,
     mode: Mode,
     thinking: Thinking,
     /// The permission rules and mode, and the places every tool call is checked against.
     gate: tool_gate::ToolGate,
     redactor: Redactor,
-    /// What the model's commands do not inherit of luxe's environment.
-    tool_env_unset: Vec<String>,
-    /// What the commands luxe runs for itself (git, gh) do not inherit: the providers' keys.
-    own_env_unset: Vec<String>,
     auto_approve: bool,
-    /// Whether `ask_user` is offered: someone can answer it.
-    questions: bool,
-    trust_project: bool,
-    github_writes: bool,
     context: Context,
     /// Questions to the local server about its model, and what servers said of their models.
     probes: server_probe::ServerProbes,
@@ -149,8 +139,6 @@ pub struct Session {
     commit: commit_chapters::Commits,
     github: github::Github,
     stacks: stack::Stacks,
-    /// `now` at start, and the wall clock then (ms since the epoch), for thread entry times.
-    clock_origin: (Instant, u64),
     closed: bool,
     /// The outputs not yet polled, and every effect id issued with who takes its results.
     port: port::Port,
@@ -184,11 +172,22 @@ impl Session {
             session_id,
             store,
             warnings: start_up::warnings(restored.as_ref()),
-            cwd: config.cwd.clone(),
-            providers: config.providers.clone(),
-            timings: config.timings,
-            platform: config.platform.clone(),
-            today: config.today.clone(),
+            facts: facts::Facts {
+                cwd: config.cwd.clone(),
+                providers: config.providers.clone(),
+                timings: config.timings,
+                platform: config.platform.clone(),
+                today: config.today.clone(),
+                tool_env_unset: tools::environment::withheld(
+                    &config.env_names,
+                    &loaded.tool_env_pass,
+                ),
+                own_env_unset: tools::environment::provider_keys(&config.env_names),
+                questions: config.questions,
+                trust_project: config.trust_project,
+                github_writes: config.github_writes && !read_only,
+                clock_origin: (now, config.unix_ms),
+            },
             model,
             mode: Mode::default(),
             thinking: Thinking::default(),
@@ -203,12 +202,7 @@ impl Session {
                     .cloned(),
             ),
             redactor: start_up::redactor(config),
-            tool_env_unset: tools::environment::withheld(&config.env_names, &loaded.tool_env_pass),
-            own_env_unset: tools::environment::provider_keys(&config.env_names),
             auto_approve: config.auto_approve,
-            questions: config.questions,
-            trust_project: config.trust_project,
-            github_writes: config.github_writes && !read_only,
             context: Context::default(),
             probes: server_probe::ServerProbes::default(),
             turns: turn::Turns::new(config.issue.clone()),
@@ -218,7 +212,6 @@ impl Session {
             commit: commit_chapters::commits(),
             github: github::Github::default(),
             stacks: stack::Stacks::default(),
-            clock_origin: (now, config.unix_ms),
             closed: false,
             port: port::Port::default(),
             mcp: mcp_tools::machine(config, loaded.mcp_servers.clone()),
@@ -238,7 +231,7 @@ impl Session {
             luxe_version: config.luxe_version.clone(),
             session_id: session.session_id.clone(),
             cwd: config.cwd.clone(),
-            github_writes: session.github_writes,
+            github_writes: session.facts.github_writes,
             read_only,
             resumed: restored.is_some(),
         }));
@@ -246,7 +239,11 @@ impl Session {
         if let Some(restored) = restored {
             session.restore(restored);
         }
-        (session.context).start(&mut session.port, &session.cwd, &session.own_env_unset);
+        (session.context).start(
+            &mut session.port,
+            &session.facts.cwd,
+            &session.facts.own_env_unset,
+        );
         session.probe_server(now);
         session.probe_workspace(now, true);
         session.start_mcp(now);
@@ -418,7 +415,7 @@ impl Session {
                 }
             }
             Action::ListModels(list) => {
-                let access = self.providers.access();
+                let access = self.facts.providers.access();
                 let listed = catalogue::listing(list.request_id, access, self.model.as_ref());
                 self.emit(Event::ModelsListed(listed));
             }
@@ -491,14 +488,14 @@ impl Session {
     /// Asks the server about the current model, unless the catalogue knows it or it was asked.
     fn probe_server(&mut self, now: Instant) {
         if let Some(model) = &self.model {
-            let deadline = now + self.timings.server_probe_timeout;
-            (self.probes).ask(&mut self.port, model, &self.providers, deadline);
+            let deadline = now + self.facts.timings.server_probe_timeout;
+            (self.probes).ask(&mut self.port, model, &self.facts.providers, deadline);
         }
     }
 
     /// Milliseconds since the Unix epoch at `now`.
     fn wall_ms(&self, now: Instant) -> u64 {
-        let (origin, unix_ms) = self.clock_origin;
+        let (origin, unix_ms) = self.facts.clock_origin;
         let since = now.saturating_duration_since(origin).as_millis();
         unix_ms.saturating_add(u64::try_from(since).unwrap_or(u64::MAX))
     }
@@ -531,7 +528,7 @@ impl Session {
         let read_only = self.gate.mode() == PermissionMode::ReadOnly;
         if read_only && (is_github_write(kind) || kind == "commit_review_chapters") {
             Some("read-only session")
-        } else if is_github_write(kind) && !self.github_writes {
+        } else if is_github_write(kind) && !self.facts.github_writes {
             Some("GitHub writes are off: start luxe with --github-writes")
         } else {
             None

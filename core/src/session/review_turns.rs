@@ -141,7 +141,7 @@ impl Session {
         let Some(open) = self.review.view() else {
             return Err("No review is open, so nothing was recorded.".into());
         };
-        let path = review_path(open.review, open.root, &self.cwd, &args.path);
+        let path = review_path(open.review, open.root, &self.facts.cwd, &args.path);
         let place = Place {
             path: &path,
             side: args.side,

@@ -272,7 +272,7 @@ impl Session {
     pub(super) fn sessions_read(&mut self, input: &Input<'_>) {
         let redactor = &self.redactor;
         let redact = |text: &str| redactor.redact(text).into_owned();
-        let Some(listed) = self.store.sessions_read(input, &self.cwd, &redact) else {
+        let Some(listed) = self.store.sessions_read(input, &self.facts.cwd, &redact) else {
             return;
         };
         if let Some(failure) = listed.failure {

@@ -21,7 +21,12 @@ impl Session {
         if let ReviewTarget::PullRequest { .. } = load.target {
             return self.load_pull_request_review(now, load.request_id, load.target);
         }
-        (self.review).load(&mut self.port, &self.cwd, load.request_id, load.target);
+        (self.review).load(
+            &mut self.port,
+            &self.facts.cwd,
+            load.request_id,
+            load.target,
+        );
     }
 
     /// A diff read ended.
@@ -104,7 +109,7 @@ impl Session {
 
     /// A turn that changed files ended: read the open working-tree review again.
     pub(in crate::session) fn refresh_review(&mut self) {
-        self.review.refresh(&mut self.port, &self.cwd);
+        self.review.refresh(&mut self.port, &self.facts.cwd);
     }
 
     /// `edit_review`: always answered under its `request_id`.
