@@ -7,7 +7,8 @@
 //! `port::Port` (the output queue and the effect namespace) for one call:
 //! - `mod.rs`: the [`Session`] itself — the action gate (`handle_incoming`), start-up (what it
 //!   starts from is decided by `start_up.rs`, pure), and routing: an effect's result goes to
-//!   the feature its id was issued for (`owners.rs`).
+//!   the feature its id was issued for (`owners.rs`). `facts.rs` holds what it starts with and
+//!   never changes (working directory, providers, timings, what children do not inherit).
 //! - the conversation and its turns: `turn/` (*machine*: `turn::Turns` owns the model's
 //!   view, the running turn, the queue, the turn count and the session's cost, answering with
 //!   a `Then` — run the tools, the turn ended, the session is free; it borrows a `TurnDesk`,
