@@ -26,7 +26,7 @@
 //!   mode, `.env` identities and Luxe's own places, as verdicts), `tools/` (definitions,
 //!   arguments, paths, `bash_run.rs` — *machine*: a command's output — and `views.rs`, what
 //!   tools show), `mcp_tools.rs` (the MCP machine's servers and tools in turns),
-//!   `acp_hooks.rs`.
+//!   and what `luxe --acp`'s host needs beyond actions (id, gate, permission mode) in `mod.rs`.
 //! - `store.rs` (*machine*: the append-only session file and `list_sessions`).
 //! - `context.rs` (*machine*: the start-up probes, `git status` and `AGENTS.md`).
 //! - guided review: `review.rs` (*machine*: the open review; `review/saving.rs`, its changes
@@ -54,7 +54,6 @@ macro_rules! shell {
     };
 }
 
-mod acp_hooks;
 mod commit_chapters;
 mod context;
 mod conversation;
@@ -513,6 +512,26 @@ impl Session {
         if !self.closed {
             self.emit(Event::Error(ErrorEvent { message }));
         }
+    }
+
+    /// The session's id, as `ready` and the session file carry it.
+    pub fn id(&self) -> &str {
+        &self.session_id
+    }
+
+    /// The redaction gate every frame of this session passes: its `.env` values and the
+    /// providers' keys.
+    pub fn redactor(&self) -> &Redactor {
+        &self.redactor
+    }
+
+    /// Switches the permission mode (ACP's `session/set_mode`) and sends `state_changed`. A
+    /// read-only session cannot be switched out of read-only, nor a session into it: start-up
+    /// decided that.
+    pub fn set_permission_mode(&mut self, mode: PermissionMode) -> Result<(), String> {
+        self.gate.switch_mode(mode)?;
+        self.emit_state();
+        Ok(())
     }
 
     /// Ends the session with `code`; only the first call counts. Running work is abandoned

@@ -3,9 +3,8 @@
 //! the frames and the [`Then`] values it answers with.
 
 use super::*;
-use crate::config::Timings;
 use crate::protocol::github::{ListPullRequests, PostPullRequestComment};
-use crate::session::step_runner::fake::{self, Drained, Ms, Spawned, at, drain, ended};
+use crate::session::step_runner::fake::{self, Drained, Ms, Spawned, at, ended};
 
 const STATUS: &str = "# branch.oid abc123\n# branch.head feat\n";
 const REPO: &str =
@@ -13,41 +12,23 @@ const REPO: &str =
 const GIT_STATUS: &str = "git status --porcelain=v2 --branch --untracked-files=normal";
 const NO_PR: &str = "no pull requests found for branch \"feat\"";
 
-/// A GitHub machine with its port and the settings its shell lends it.
-struct Rig {
-    github: Github<Ms>,
-    port: Port,
-    timings: Timings,
-    unset: Vec<String>,
-}
+/// A Github machine on the fake shell.
+type Rig = fake::Rig<Github<Ms>>;
 
 impl Rig {
-    fn new() -> Self {
-        Self {
-            github: Github::default(),
-            port: Port::default(),
-            timings: Timings::default(),
-            unset: fake::unset(),
-        }
-    }
-
-    fn drain(&mut self) -> Drained {
-        drain(&mut self.port)
-    }
-
     fn probe(&mut self, now: Ms, announce: bool) -> Option<Then> {
         let shell = fake::shell(&self.timings, &self.unset);
-        self.github.probe(&mut self.port, &shell, now, announce)
+        self.machine.probe(&mut self.port, &shell, now, announce)
     }
 
     fn act(&mut self, now: Ms, action: Action) -> Result<Option<Then>, Rejection> {
         let shell = fake::shell(&self.timings, &self.unset);
-        self.github.act(&mut self.port, &shell, now, action)
+        self.machine.act(&mut self.port, &shell, now, action)
     }
 
     fn timeout(&mut self, now: Ms) -> Option<Then> {
         let shell = fake::shell(&self.timings, &self.unset);
-        self.github.handle_timeout(&mut self.port, &shell, now)
+        self.machine.handle_timeout(&mut self.port, &shell, now)
     }
 
     /// Feeds command `id`'s end; what the machine answered its exit with.
@@ -61,7 +42,7 @@ impl Rig {
         let shell = fake::shell(&self.timings, &self.unset);
         let mut then = None;
         for input in ended(id, stdout, stderr, status) {
-            then = self.github.handle(&mut self.port, &shell, now, &input);
+            then = self.machine.handle(&mut self.port, &shell, now, &input);
         }
         then
     }
@@ -137,11 +118,11 @@ fn a_probe_that_finds_a_repository_sends_the_workspace_and_polls_quietly_later()
     assert_eq!(found.branch.as_deref(), Some("feat"));
     assert_eq!(found.repository.as_deref(), Some("o/r"));
     assert_eq!(found.pull_request, None);
-    assert_eq!(rig.github.workspace().default_branch, Some("trunk"));
-    assert_eq!(rig.github.workspace().not_ready, None);
+    assert_eq!(rig.machine.workspace().default_branch, Some("trunk"));
+    assert_eq!(rig.machine.workspace().not_ready, None);
 
     let poll = at(4) + rig.timings.github_poll;
-    assert_eq!(rig.github.deadline(), Some(poll));
+    assert_eq!(rig.machine.deadline(), Some(poll));
     assert_eq!(rig.timeout(poll - at(1)), None);
     assert!(rig.drain().is_empty(), "no poll before its time");
     assert_eq!(rig.timeout(poll), None);
@@ -190,8 +171,8 @@ fn gh_missing_or_logged_out_is_the_workspace_state_and_what_later_refusals_say()
         };
         assert_eq!((found.github, found.repository.as_deref()), (state, None));
         assert_eq!(found.branch.as_deref(), Some("feat"), "git still answered");
-        assert_eq!(rig.github.deadline(), None, "gh not ready: no poll");
-        let not_ready = rig.github.workspace().not_ready.unwrap_or_default();
+        assert_eq!(rig.machine.deadline(), None, "gh not ready: no poll");
+        let not_ready = rig.machine.workspace().not_ready.unwrap_or_default();
         assert!(not_ready.contains(why), "{not_ready}");
 
         let preview = Action::PreviewPullRequest(PreviewPullRequest {
@@ -241,7 +222,7 @@ fn a_pull_request_is_previewed_from_the_workspace_then_pushed_and_opened_once() 
     };
     assert_eq!((base.as_str(), head.as_str()), ("trunk", "feat"));
     assert_eq!(commits[0].subject, "Add the parser");
-    rig.github
+    rig.machine
         .previewed(&mut rig.port, request_id, (base, head), commits, None);
     let drained = rig.drain();
     let [Event::PullRequestPreview(preview)] = &drained.events[..] else {
@@ -352,13 +333,13 @@ fn a_gh_command_past_its_timeout_is_killed_once_and_answered_as_timed_out() {
     let spawned = rig.drain().one_spawn().clone();
     assert!(spawned.line().starts_with("gh pr list --json"));
     let due = rig.timings.gh_timeout;
-    assert_eq!(rig.github.deadline(), Some(due));
+    assert_eq!(rig.machine.deadline(), Some(due));
     rig.timeout(due - at(1));
     assert!(rig.drain().is_empty(), "not due yet");
     rig.timeout(due);
     assert_eq!(rig.drain().killed, [spawned.id]);
     assert_eq!(
-        rig.github.deadline(),
+        rig.machine.deadline(),
         None,
         "a killed command waits no more"
     );
@@ -390,15 +371,15 @@ fn actions_waiting_for_the_probe_come_back_in_order_when_it_ends_and_a_probe_ask
         repository: Some("o/r".into()),
         number: 1,
     });
-    assert!(rig.github.must_wait(&get("g1").action, None));
+    assert!(rig.machine.must_wait(&get("g1").action, None));
     assert!(
-        !rig.github.must_wait(&named, None),
+        !rig.machine.must_wait(&named, None),
         "it names its repository"
     );
-    assert!(rig.github.wait(get("g1")), "no probe runs: start one");
+    assert!(rig.machine.wait(get("g1")), "no probe runs: start one");
     rig.probe(at(0), false);
     assert!(
-        !rig.github.wait(get("g2")),
+        !rig.machine.wait(get("g2")),
         "the running probe will answer it"
     );
     assert_eq!(rig.probe(at(1), true), None);
@@ -408,11 +389,11 @@ fn actions_waiting_for_the_probe_come_back_in_order_when_it_ends_and_a_probe_ask
     let pr = rig.drain().one_spawn().clone();
     let then = rig.end(at(3), pr.id, ("", NO_PR), Ok(Some(1)));
     assert_eq!(then, Some(Then::ProbeEnded(vec![get("g1"), get("g2")])));
-    assert!(!rig.github.must_wait(&get("g3").action, None));
+    assert!(!rig.machine.must_wait(&get("g3").action, None));
     assert_eq!(workspace(&rig.drain()).len(), 1);
 
     let shell = fake::shell(&rig.timings, &rig.unset);
-    assert_eq!(rig.github.probe_queued(&mut rig.port, &shell, at(4)), None);
+    assert_eq!(rig.machine.probe_queued(&mut rig.port, &shell, at(4)), None);
     let (git, _) = rig.ok(at(5), STATUS);
     assert_eq!(git.line(), GIT_STATUS);
     for stdout in ["", REPO] {
@@ -427,7 +408,7 @@ fn actions_waiting_for_the_probe_come_back_in_order_when_it_ends_and_a_probe_ask
         "the queued probe was asked to announce, so it does though nothing changed"
     );
     let shell = fake::shell(&rig.timings, &rig.unset);
-    assert_eq!(rig.github.probe_queued(&mut rig.port, &shell, at(7)), None);
+    assert_eq!(rig.machine.probe_queued(&mut rig.port, &shell, at(7)), None);
     assert!(rig.drain().is_empty(), "nothing more was asked for");
 }
 
@@ -439,7 +420,7 @@ fn a_pull_request_loaded_as_a_review_reads_its_head_then_leaves_its_diff_to_the_
         repository: Some("x/y".into()),
     };
     let shell = fake::shell(&rig.timings, &rig.unset);
-    let then = (rig.github).load_review(&mut rig.port, &shell, at(0), "r".into(), target.clone());
+    let then = (rig.machine).load_review(&mut rig.port, &shell, at(0), "r".into(), target.clone());
     assert_eq!(then, None);
     let (head, then) = rig.ok(at(1), r#"{"headRefOid":"feed"}"#);
     assert_eq!(head.line(), "gh pr view 9 --json headRefOid --repo x/y");

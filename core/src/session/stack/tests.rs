@@ -3,9 +3,8 @@
 //! the workspace must be probed again.
 
 use super::*;
-use crate::config::Timings;
 use crate::protocol::stack::StackPending;
-use crate::session::step_runner::fake::{self, Drained, Ms, Spawned, at, drain, ended};
+use crate::session::step_runner::fake::{self, Ms, Spawned, at, ended};
 
 /// When the tests' plans are made, on the wall clock.
 const WALL_MS: u64 = 1_700_000_000_000;
@@ -25,35 +24,17 @@ fn ready() -> WorkspaceUpdated {
     }
 }
 
-/// A stacks machine with its port and the settings its shell lends it.
-struct Rig {
-    stacks: Stacks<Ms>,
-    port: Port,
-    timings: Timings,
-    unset: Vec<String>,
-}
+/// A Stacks machine on the fake shell.
+type Rig = fake::Rig<Stacks<Ms>>;
 
 impl Rig {
-    fn new() -> Self {
-        Self {
-            stacks: Stacks::default(),
-            port: Port::default(),
-            timings: Timings::default(),
-            unset: fake::unset(),
-        }
-    }
-
-    fn drain(&mut self) -> Drained {
-        drain(&mut self.port)
-    }
-
     fn preview(&mut self, now: Ms, branches: Option<&[&str]>, workspace: &Workspace<'_>) -> bool {
         let shell = fake::shell(&self.timings, &self.unset);
         let preview = PreviewStack {
             request_id: "s".into(),
             branches: branches.map(|b| b.iter().map(|b| (*b).to_owned()).collect()),
         };
-        (self.stacks).preview(&mut self.port, &shell, (now, WALL_MS), preview, workspace)
+        (self.machine).preview(&mut self.port, &shell, (now, WALL_MS), preview, workspace)
     }
 
     fn open(&mut self, now: Ms) -> Result<bool, String> {
@@ -64,7 +45,7 @@ impl Rig {
             descriptions: None,
             draft: None,
         };
-        (self.stacks).open(&mut self.port, &shell, (now, WALL_MS), open)
+        (self.machine).open(&mut self.port, &shell, (now, WALL_MS), open)
     }
 
     /// Feeds the end of the one command spawned since the last drain: that command, and
@@ -79,7 +60,7 @@ impl Rig {
         let shell = fake::shell(&self.timings, &self.unset);
         let mut moved = false;
         for input in ended(spawned.id, stdout, stderr, status) {
-            moved = (self.stacks).handle(&mut self.port, &shell, (now, WALL_MS), &input);
+            moved = (self.machine).handle(&mut self.port, &shell, (now, WALL_MS), &input);
         }
         (spawned, moved)
     }
@@ -143,7 +124,7 @@ fn a_stack_preview_reads_each_branch_over_the_one_below_and_needs_a_default_bran
         not_ready: Some("gh is not logged in: run `gh auth login`".into()),
     };
     assert!(!rig.preview(at(3), None, &unknown));
-    let drained = rig.drain();
+    let drained = fake::drain(&mut rig.port);
     assert_eq!(drained.spawned, [], "nothing to run without a base");
     assert_eq!(
         drained.events,
@@ -198,7 +179,7 @@ fn opening_a_stack_pushes_every_branch_then_creates_and_links_bottom_first_once(
         [false, false, false, true],
         "the workspace is probed again once the stack is open"
     );
-    let drained = rig.drain();
+    let drained = fake::drain(&mut rig.port);
     let [Event::StackOpened(opened)] = &drained.events[..] else {
         panic!("{:?}", drained.kinds());
     };
@@ -219,7 +200,7 @@ fn a_failing_push_stops_the_open_with_its_error_and_keeps_the_stack_to_confirm_a
     let (push, moved) = rig.end(at(6), ("", stderr), Ok(Some(1)));
     assert!(push.line().starts_with("git push --atomic"));
     assert!(moved, "a push that may have half happened is probed after");
-    let drained = rig.drain();
+    let drained = fake::drain(&mut rig.port);
     assert_eq!(
         drained.spawned,
         [],
@@ -241,7 +222,7 @@ fn a_failing_push_stops_the_open_with_its_error_and_keeps_the_stack_to_confirm_a
         Ok(false),
         "the stack can be confirmed again"
     );
-    let list = rig.drain().one_spawn().clone();
+    let list = fake::drain(&mut rig.port).one_spawn().clone();
     assert!(list.line().starts_with("gh pr list --state open"));
 }
 
@@ -255,25 +236,25 @@ fn a_stack_command_past_its_timeout_is_killed_and_its_flow_fails() {
         not_ready: None,
     };
     assert!(!rig.preview(at(0), None, &workspace));
-    let line = rig.drain().one_spawn().clone();
+    let line = fake::drain(&mut rig.port).one_spawn().clone();
     assert!(line.line().starts_with("git rev-list --first-parent"));
     let due = rig.timings.git_timeout;
-    assert_eq!(rig.stacks.deadline(), Some(due));
-    rig.stacks.handle_timeout(&mut rig.port, due - at(1));
-    assert!(rig.drain().is_empty(), "not due yet");
-    rig.stacks.handle_timeout(&mut rig.port, due);
-    assert_eq!(rig.drain().killed, [line.id]);
-    rig.stacks.handle_timeout(&mut rig.port, due + at(1));
-    assert!(rig.drain().is_empty(), "killed once");
-    assert_eq!(rig.stacks.deadline(), None);
+    assert_eq!(rig.machine.deadline(), Some(due));
+    rig.machine.handle_timeout(&mut rig.port, due - at(1));
+    assert!(fake::drain(&mut rig.port).is_empty(), "not due yet");
+    rig.machine.handle_timeout(&mut rig.port, due);
+    assert_eq!(fake::drain(&mut rig.port).killed, [line.id]);
+    rig.machine.handle_timeout(&mut rig.port, due + at(1));
+    assert!(fake::drain(&mut rig.port).is_empty(), "killed once");
+    assert_eq!(rig.machine.deadline(), None);
 
     let shell = fake::shell(&rig.timings, &rig.unset);
     let exit = Input::ProcessExited {
         id: line.id,
         status: Ok(None),
     };
-    assert!(!(rig.stacks).handle(&mut rig.port, &shell, (due, WALL_MS), &exit));
-    let drained = rig.drain();
+    assert!(!(rig.machine).handle(&mut rig.port, &shell, (due, WALL_MS), &exit));
+    let drained = fake::drain(&mut rig.port);
     assert_eq!(
         drained.events,
         [Event::GithubReadFailed(RequestFailed {
@@ -300,8 +281,8 @@ fn a_plan_is_refused_before_any_command_when_gh_is_not_ready_and_a_restack_needs
         request_id: "p".into(),
         repository: None,
     };
-    assert!(!(rig.stacks).plan(&mut rig.port, &shell, (at(0), WALL_MS), plan, &workspace));
-    let drained = drain(&mut rig.port);
+    assert!(!(rig.machine).plan(&mut rig.port, &shell, (at(0), WALL_MS), plan, &workspace));
+    let drained = fake::drain(&mut rig.port);
     assert_eq!(drained.spawned, []);
     assert_eq!(
         drained.events,
@@ -317,9 +298,9 @@ fn a_plan_is_refused_before_any_command_when_gh_is_not_ready_and_a_restack_needs
         request_id: None,
     };
     let at0 = (at(1), WALL_MS);
-    let busy = (rig.stacks).restack(&mut rig.port, &shell, at0, restack("x"), true);
+    let busy = (rig.machine).restack(&mut rig.port, &shell, at0, restack("x"), true);
     assert_eq!(busy, Err("a turn is running: restack after it ends".into()));
-    let unknown = (rig.stacks).restack(&mut rig.port, &shell, at0, restack("x"), false);
+    let unknown = (rig.machine).restack(&mut rig.port, &shell, at0, restack("x"), false);
     assert_eq!(unknown, Err("no plan x: plan_restack first".into()));
-    assert!(drain(&mut rig.port).is_empty());
+    assert!(fake::drain(&mut rig.port).is_empty());
 }

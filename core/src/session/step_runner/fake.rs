@@ -92,6 +92,31 @@ impl Drained {
     }
 }
 
+/// A machine with its port and the settings its shell lends it, kept between inputs.
+pub(in crate::session) struct Rig<M> {
+    pub(in crate::session) machine: M,
+    pub(in crate::session) port: Port,
+    pub(in crate::session) timings: Timings,
+    pub(in crate::session) unset: Vec<String>,
+}
+
+impl<M: Default> Rig<M> {
+    /// A new machine, with default timings and the test's withheld variables.
+    pub(in crate::session) fn new() -> Self {
+        Self {
+            machine: M::default(),
+            port: Port::default(),
+            timings: Timings::default(),
+            unset: unset(),
+        }
+    }
+
+    /// Everything the machine queued since the last look.
+    pub(in crate::session) fn drain(&mut self) -> Drained {
+        drain(&mut self.port)
+    }
+}
+
 /// Takes everything queued on `port`; panics on an output no step-runner machine makes.
 pub(in crate::session) fn drain(port: &mut Port) -> Drained {
     let mut drained = Drained::default();
