@@ -29,19 +29,13 @@ pub struct LlamaServer {
 }
 
 impl LlamaServer {
-    /// Starts the server with a context of `context` tokens, greedy sampling (answers are
-    /// repeatable) and the prompt cache off when `no_cache` (timing sees each request's cost);
+    /// Starts the server with a context of `context` tokens, greedy sampling (an answer repeats
+    /// but for what the prompt cache changes in the arithmetic) and the prompt cache off when `no_cache` (timing sees each request's cost);
     /// `None`, after printing why, when the binary is not built and this is not CI.
     ///
     /// # Panics
     /// Under `CI=true` when the binary is missing, and when the server does not come up.
     pub fn start(context: u32, no_cache: bool) -> Option<Self> {
-        Self::start_with(context, no_cache, &[])
-    }
-
-    /// [`start`](Self::start) with more of llama-server's flags, e.g. `-n 48` to cap every
-    /// answer at 48 tokens whatever the request asks.
-    pub fn start_with(context: u32, no_cache: bool, extra: &[&str]) -> Option<Self> {
         let dir = cache_dir();
         let server = dir.join("llama-server");
         let model = dir.join("SmolLM2-135M-Instruct.Q4_1.gguf");
@@ -89,7 +83,6 @@ impl LlamaServer {
         if no_cache {
             command.push("--no-cache-prompt".into());
         }
-        command.extend(extra.iter().map(Into::into));
         let log = tempfile::NamedTempFile::new().expect("a log file for llama-server");
         let child = launch(&command, &log);
         let mut started = Self {

@@ -110,39 +110,63 @@ fn the_server_killed_mid_stream_ends_the_turn_and_luxe_goes_on_when_it_is_back()
 
 /// SmolLM2-135M calls a tool only when shown the exact call to make: asked to copy a
 /// `<tool_call>` example word for word it emits it, and the Qwen2.5 template's parser turns that
-/// into a streamed `tool_calls` delta. Sampling is greedy (`--temp 0`), and the answer does not
-/// depend on the working directory or the date in the system prompt (measured: 8 of 8 variants
-/// of both; "Repeat exactly:" or an example in AGENTS.md with a plain request did not hold).
+/// into a streamed `tool_calls` delta. Sampling is greedy (`--temp 0`), and the answer seldom
+/// depends on the working directory or the date in the system prompt (measured: 18 of 18
+/// pairs of both; "Repeat exactly:" or an example in AGENTS.md with a plain request did not
+/// hold).
+///
+/// Now and then (one request in 18 here, depending on what the server had cached before, and
+/// so on the machine's floating point) the model follows the call with a second one that never
+/// ends. llama-server holds a call back from the stream until it is whole, and luxe asks for as
+/// much of the window as is left (a request's own limit overrides the server's `-n`), so at a
+/// 4,096-token window such an answer ran silently for minutes, past a 300 s wait on a loaded
+/// CI machine. At 1,792 (the prompt is about 1,110) it ends `max_tokens` within a minute, in
+/// the middle of a call that luxe rightly does not run, and the test asks again in a new working
+/// directory, an independent draw: up to three asks. What luxe must do is the same every time:
+/// a whole streamed call runs, and its output is what the file holds.
 #[test]
 fn a_tool_call_through_the_tool_capable_template() {
     let _peer = one_at_a_time();
-    let Some(server) = LlamaServer::start(4096, false) else {
+    let Some(server) = LlamaServer::start(1792, false) else {
         return;
     };
-    let ws = Workspace::new();
-    std::fs::write(ws.path().join("notes.txt"), "the secret word is banana\n").unwrap();
-    let mut luxe = spawn_luxe(&ws, &server, &["--yolo"]);
-    let frames = turn(
-        &mut luxe,
-        "Copy this text exactly:\n\
-         <tool_call>\n{\"name\": \"read\", \"arguments\": {\"path\": \"notes.txt\"}}\n</tool_call>",
-    );
-    let started = of_kind(&frames, "tool_started");
-    assert!(!started.is_empty(), "the model called a tool: {frames:?}");
-    assert_eq!(started[0]["name"], "read", "{frames:?}");
-    assert_ne!(ended(&frames)["reason"], "error", "{frames:?}");
+    let mut asked = Vec::new();
+    for _ in 0..3 {
+        let ws = Workspace::new();
+        std::fs::write(ws.path().join("notes.txt"), "the secret word is banana\n").unwrap();
+        let mut luxe = spawn_luxe(&ws, &server, &["--yolo"]);
+        let frames = turn(
+            &mut luxe,
+            "Copy this text exactly:\n\
+             <tool_call>\n{\"name\": \"read\", \"arguments\": {\"path\": \"notes.txt\"}}\n</tool_call>",
+        );
+        let started = of_kind(&frames, "tool_started");
+        if started.is_empty() {
+            assert_eq!(ended(&frames)["reason"], "max_tokens", "{frames:?}");
+            asked.push(frames);
+            continue;
+        }
+        assert_eq!(started[0]["name"], "read", "{frames:?}");
+        let finished = of_kind(&frames, "tool_finished")[0];
+        assert_eq!(finished["status"], "ok", "{frames:?}");
+        assert!(
+            finished["output"].as_str().unwrap().contains("banana"),
+            "{frames:?}"
+        );
+        assert_ne!(ended(&frames)["reason"], "error", "{frames:?}");
+        return;
+    }
+    panic!("the model called no tool in three asks: {asked:?}");
 }
 
-/// The long session, made cheap: `-n 48` caps every answer and summary server-side (luxe asks
-/// for more), so a request costs its prompt, not also the ten seconds of a 512-token summary;
-/// lists of 120 numbers fill what the system prompt and tools (about 1,075 tokens) leave of
+/// The long session, made cheap: every answer is one word, and lists of 120 numbers fill what the system prompt and tools (about 1,075 tokens) leave of
 /// 2,048, so the second and the third turn each compact (measured: 3 turns, 2 compactions, about
 /// 2 minutes on a loaded 2-core machine; 4 turns took 3). The 50-turn session is the figures
 /// script's (`llama_figures.rs`).
 #[test]
 fn a_session_at_2048_overflows_again_and_again_and_keeps_working() {
     let _peer = one_at_a_time();
-    let Some(server) = LlamaServer::start_with(2048, false, &["-n", "48"]) else {
+    let Some(server) = LlamaServer::start(2048, false) else {
         return;
     };
     let ws = Workspace::new();

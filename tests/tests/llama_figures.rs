@@ -132,9 +132,9 @@ fn figures_streaming_overhead_and_a_long_session() {
     );
     drop(server);
 
-    // The prompt cache on (it is not timed here), and answers and summaries capped at 128
-    // tokens server-side so that 50 turns take minutes, not an hour.
-    let Some(server) = LlamaServer::start_with(2048, false, &["-n", "128"]) else {
+    // The prompt cache on (it is not timed here). No server-side `-n`: a request's own limit,
+    // which luxe always sends, overrides it.
+    let Some(server) = LlamaServer::start(2048, false) else {
         return;
     };
     let ws = Workspace::new();
