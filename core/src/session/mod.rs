@@ -41,6 +41,12 @@
 //!
 //! Everything a session owns — its ids, effect namespace, random numbers, store — is inside
 //! the value, so one process can drive several.
+//!
+//! A feature's `impl Session` block (the files above call it "the session's part" or "the
+//! glue") is routing only: it lends the feature's machine the parts it borrows (the port, the
+//! facts, another machine's answer as a value) and acts on what the machine returns. That
+//! block sits beside the machine it serves so one file shows a feature's whole path; what to
+//! do is decided in the machine, where its unit tests reach it without a session.
 
 /// How luxe runs its own commands ([`step_runner::Shell`]), lent from the session's settings:
 /// a macro so the borrow is of those fields alone and the machine and the port stay free.
