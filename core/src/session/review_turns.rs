@@ -1,6 +1,8 @@
 //! Agent turns on the open review: queuing a review turn with its prompt (answer a thread,
 //! fix a finding, review the whole diff), the `report` and `add_finding` tools those turns
-//! offer, and what a review turn leaves on its thread when it ends.
+//! offer, and what a review turn leaves on its thread when it ends. The tools and the ending
+//! are pure ([`ReviewTask::run_tool`], [`ReviewTask::ended`]); the session's part queues what
+//! they return.
 
 use std::time::Instant;
 
@@ -11,6 +13,7 @@ use crate::protocol::values::TurnSource;
 use crate::review::path_line::{NotShown, Place, anchor_at, review_path};
 
 use super::Session;
+use super::review::OpenView;
 use super::review_prompts::{agent_review_prompt, finding_prompt};
 use super::review_saves::Change;
 use super::tools::review_args::{AddFinding, Report};
@@ -43,6 +46,180 @@ impl ReviewTask {
             ReviewWork::Review => &["add_finding"],
         }
     }
+
+    /// Runs tool `name` of this task on `open`, the task's review (`None` once it is closed),
+    /// at wall time `at_ms`; paths are resolved against the session's `cwd`.
+    pub(super) fn run_tool(
+        &self,
+        name: &str,
+        input: &Value,
+        open: Option<OpenView<'_>>,
+        cwd: &str,
+        at_ms: u64,
+    ) -> ToolDone {
+        let Some(open) = open else {
+            return ToolDone::refused(
+                "The review this turn works on is no longer open, so nothing was recorded.".into(),
+            );
+        };
+        match (name, &self.work) {
+            ("report", ReviewWork::Fix(finding_id)) => report(finding_id, input, at_ms),
+            ("add_finding", ReviewWork::Review) => add_finding(open, cwd, input),
+            _ => ToolDone::refused(format!(
+                "{name} is not available in this turn: add_finding is for agent reviews, report for fix requests."
+            )),
+        }
+    }
+
+    /// What the turn leaves on its thread when it ends, and on which finding: its answer, or a
+    /// note saying how it ended; nothing for a review of the whole diff.
+    pub(super) fn ended(
+        &self,
+        answer: &str,
+        reported: bool,
+        why: &str,
+        at_ms: u64,
+    ) -> Option<(String, ThreadEntry)> {
+        let (finding_id, entry) = match &self.work {
+            ReviewWork::Answer(id) if !answer.trim().is_empty() => (
+                id,
+                ThreadEntry::new(
+                    Author::Agent,
+                    EntryKind::Answer,
+                    answer.trim().to_owned(),
+                    at_ms,
+                ),
+            ),
+            ReviewWork::Answer(id) => (
+                id,
+                system_note(
+                    &format!("The agent ended without an answer ({why})."),
+                    at_ms,
+                ),
+            ),
+            ReviewWork::Fix(id) if reported => (id, system_note("The fix turn ended.", at_ms)),
+            ReviewWork::Fix(id) => (
+                id,
+                system_note(
+                    &format!(
+                        "The fix turn ended without a report ({why}); the comment stays open."
+                    ),
+                    at_ms,
+                ),
+            ),
+            ReviewWork::Review => return None,
+        };
+        Some((finding_id.clone(), entry))
+    }
+}
+
+/// What a review tool call did.
+#[derive(Debug)]
+pub(super) struct ToolDone {
+    /// The tool's result for the model, or why nothing was done.
+    pub(super) answer: Result<String, String>,
+    /// The change it makes to the open review.
+    pub(super) change: Option<Change>,
+    /// Whether it was the fix turn's `report`, which the turn notes.
+    pub(super) reported: bool,
+}
+
+impl ToolDone {
+    fn refused(why: String) -> Self {
+        Self {
+            answer: Err(why),
+            change: None,
+            reported: false,
+        }
+    }
+}
+
+/// `report` in the fix turn of finding `finding_id`.
+fn report(finding_id: &str, input: &Value, at_ms: u64) -> ToolDone {
+    let report = match Report::parse(input) {
+        Ok(report) => report,
+        Err(why) => return ToolDone::refused(why),
+    };
+    if report.comment_id != finding_id {
+        return ToolDone::refused(format!(
+            "report's `comment_id` must be {finding_id}, the comment this turn works on, not {:?}.",
+            report.comment_id
+        ));
+    }
+    let status = match report.status {
+        ReportStatus::Fixed => "fixed",
+        ReportStatus::NotFixed => "not fixed",
+    };
+    let entry = ThreadEntry {
+        status: Some(report.status),
+        ..ThreadEntry::new(
+            Author::Agent,
+            EntryKind::Report,
+            report.summary.trim().to_owned(),
+            at_ms,
+        )
+    };
+    ToolDone {
+        answer: Ok(format!("Reported on {finding_id} as {status}.")),
+        change: Some(Change::Entry {
+            finding_id: finding_id.to_owned(),
+            entry,
+            pending: true,
+        }),
+        reported: true,
+    }
+}
+
+/// `add_finding` in an agent review: the path and line become an anchor in the open review;
+/// a place the review does not show leaves a note on the review and tells the model where to
+/// aim instead.
+fn add_finding(open: OpenView<'_>, cwd: &str, input: &Value) -> ToolDone {
+    let args = match AddFinding::parse(input) {
+        Ok(args) => args,
+        Err(why) => return ToolDone::refused(why),
+    };
+    let path = review_path(open.review, open.root, cwd, &args.path);
+    let place = Place {
+        path: &path,
+        side: args.side,
+        line: args.line,
+        end_line: args.end_line,
+    };
+    let (answer, change) = match anchor_at(open.review, &place) {
+        Ok(anchor) => (
+            Ok(format!("Finding added at {place}.")),
+            Change::AgentFinding {
+                anchor,
+                severity: args.severity,
+                body: args.body,
+            },
+        ),
+        Err(why) => {
+            let retry = match why {
+                NotShown::NoFile { .. } => "one of those paths",
+                NotShown::Lines { .. } => "a line the review shows",
+                NotShown::AcrossHunks { .. } => "a range inside one of those ranges",
+            };
+            (
+                Err(format!(
+                    "Not added: {why}. Call add_finding again with {retry}."
+                )),
+                Change::Note {
+                    body: format!("An agent finding was dropped: {why}."),
+                },
+            )
+        }
+    };
+    ToolDone {
+        answer,
+        change: Some(change),
+        reported: false,
+    }
+}
+
+/// A note from luxe itself on a thread, at wall time `at_ms`.
+pub(super) fn system_note(body: &str, at_ms: u64) -> ThreadEntry {
+    ThreadEntry::new(Author::System, EntryKind::Note, body.to_owned(), at_ms)
 }
 
 impl Session {
@@ -81,99 +258,18 @@ impl Session {
             .running()
             .and_then(|t| t.review().cloned())
             .ok_or_else(|| format!("{name} is only available in a review turn."))?;
-        if self.check_open(&task.review_id).is_err() {
-            return Err(
-                "The review this turn works on is no longer open, so nothing was recorded.".into(),
-            );
-        }
-        match (name, &task.work) {
-            ("report", ReviewWork::Fix(finding_id)) => {
-                let finding_id = finding_id.clone();
-                self.report_tool(now, &finding_id, input)
-            }
-            ("add_finding", ReviewWork::Review) => self.add_finding_tool(now, input),
-            _ => Err(format!(
-                "{name} is not available in this turn: add_finding is for agent reviews, report for fix requests."
-            )),
-        }
-    }
-
-    /// `report` in the fix turn of finding `finding_id`.
-    fn report_tool(
-        &mut self,
-        now: Instant,
-        finding_id: &str,
-        input: &Value,
-    ) -> Result<String, String> {
-        let report = Report::parse(input)?;
-        if report.comment_id != finding_id {
-            return Err(format!(
-                "report's `comment_id` must be {finding_id}, the comment this turn works on, not {:?}.",
-                report.comment_id
-            ));
-        }
-        if let Some(turn) = self.turns.running_mut() {
+        let at_ms = self.wall_ms(now);
+        let open = self.review.view().filter(|o| o.review.id == task.review_id);
+        let done = task.run_tool(name, input, open, &self.facts.cwd, at_ms);
+        if done.reported
+            && let Some(turn) = self.turns.running_mut()
+        {
             turn.note_report();
         }
-        let body = report.summary.trim().to_owned();
-        let entry = ThreadEntry {
-            status: Some(report.status),
-            ..ThreadEntry::new(Author::Agent, EntryKind::Report, body, self.wall_ms(now))
-        };
-        self.queue_change(
-            now,
-            Change::Entry {
-                finding_id: finding_id.to_owned(),
-                entry,
-                pending: true,
-            },
-        );
-        let status = match report.status {
-            ReportStatus::Fixed => "fixed",
-            ReportStatus::NotFixed => "not fixed",
-        };
-        Ok(format!("Reported on {finding_id} as {status}."))
-    }
-
-    /// `add_finding` in an agent review: the path and line become an anchor in the open review.
-    fn add_finding_tool(&mut self, now: Instant, input: &Value) -> Result<String, String> {
-        let args = AddFinding::parse(input)?;
-        let Some(open) = self.review.view() else {
-            return Err("No review is open, so nothing was recorded.".into());
-        };
-        let path = review_path(open.review, open.root, &self.facts.cwd, &args.path);
-        let place = Place {
-            path: &path,
-            side: args.side,
-            line: args.line,
-            end_line: args.end_line,
-        };
-        match anchor_at(open.review, &place) {
-            Ok(anchor) => {
-                let described = place.to_string();
-                self.queue_change(
-                    now,
-                    Change::AgentFinding {
-                        anchor,
-                        severity: args.severity,
-                        body: args.body,
-                    },
-                );
-                Ok(format!("Finding added at {described}."))
-            }
-            Err(why) => {
-                let retry = match why {
-                    NotShown::NoFile { .. } => "one of those paths",
-                    NotShown::Lines { .. } => "a line the review shows",
-                    NotShown::AcrossHunks { .. } => "a range inside one of those ranges",
-                };
-                let note = format!("An agent finding was dropped: {why}.");
-                self.queue_change(now, Change::Note { body: note });
-                Err(format!(
-                    "Not added: {why}. Call add_finding again with {retry}."
-                ))
-            }
+        if let Some(change) = done.change {
+            self.queue_change(now, change);
         }
+        done.answer
     }
 
     /// A review turn ended: its answer or a note lands on the thread.
@@ -188,44 +284,11 @@ impl Session {
         if self.check_open(&task.review_id).is_err() {
             return;
         }
-        let at = self.wall_ms(now);
-        let (finding_id, entry) = match &task.work {
-            ReviewWork::Answer(id) if !answer.trim().is_empty() => (
-                id.clone(),
-                ThreadEntry::new(
-                    Author::Agent,
-                    EntryKind::Answer,
-                    answer.trim().to_owned(),
-                    at,
-                ),
-            ),
-            ReviewWork::Answer(id) => (
-                id.clone(),
-                self.system_entry(now, &format!("The agent ended without an answer ({why}).")),
-            ),
-            ReviewWork::Fix(id) if reported => {
-                (id.clone(), self.system_entry(now, "The fix turn ended."))
-            }
-            ReviewWork::Fix(id) => (
-                id.clone(),
-                self.system_entry(
-                    now,
-                    &format!(
-                        "The fix turn ended without a report ({why}); the comment stays open."
-                    ),
-                ),
-            ),
-            ReviewWork::Review => return,
-        };
-        self.close_thread(now, finding_id, entry);
-    }
-
-    pub(super) fn system_entry(&self, now: Instant, body: &str) -> ThreadEntry {
-        ThreadEntry::new(
-            Author::System,
-            EntryKind::Note,
-            body.to_owned(),
-            self.wall_ms(now),
-        )
+        if let Some((finding_id, entry)) = task.ended(answer, reported, why, self.wall_ms(now)) {
+            self.close_thread(now, finding_id, entry);
+        }
     }
 }
+
+#[cfg(test)]
+mod tests;

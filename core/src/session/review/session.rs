@@ -6,6 +6,7 @@ use std::time::Instant;
 
 use super::super::Session;
 use super::super::review_saves::Change;
+use super::super::review_turns::system_note;
 use super::saving::Answered;
 use super::{Loaded, Next};
 use crate::effects::{EffectId, Input};
@@ -78,9 +79,9 @@ impl Session {
                     self.queue_change(now, Change::Follow);
                 }
                 for finding_id in stale {
-                    let entry = self.system_entry(
-                        now,
+                    let entry = system_note(
                         "The agent's turn on this comment ended when luxe stopped.",
+                        self.wall_ms(now),
                     );
                     self.close_thread(now, finding_id, entry);
                 }
