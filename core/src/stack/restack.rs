@@ -491,3 +491,5 @@ impl Flow for RestackFlow {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+pub(crate) mod world;

@@ -24,6 +24,15 @@ fn ready() -> WorkspaceUpdated {
     }
 }
 
+/// What the stacks see of `last`, with `main` the default branch and gh ready.
+fn on_main(last: &WorkspaceUpdated) -> Workspace<'_> {
+    Workspace {
+        last: Some(last),
+        default_branch: Some("main"),
+        not_ready: None,
+    }
+}
+
 /// A Stacks machine on the fake shell.
 type Rig = fake::Rig<Stacks<Ms>>;
 
@@ -65,6 +74,16 @@ impl Rig {
         (spawned, moved)
     }
 
+    /// `restack` of `plan_id` with no turn running, answered by request `r`.
+    fn restack(&mut self, now: Ms, plan_id: &str) -> Result<bool, String> {
+        let shell = fake::shell(&self.timings, &self.unset);
+        let restack = Restack {
+            plan_id: plan_id.into(),
+            request_id: Some("r".into()),
+        };
+        (self.machine).restack(&mut self.port, &shell, (now, WALL_MS), restack, false)
+    }
+
     fn ok(&mut self, now: Ms, stdout: &str) -> (Spawned, bool) {
         self.end(now, (stdout, ""), Ok(Some(0)))
     }
@@ -72,11 +91,7 @@ impl Rig {
     /// Previews the stack `a` (on `main`) then `b`, each with one commit.
     fn previewed(&mut self) -> StackPreview {
         let last = ready();
-        let workspace = Workspace {
-            last: Some(&last),
-            default_branch: Some("main"),
-            not_ready: None,
-        };
+        let workspace = on_main(&last);
         assert!(!self.preview(at(0), Some(&["a", "b"]), &workspace));
         let (log_a, moved) = self.ok(at(1), "ha\0Add a\x1e\n");
         assert_eq!(
@@ -230,11 +245,7 @@ fn a_failing_push_stops_the_open_with_its_error_and_keeps_the_stack_to_confirm_a
 fn a_stack_command_past_its_timeout_is_killed_and_its_flow_fails() {
     let mut rig = Rig::new();
     let last = ready();
-    let workspace = Workspace {
-        last: Some(&last),
-        default_branch: Some("main"),
-        not_ready: None,
-    };
+    let workspace = on_main(&last);
     assert!(!rig.preview(at(0), None, &workspace));
     let line = fake::drain(&mut rig.port).one_spawn().clone();
     assert!(line.line().starts_with("git rev-list --first-parent"));
@@ -303,4 +314,163 @@ fn a_plan_is_refused_before_any_command_when_gh_is_not_ready_and_a_restack_needs
     let unknown = (rig.machine).restack(&mut rig.port, &shell, at0, restack("x"), false);
     assert_eq!(unknown, Err("no plan x: plan_restack first".into()));
     assert!(fake::drain(&mut rig.port).is_empty());
+}
+
+#[test]
+fn a_plan_is_pushed_once_with_the_restack_it_describes_and_a_newer_plan_replaces_it() {
+    use crate::stack::restack::world::World;
+
+    let mut rig = Rig::new();
+    let last = ready();
+    let workspace = on_main(&last);
+    let plan = |rig: &mut Rig, now: Ms| {
+        let shell = fake::shell(&rig.timings, &rig.unset);
+        let plan = PlanRestack {
+            request_id: "p".into(),
+            repository: Some("o/r".into()),
+        };
+        let moved = (rig.machine).plan(&mut rig.port, &shell, (now, WALL_MS), plan, &workspace);
+        assert!(!moved, "a plan moves nothing");
+        // `a` (#1) was squash-merged into main as s1; `b` (#2) still sits on it.
+        let pulls = r#"[{"number":1,"state":"MERGED","headRefName":"a","baseRefName":"main","headRefOid":"a1"},
+                        {"number":2,"state":"OPEN","headRefName":"b","baseRefName":"a","headRefOid":"b2"}]"#;
+        let refs = "refs/heads/a\0a1\nrefs/heads/b\0b2\n\
+                    refs/remotes/origin/main\0s1\nrefs/remotes/origin/a\0a1\nrefs/remotes/origin/b\0b2\n";
+        let mut lines = Vec::new();
+        for answer in [
+            "",
+            pulls,
+            refs,
+            "",
+            "b2 b1\nb1 a1\na1 m0\n-m0\n",
+            "",
+            "git version 2.45.0\n",
+        ] {
+            let (spawned, moved) = rig.ok(now, answer);
+            assert!(!moved);
+            lines.push(spawned.line());
+        }
+        assert_eq!(lines[0], "git fetch --quiet origin");
+        assert!(
+            lines[1].starts_with("gh pr list --state all"),
+            "{}",
+            lines[1]
+        );
+        let drained = rig.drain();
+        assert_eq!(drained.spawned, [], "{lines:#?}");
+        let [Event::RestackPlanned(planned)] = &drained.events[..] else {
+            panic!("{:?}", drained.kinds());
+        };
+        assert_eq!(planned.refusal, None);
+        planned.plan.clone().expect("a plan")
+    };
+    let made = plan(&mut rig, at(0));
+    let moves: Vec<_> = (made.branches.iter())
+        .map(|m| {
+            (
+                m.branch.as_str(),
+                m.old_parent.as_str(),
+                m.new_parent.as_str(),
+                m.commits,
+            )
+        })
+        .collect();
+    assert_eq!(moves, [("b", "a1", "origin/main", 2)]);
+
+    let heads = |pairs: &[(&str, &str)]| {
+        (pairs.iter())
+            .map(|(b, h)| ((*b).to_owned(), (*h).to_owned()))
+            .collect()
+    };
+    let mut world = World {
+        local: heads(&[("a", "a1"), ("b", "b2")]),
+        remote: heads(&[("main", "s1"), ("a", "a1"), ("b", "b2")]),
+        bases: [(2, "a".to_owned())].into(),
+        ..World::default()
+    };
+    assert_eq!(rig.restack(at(1), &made.id), Ok(false));
+    let mut next = rig.drain().one_spawn().clone();
+    let busy = rig.restack(at(1), &made.id);
+    assert_eq!(busy, Err(format!("plan {} is being pushed", made.id)));
+    let shell = fake::shell(&rig.timings, &rig.unset);
+    let replan = PlanRestack {
+        request_id: "p2".into(),
+        repository: None,
+    };
+    let at1 = (at(1), WALL_MS);
+    assert!(!(rig.machine).plan(&mut rig.port, &shell, at1, replan, &workspace));
+    let refused = rig.drain();
+    let [Event::RestackPlanned(refused)] = &refused.events[..] else {
+        panic!("{:?}", refused.kinds());
+    };
+    let refusal = refused.refusal.as_deref().unwrap_or_default();
+    assert!(
+        refusal.starts_with("a restack is being pushed"),
+        "{refusal}"
+    );
+
+    // The restack's commands, answered by the model repository, until the flow answers.
+    let mut moved = Vec::new();
+    let restacked = loop {
+        let ran = world.answer(&next.args);
+        let shell = fake::shell(&rig.timings, &rig.unset);
+        let (stdout, stderr, code) = match &ran.result {
+            Ok(stdout) => (stdout.as_str(), "", 0),
+            Err(reason) => ("", reason.as_str(), 1),
+        };
+        for input in ended(next.id, stdout, stderr, Ok(Some(code))) {
+            let at2 = (at(2), WALL_MS);
+            moved.push((rig.machine).handle(&mut rig.port, &shell, at2, &input));
+        }
+        let drained = rig.drain();
+        match (&drained.spawned[..], &drained.events[..]) {
+            ([spawned], []) => next = spawned.clone(),
+            ([], [Event::Restacked(restacked)]) => break restacked.clone(),
+            _ => panic!("{drained:?}"),
+        }
+    };
+    assert_eq!(
+        moved.iter().filter(|m| **m).count(),
+        1,
+        "probed again once, after the push"
+    );
+    assert_eq!(moved.last(), Some(&true));
+    assert_eq!(restacked.plan_id, made.id);
+    assert_eq!(restacked.request_id.as_deref(), Some("r"));
+    assert_eq!(restacked.retarget_failed, []);
+    let [branch] = &restacked.branches[..] else {
+        panic!("{restacked:?}");
+    };
+    assert_eq!(
+        (branch.branch.as_str(), branch.old_head.as_str()),
+        ("b", "b2")
+    );
+    assert_eq!(
+        world.remote["b"], branch.new_head,
+        "origin has what was reported"
+    );
+    assert_eq!(
+        world.local["b"], branch.new_head,
+        "the branch here followed"
+    );
+    assert_eq!(
+        world.backups.get(&branch.backup_ref),
+        Some(&"b2".to_owned())
+    );
+    assert_eq!(world.bases[&2], "main", "#2 now asks to merge into main");
+
+    let again = rig.restack(at(3), &made.id);
+    let pushed = format!(
+        "plan {} was pushed already (a plan is pushed once): plan_restack again",
+        made.id
+    );
+    assert_eq!(again, Err(pushed));
+    let newer = plan(&mut rig, at(4));
+    assert_ne!(newer.id, made.id);
+    let replaced = rig.restack(at(5), &made.id);
+    assert_eq!(
+        replaced,
+        Err(format!("plan {} was replaced by a newer plan", made.id))
+    );
+    assert!(rig.drain().is_empty(), "refusals run nothing");
 }

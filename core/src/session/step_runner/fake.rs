@@ -65,8 +65,8 @@ pub(in crate::session) struct Drained {
     pub(in crate::session) spawned: Vec<Spawned>,
     pub(in crate::session) events: Vec<Event>,
     pub(in crate::session) killed: Vec<EffectId>,
-    /// Files written: the effect and the path.
-    pub(in crate::session) written: Vec<(EffectId, String)>,
+    /// Files written: the effect, the path and the bytes.
+    pub(in crate::session) written: Vec<(EffectId, String, Vec<u8>)>,
 }
 
 impl Drained {
@@ -139,7 +139,7 @@ pub(in crate::session) fn drain(port: &mut Port) -> Drained {
             }),
             Output::Frame(frame) => drained.events.push(frame.event().clone()),
             Output::Kill { id } => drained.killed.push(id),
-            Output::WriteFile { id, path, .. } => drained.written.push((id, path)),
+            Output::WriteFile { id, path, bytes } => drained.written.push((id, path, bytes)),
             other => panic!("not an output of a step-runner machine: {other:?}"),
         }
     }
