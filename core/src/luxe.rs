@@ -87,8 +87,7 @@ impl Luxe {
     /// The next instruction for io, or `None` when drained, in the order io performs them; an
     /// [`Output::Flush`] comes before an effect that a frame not yet flushed precedes.
     pub fn poll_output(&mut self) -> Option<Output> {
-        let session = &mut self.session;
-        self.order.next(|| session.poll_output())
+        self.order.next_of(&mut self.session)
     }
 
     /// The earliest deadline at which [`Luxe::handle_timeout`] wants to run, if any.

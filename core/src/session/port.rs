@@ -5,8 +5,10 @@
 
 use std::collections::VecDeque;
 
+use super::Session;
 use super::owners::{Owner, Owners};
 use crate::effects::{EffectId, Frame, Output};
+use crate::output_order::Queue;
 use crate::protocol::events::Event;
 
 /// The session's outputs not yet polled, and the effects still waiting for results.
@@ -70,13 +72,30 @@ impl Port {
         &mut self.owners
     }
 
+    /// The oldest output not yet polled, left in the queue.
+    pub(super) fn peek(&self) -> Option<&Output> {
+        self.outputs.front()
+    }
+
     /// The oldest output not yet polled; a cancelled request's effect is forgotten as it
     /// leaves, since io drops its later results.
     pub(super) fn pop(&mut self) -> Option<Output> {
-        let output = self.outputs.pop_front()?;
-        if let Output::CancelHttp { id } = &output {
+        // Looked at in place: the output then moves once, straight out of the queue.
+        if let Some(Output::CancelHttp { id }) = self.outputs.front() {
             self.owners.forget(*id);
         }
-        Some(output)
+        self.outputs.pop_front()
+    }
+}
+
+/// io takes the session's outputs through [`crate::luxe::Luxe`], which looks at the head
+/// first to put a flush before it (`crate::output_order`).
+impl Queue for Session {
+    fn peek(&self) -> Option<&Output> {
+        self.port.peek()
+    }
+
+    fn take(&mut self) -> Option<Output> {
+        self.poll_output()
     }
 }
