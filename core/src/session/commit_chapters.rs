@@ -5,10 +5,8 @@
 //! or `review_chapters_commit_failed`.
 
 use std::ops::Add;
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use super::Session;
 use super::owners::Owner;
 use super::port::Port;
 use super::step_runner::{Advance, Shell, StepRunner};
@@ -107,37 +105,6 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Commits<At> {
                 // A stack leaves HEAD and the work tree alone: the review still stands.
                 Some(stack.map_or(AfterCommit::HeadMoved, AfterCommit::Stack))
             }
-        }
-    }
-}
-
-impl Session {
-    /// `commit_review_chapters` of the open review, in its repository.
-    pub(super) fn commit_chapters(
-        &mut self,
-        now: Instant,
-        request: CommitReviewChapters,
-    ) -> Result<(), String> {
-        let review = Arc::clone(self.check_open(&request.review_id)?);
-        let root = self.review_root().unwrap_or_else(|| self.facts.cwd.clone());
-        let shell = shell!(self);
-        let after = (self.commit).start(&mut self.port, shell, now, &request, (&review, root))?;
-        self.after_commit(after);
-        Ok(())
-    }
-
-    /// Takes a result of the running step.
-    pub(super) fn commit_effect(&mut self, now: Instant, input: &Input<'_>) {
-        let after = (self.commit).handle(&mut self.port, shell!(self), now, input);
-        self.after_commit(after);
-    }
-
-    /// Hands what a commit made to the review or the stacks.
-    fn after_commit(&mut self, after: Option<AfterCommit>) {
-        match after {
-            Some(AfterCommit::Stack(chapters)) => self.stacks.committed(chapters),
-            Some(AfterCommit::HeadMoved) => self.refresh_review(),
-            None => {}
         }
     }
 }

@@ -22,10 +22,8 @@ use crate::protocol::github::{
 };
 use crate::protocol::review::ReviewTarget;
 
-use super::Session;
 use super::owners::Owner;
 use super::port::Port;
-use super::review::Loaded;
 use super::step_runner::{Advance, Shell, StepRunner};
 
 mod actions;
@@ -535,61 +533,5 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Github<At> {
         };
         self.previews.insert(request_id, preview.clone());
         port.emit(Event::PullRequestPreview(Box::new(preview)));
-    }
-}
-
-impl Session {
-    /// Probes the workspace (see [`Github::probe`]) and routes what that leaves.
-    pub(super) fn probe_workspace(&mut self, now: Instant, announce: bool) {
-        let then = (self.github).probe(&mut self.port, shell!(self), now, announce);
-        self.github_then(now, then);
-    }
-
-    /// Does what GitHub left to the session, until nothing is left.
-    pub(super) fn github_then(&mut self, now: Instant, then: Option<Then>) {
-        let Some(then) = then else {
-            return;
-        };
-        match then {
-            Then::ProbeEnded(waiting) => {
-                // Answered before a queued probe starts, so they never wait for a second one.
-                for incoming in waiting {
-                    self.handle_incoming(now, incoming);
-                }
-                let then = (self.github).probe_queued(&mut self.port, shell!(self), now);
-                self.github_then(now, then);
-            }
-            Then::Draft {
-                request_id,
-                base,
-                head,
-                commits,
-            } => {
-                let chapters = self.review_chapters();
-                (self.github).previewed(
-                    &mut self.port,
-                    request_id,
-                    (base, head),
-                    commits,
-                    chapters,
-                );
-            }
-            Then::ReviewDiff {
-                request_id,
-                review_id,
-                pull,
-                head_sha,
-                diff,
-            } => self.review_diff_read(request_id, &review_id, pull, head_sha, &diff),
-            Then::TargetDiff {
-                request_id,
-                target,
-                patch,
-            } => {
-                let root = self.facts.cwd.clone();
-                self.read_session(now, request_id, target, Loaded::Patch { root, patch });
-            }
-            Then::ReviewHead { request_id, stdout } => self.review_head_read(request_id, &stdout),
-        }
     }
 }

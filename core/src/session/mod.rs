@@ -14,7 +14,7 @@
 //!   a `Then` — run the tools, the turn ended, the session is free; it borrows a `TurnDesk`,
 //!   `desk.rs`; `running.rs`, one turn's own state; `requests.rs`, its model requests;
 //!   `compaction/`, summaries and drops when the window fills, with `budget.rs`, the sizes
-//!   requests keep to; `tally.rs`, usage and cost; `session.rs`, the session's part),
+//!   requests keep to; `tally.rs`, usage and cost),
 //!   `conversation.rs` (*machine*: the model's view, the provider's count and characters per
 //!   token), `model_step.rs` (*machine*: one model request — HTTP inputs in, frames and how it
 //!   ended out), `unanswered.rs` (calls a failure left without results), `system_prompt.rs`,
@@ -22,15 +22,15 @@
 //! - tool calls: `tool_run/` (*machine*: an answer's calls from start to result, asking the
 //!   session through `Need` for the review's tools and MCP; `work.rs` — *machine*: the io job
 //!   of an allowed call; `asking.rs`, its prompt or question; `ending.rs`, results and
-//!   interrupts), `tool_calls.rs` (the session's part of it), `tool_gate.rs` (*machine*: rules,
+//!   interrupts), `tool_gate.rs` (*machine*: rules,
 //!   mode, `.env` identities and Luxe's own places, as verdicts), `tools/` (definitions,
 //!   arguments, paths, `bash_run.rs` — *machine*: a command's output — and `views.rs`, what
-//!   tools show), `mcp_tools.rs` (the MCP machine's servers and tools in turns),
+//!   tools show), `mcp_tools.rs` (the MCP machine, made from the settings),
 //!   and what `luxe --acp`'s host needs beyond actions (id, gate, permission mode) in `mod.rs`.
 //! - `store.rs` (*machine*: the append-only session file and `list_sessions`).
 //! - `context.rs` (*machine*: the start-up probes, `git status` and `AGENTS.md`).
 //! - guided review: `review.rs` (*machine*: the open review; `review/saving.rs`, its changes
-//!   saved; `review/session.rs`, the glue), `review_saves.rs` (*machine*: the save queue),
+//!   saved), `review_saves.rs` (*machine*: the save queue),
 //!   `review_turns.rs` (agent turns on the review and their tools),
 //!   `review_prompts.rs`, `pr_review.rs`, `commit_chapters.rs`.
 //! - GitHub and stacks: `github.rs` (*machine*; `github/waiting.rs`, actions parked until the
@@ -42,11 +42,13 @@
 //! Everything a session owns — its ids, effect namespace, random numbers, store — is inside
 //! the value, so one process can drive several.
 //!
-//! A feature's `impl Session` block (the files above call it "the session's part" or "the
-//! glue") is routing only: it lends the feature's machine the parts it borrows (the port, the
-//! facts, another machine's answer as a value) and acts on what the machine returns. That
-//! block sits beside the machine it serves so one file shows a feature's whole path; what to
-//! do is decided in the machine, where its unit tests reach it without a session.
+//! `Session` is written in `mod.rs` (composition, the gate, routing by owner) and in
+//! `routes/`, its routing by feature — `conversation.rs` (turns, tool calls, MCP tools, the
+//! session file), `review.rs` (guided review, review turns, chapter commits), `github.rs`
+//! (GitHub, pull request reviews, stacks). Those methods only lend a machine the parts it
+//! borrows (the port, the facts, another machine's answer as a value) and act on what it
+//! returns; the feature files hold their machines alone, and what to do is decided there,
+//! where unit tests reach it without a session.
 
 /// How luxe runs its own commands ([`step_runner::Shell`]), lent from the session's settings:
 /// a macro so the borrow is of those fields alone and the machine and the port stay free.
@@ -75,6 +77,7 @@ mod review;
 mod review_prompts;
 mod review_saves;
 mod review_turns;
+mod routes;
 mod server_probe;
 mod stack;
 mod start_up;
@@ -83,7 +86,6 @@ mod store;
 pub mod system_prompt;
 #[cfg(test)]
 mod test_clock;
-mod tool_calls;
 mod tool_gate;
 mod tool_run;
 pub mod tools;

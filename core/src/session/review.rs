@@ -1,7 +1,7 @@
 //! The open guided review, as a machine: loading it (io reads the diff, core builds the review
 //! and reads its session file), refreshing it after a turn changed files, and what the other
 //! rooms read of it. Saving its changes is `review/saving.rs`'s; what the session does with
-//! the machine's answers (a review turn, a thread closed, an error) is `review/session.rs`'s.
+//! the machine's answers (a review turn, a thread closed, an error) is `routes/review.rs`'s.
 //! Agent turns on it are `review_turns.rs`'s.
 //!
 //! Saves are strictly one at a time: a change is applied to the last state on disk, written
@@ -420,8 +420,7 @@ fn file_stem(review_id: &str) -> String {
         .collect()
 }
 
-mod saving;
-mod session;
+pub(super) mod saving;
 
 #[cfg(test)]
 mod tests;

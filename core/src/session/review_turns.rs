@@ -1,23 +1,17 @@
 //! Agent turns on the open review: queuing a review turn with its prompt (answer a thread,
 //! fix a finding, review the whole diff), the `report` and `add_finding` tools those turns
 //! offer, and what a review turn leaves on its thread when it ends. The tools and the ending
-//! are pure ([`ReviewTask::run_tool`], [`ReviewTask::ended`]); the session's part queues what
-//! they return.
-
-use std::time::Instant;
+//! are pure ([`ReviewTask::run_tool`], [`ReviewTask::ended`]); the session's routing
+//! (`routes/review.rs`) queues what they return.
 
 use serde_json::Value;
 
 use crate::protocol::findings::{Author, EntryKind, ReportStatus, ThreadEntry};
-use crate::protocol::values::TurnSource;
 use crate::review::path_line::{NotShown, Place, anchor_at, review_path};
 
-use super::Session;
 use super::review::OpenView;
-use super::review_prompts::{agent_review_prompt, finding_prompt};
 use super::review_saves::Change;
 use super::tools::review_args::{AddFinding, Report};
-use super::turn::Queued;
 
 /// What the agent does in a review turn.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -220,74 +214,6 @@ fn add_finding(open: OpenView<'_>, cwd: &str, input: &Value) -> ToolDone {
 /// A note from luxe itself on a thread, at wall time `at_ms`.
 pub(super) fn system_note(body: &str, at_ms: u64) -> ThreadEntry {
     ThreadEntry::new(Author::System, EntryKind::Note, body.to_owned(), at_ms)
-}
-
-impl Session {
-    /// Queues the review turn for `task`, with its prompt built from the review as it is now.
-    pub(super) fn queue_review_turn(&mut self, now: Instant, task: ReviewTask) {
-        let Some(open) = self.review.view() else {
-            return;
-        };
-        let text = match &task.work {
-            ReviewWork::Answer(id) | ReviewWork::Fix(id) => {
-                let fix = matches!(task.work, ReviewWork::Fix(_));
-                match open.stored.session.findings.iter().find(|f| &f.id == id) {
-                    Some(finding) => finding_prompt(open.review, finding, fix),
-                    None => return,
-                }
-            }
-            ReviewWork::Review => agent_review_prompt(open.review),
-        };
-        let queued = Queued {
-            text,
-            images: Vec::new(),
-            review: Some(task),
-        };
-        self.submit(now, queued, TurnSource::Review);
-    }
-
-    /// The `report` and `add_finding` tools: what they changed, for the model, or why not.
-    pub(super) fn review_tool(
-        &mut self,
-        now: Instant,
-        name: &str,
-        input: &Value,
-    ) -> Result<String, String> {
-        let task = self
-            .turns
-            .running()
-            .and_then(|t| t.review().cloned())
-            .ok_or_else(|| format!("{name} is only available in a review turn."))?;
-        let at_ms = self.wall_ms(now);
-        let open = self.review.view().filter(|o| o.review.id == task.review_id);
-        let done = task.run_tool(name, input, open, &self.facts.cwd, at_ms);
-        if done.reported
-            && let Some(turn) = self.turns.running_mut()
-        {
-            turn.note_report();
-        }
-        if let Some(change) = done.change {
-            self.queue_change(now, change);
-        }
-        done.answer
-    }
-
-    /// A review turn ended: its answer or a note lands on the thread.
-    pub(super) fn review_turn_ended(
-        &mut self,
-        now: Instant,
-        task: &ReviewTask,
-        answer: &str,
-        reported: bool,
-        why: &str,
-    ) {
-        if self.check_open(&task.review_id).is_err() {
-            return;
-        }
-        if let Some((finding_id, entry)) = task.ended(answer, reported, why, self.wall_ms(now)) {
-            self.close_thread(now, finding_id, entry);
-        }
-    }
 }
 
 #[cfg(test)]

@@ -1,13 +1,12 @@
-//! Stacks in the session: `preview_stack`/`open_stack`, `plan_restack`/`restack`. Each runs a
-//! pure flow from `crate::stack` one command at a time; the session spawns what the flow asks
-//! for and keeps what must outlive it: the stack `commit_review_chapters` made last, previews
+//! The stacks machine: `preview_stack`/`open_stack`, `plan_restack`/`restack`. Each runs a
+//! pure flow from `crate::stack` one command at a time on the step runner, and the machine
+//! keeps what must outlive a flow: the stack `commit_review_chapters` made last, previews
 //! waiting for (another) confirmation, and the one plan that may be pushed.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Add;
 use std::time::{Duration, Instant};
 
-use super::Session;
 use super::owners::Owner;
 use super::port::Port;
 use super::step_runner::{Advance, Shell, StepRunner};
@@ -459,56 +458,6 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Stacks<At> {
             },
         };
         port.emit(Event::RestackPlanned(Box::new(answer)));
-    }
-}
-
-impl Session {
-    /// After a stack was pushed or opened (or failed to be), the workspace is probed again.
-    fn stacks_moved(&mut self, now: Instant, moved: bool) {
-        if moved {
-            self.probe_workspace(now, true);
-        }
-    }
-
-    /// `preview_stack`.
-    pub(super) fn preview_stack(&mut self, now: Instant, preview: PreviewStack) {
-        let at = (now, self.wall_ms(now));
-        let workspace = self.github.workspace();
-        let moved = (self.stacks).preview(&mut self.port, shell!(self), at, preview, &workspace);
-        self.stacks_moved(now, moved);
-    }
-
-    /// `open_stack`.
-    pub(super) fn open_stack(&mut self, now: Instant, open: OpenStack) -> Result<(), String> {
-        let at = (now, self.wall_ms(now));
-        let moved = (self.stacks).open(&mut self.port, shell!(self), at, open)?;
-        self.stacks_moved(now, moved);
-        Ok(())
-    }
-
-    /// `plan_restack`.
-    pub(super) fn plan_restack(&mut self, now: Instant, plan: PlanRestack) {
-        let at = (now, self.wall_ms(now));
-        let workspace = self.github.workspace();
-        let moved = (self.stacks).plan(&mut self.port, shell!(self), at, plan, &workspace);
-        self.stacks_moved(now, moved);
-    }
-
-    /// `restack`, refused while a turn runs.
-    pub(super) fn restack(&mut self, now: Instant, restack: Restack) -> Result<(), String> {
-        let at = (now, self.wall_ms(now));
-        let turn_running = self.turns.is_running();
-        let moved =
-            (self.stacks).restack(&mut self.port, shell!(self), at, restack, turn_running)?;
-        self.stacks_moved(now, moved);
-        Ok(())
-    }
-
-    /// Routes a command's end to its flow.
-    pub(super) fn stack_effect(&mut self, now: Instant, input: &Input<'_>) {
-        let at = (now, self.wall_ms(now));
-        let moved = (self.stacks).handle(&mut self.port, shell!(self), at, input);
-        self.stacks_moved(now, moved);
     }
 }
 

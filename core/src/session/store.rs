@@ -12,12 +12,10 @@ use crate::effects::{EffectId, Input, Output};
 use crate::model::catalogue::ModelRef;
 use crate::model::conversation::{Block, Message, Role};
 use crate::protocol::events::{
-    Event, RestoredMessage, RestoredToolCall, RestoredToolResult, SessionRestored, SessionsListed,
+    RestoredMessage, RestoredToolCall, RestoredToolResult, SessionRestored, SessionsListed,
 };
 use crate::protocol::values::{Mode, Thinking};
 use crate::store::{FORMAT_VERSION, Record, Restored, encode, ends_mid_line, summaries};
-
-use super::Session;
 
 /// Where the session is written, and how far.
 #[derive(Debug, Default)]
@@ -242,50 +240,6 @@ pub(super) fn restoring(restored: Restored) -> Restoring {
         view: restored.view.unwrap_or(restored.messages),
         turns: u64::from(restored.turns),
         cost_usd: (!restored.cost_unknown).then_some(restored.cost_usd),
-    }
-}
-
-/// The store's glue: the settings the header and settings records carry, and where an
-/// answer or a failure goes.
-impl Session {
-    /// Records the settings now in force.
-    pub(super) fn record_settings(&mut self) {
-        let settings = settings_record(self.model.as_ref(), self.mode, self.thinking);
-        self.store.record_settings(&mut self.port, settings);
-    }
-
-    /// An append was answered.
-    pub(super) fn store_result(&mut self, input: &Input<'_>) {
-        if let Some(failure) = self.store.appended(input) {
-            self.report_error(failure);
-        }
-    }
-
-    /// `list_sessions`.
-    pub(super) fn list_sessions(&mut self, request_id: String) {
-        if let Some(answer) = self.store.list(&mut self.port, request_id) {
-            self.emit(Event::SessionsListed(answer));
-        }
-    }
-
-    /// The directory was read: answer the `list_sessions` that asked.
-    pub(super) fn sessions_read(&mut self, input: &Input<'_>) {
-        let redactor = &self.redactor;
-        let redact = |text: &str| redactor.redact(text).into_owned();
-        let Some(listed) = self.store.sessions_read(input, &self.facts.cwd, &redact) else {
-            return;
-        };
-        if let Some(failure) = listed.failure {
-            self.report_error(failure);
-        }
-        self.emit(Event::SessionsListed(listed.answer));
-    }
-
-    /// Takes over a restored session's conversation and tells the client.
-    pub(super) fn restore(&mut self, restored: Restored) {
-        let restoring = restoring(restored);
-        (self.turns).restore(restoring.view, restoring.turns, restoring.cost_usd);
-        self.emit(Event::SessionRestored(restoring.shown));
     }
 }
 

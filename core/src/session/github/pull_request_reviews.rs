@@ -1,14 +1,13 @@
 //! Pull request reviews: a pull request loaded as a guided review (its head, then its diff,
 //! through gh), the preview of the review the findings would post, and posting it (its body
 //! written to a file for gh). [`Github`] keeps the previews and the body being written; the
-//! session's part is the glue that hands it what the guided review knows (the open review's
-//! target, its findings and revision, where review bodies go).
+//! session's routing (`routes/github.rs`) hands it what the guided review knows (the open
+//! review's target, its findings and revision, where review bodies go).
 
 use std::ops::Add;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use crate::effects::Output;
-use crate::github::diff_lines::DiffLines;
 use crate::github::parse;
 use crate::github::requests::Request;
 use crate::protocol::events::{Event, RequestFailed};
@@ -17,10 +16,9 @@ use crate::protocol::github::{
     SkippedFinding, Verdict,
 };
 use crate::protocol::review::ReviewTarget;
-use crate::session::Session;
 use crate::session::owners::Owner;
 use crate::session::port::Port;
-use crate::session::pr_review::{comments_for, review_body};
+use crate::session::pr_review::review_body;
 use crate::session::step_runner::Shell;
 
 use super::{Github, Then};
@@ -225,70 +223,5 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Github<At> {
         }
         let request = Request::review_post(request_id, &prepared.repository, prepared.number, path);
         Some(request)
-    }
-}
-
-impl Session {
-    /// `load_guided_review` of a pull request.
-    pub(in crate::session) fn load_pull_request_review(
-        &mut self,
-        now: Instant,
-        request_id: String,
-        target: ReviewTarget,
-    ) {
-        let then = (self.github).load_review(&mut self.port, shell!(self), now, request_id, target);
-        self.github_then(now, then);
-    }
-
-    /// `preview_pull_request_review` of the open review.
-    pub(in crate::session) fn preview_pull_request_review(
-        &mut self,
-        now: Instant,
-        request: PreviewPullRequestReview,
-    ) -> Result<(), String> {
-        let target = self.check_open(&request.review_id)?.target.clone();
-        let then =
-            (self.github).preview_review(&mut self.port, shell!(self), now, request, &target)?;
-        self.github_then(now, then);
-        Ok(())
-    }
-
-    /// The diff of a pull request review's preview: the open review's findings drafted
-    /// against it.
-    pub(super) fn review_diff_read(
-        &mut self,
-        request_id: String,
-        review_id: &str,
-        pull: (u64, Option<String>),
-        head_sha: String,
-        diff: &str,
-    ) {
-        let drafted = match (self.check_open(review_id), self.review_session()) {
-            (Ok(review), Some(session)) => {
-                let (comments, skipped, verdict) =
-                    comments_for(review, session, &DiffLines::parse(diff));
-                Some((session.revision, comments, skipped, verdict))
-            }
-            _ => None,
-        };
-        (self.github).review_previewed(&mut self.port, request_id, pull, head_sha, drafted);
-    }
-
-    /// `post_pull_request_review`, against the open review session's revision.
-    pub(in crate::session) fn post_pull_request_review(
-        &mut self,
-        now: Instant,
-        post: PostPullRequestReview,
-    ) -> Result<(), String> {
-        let revision = self.review_session().map(|s| s.revision);
-        let then = (self.github).post_review(&mut self.port, shell!(self), now, post, revision)?;
-        self.github_then(now, then);
-        Ok(())
-    }
-
-    /// The pull request's head before a review is posted.
-    pub(super) fn review_head_read(&mut self, request_id: String, stdout: &str) {
-        let dir = self.review_dir();
-        (self.github).write_review_body(&mut self.port, request_id, stdout, dir);
     }
 }

@@ -14,7 +14,7 @@ use crate::review::findings::Edit;
 
 /// What the session does once a change is answered (its frame is out).
 #[derive(Debug, PartialEq)]
-pub(super) enum Answered {
+pub(in crate::session) enum Answered {
     /// Nothing more.
     Said,
     /// The change starts this agent turn.
@@ -26,7 +26,7 @@ pub(super) enum Answered {
 impl ReviewState {
     /// `edit_review`: queued when it names the open review ([`ReviewState::save_step`] saves
     /// it in its turn), else refused under its `request_id`.
-    pub(super) fn edit(&mut self, port: &mut Port, edit: EditReview) -> bool {
+    pub(in crate::session) fn edit(&mut self, port: &mut Port, edit: EditReview) -> bool {
         if let Err(reason) = self.check_open(&edit.review_id) {
             port.emit(Event::ReviewSessionSaveFailed(RequestFailed {
                 request_id: edit.request_id,
@@ -43,7 +43,10 @@ impl ReviewState {
     }
 
     /// `request_agent_review`: queued when it names the open review, else refused.
-    pub(super) fn request_agent(&mut self, request: ReviewRequest) -> Result<(), Rejection> {
+    pub(in crate::session) fn request_agent(
+        &mut self,
+        request: ReviewRequest,
+    ) -> Result<(), Rejection> {
         self.check_open(&request.review_id)
             .map_err(|reason| Rejection {
                 kind: Some("request_agent_review".into()),
@@ -57,14 +60,14 @@ impl ReviewState {
     }
 
     /// Queues `change` behind the others; [`ReviewState::save_step`] saves it in its turn.
-    pub(super) fn push(&mut self, change: Change) {
+    pub(in crate::session) fn push(&mut self, change: Change) {
         self.saves.push(change);
     }
 
     /// The next queued change applied at `at` (ms since the epoch): written (`None`: wait
     /// for the write), or answered at once (no file to write, or refused). `None` too when
     /// nothing is queued or no review is open (the requests among the queued hear so).
-    pub(super) fn save_step(&mut self, port: &mut Port, at: u64) -> Option<Answered> {
+    pub(in crate::session) fn save_step(&mut self, port: &mut Port, at: u64) -> Option<Answered> {
         let Some(open) = self.open.as_ref() else {
             self.drop_queued_changes(port);
             return None;
@@ -83,7 +86,7 @@ impl ReviewState {
 
     /// A review file was written: the change it saved is answered, if it was the write in
     /// flight (then save the next with [`ReviewState::save_step`]).
-    pub(super) fn written(
+    pub(in crate::session) fn written(
         &mut self,
         port: &mut Port,
         id: EffectId,

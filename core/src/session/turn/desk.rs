@@ -150,3 +150,32 @@ impl TurnDesk<'_> {
         }
     }
 }
+
+/// What a turn borrows of `$session` ([`TurnDesk`]): a macro so that the borrow is of
+/// those fields alone, and the turns machine (and the tool calls it holds) stays free.
+macro_rules! turn_desk {
+    ($session:expr) => {
+        $crate::session::turn::TurnDesk {
+            port: &mut $session.port,
+            store: &mut $session.store,
+            rng: &mut $session.rng,
+            probes: &mut $session.probes,
+            model: $session.model.as_ref(),
+            mode: $session.mode,
+            thinking: $session.thinking,
+            providers: &$session.facts.providers,
+            timings: &$session.facts.timings,
+            cwd: &$session.facts.cwd,
+            platform: &$session.facts.platform,
+            today: &$session.facts.today,
+            context: &$session.context,
+            redactor: &$session.redactor,
+            questions: $session.facts.questions,
+            mcp: &$session.mcp,
+            permission_mode: $session.gate.mode(),
+            auto_approve: $session.auto_approve,
+            trust_project: $session.facts.trust_project,
+        }
+    };
+}
+pub(in crate::session) use turn_desk;

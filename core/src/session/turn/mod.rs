@@ -4,22 +4,21 @@
 //! streams their events, compacts when the window fills (`compaction/`), hands tool calls to
 //! the tool-run machine, and ends when the model ends its answer, fails, or the client
 //! interrupts. What it needs of the session's other rooms comes back as a [`Then`]; what it
-//! borrows of the session for one call is a [`TurnDesk`] (`desk.rs`). `session.rs` is the
-//! session's part: lending the desk and following the `Then`.
+//! borrows of the session for one call is a [`TurnDesk`] (`desk.rs`, with `turn_desk!`, which
+//! lends it); following the `Then` is the session's routing (`routes/conversation.rs`).
 
 mod compaction;
 mod desk;
 mod requests;
 mod running;
-mod session;
 mod tally;
 #[cfg(test)]
 mod tests;
 
 pub(super) use desk::TurnDesk;
+pub(super) use desk::turn_desk;
 pub(super) use requests::encode_call;
 pub(super) use running::Turn;
-pub(super) use session::turn_desk;
 
 use std::collections::VecDeque;
 use std::ops::Add;

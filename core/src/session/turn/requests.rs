@@ -133,7 +133,7 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Turns<At> {
 
     /// An HTTP input of the model request under way: a response, bytes of the stream, its
     /// end or its failure. Inputs of a request given up are dropped.
-    pub(super) fn handle_http(
+    pub(in crate::session) fn handle_http(
         &mut self,
         desk: &mut TurnDesk<'_>,
         now: At,

@@ -1,20 +1,26 @@
-//! The review's glue in the session: where the machine's answers go (a review turn, a
-//! thread closed, an error), and the names the other rooms call it by.
+//! The session's routing for guided review: where the review machine's answers go (a review
+//! turn, a thread closed, an error), a review turn's tools and ending, and chapter commits.
 
 use std::sync::Arc;
 use std::time::Instant;
 
-use super::super::Session;
-use super::super::review_saves::Change;
-use super::super::review_turns::system_note;
-use super::saving::Answered;
-use super::{Loaded, Next};
+use serde_json::Value;
+
 use crate::effects::{EffectId, Input};
-use crate::protocol::actions::{EditReview, LoadGuidedReview, ReviewRequest};
+use crate::protocol::actions::{CommitReviewChapters, EditReview, LoadGuidedReview, ReviewRequest};
 use crate::protocol::codec::Rejection;
 use crate::protocol::findings::{ReviewSession, ThreadEntry};
 use crate::protocol::review::{Review, ReviewTarget};
+use crate::protocol::values::TurnSource;
 use crate::review::source::DiffSource;
+use crate::session::Session;
+use crate::session::commit_chapters::AfterCommit;
+use crate::session::review::saving::Answered;
+use crate::session::review::{Loaded, Next};
+use crate::session::review_prompts::{agent_review_prompt, finding_prompt};
+use crate::session::review_saves::Change;
+use crate::session::review_turns::{ReviewTask, ReviewWork, system_note};
+use crate::session::turn::Queued;
 
 impl Session {
     /// `load_guided_review`: a pull request's through gh, any other diff through git.
@@ -176,6 +182,105 @@ impl Session {
             Answered::Said => {}
             Answered::Turn(task) => self.queue_review_turn(now, task),
             Answered::Failed(reason) => self.report_error(reason),
+        }
+    }
+}
+
+impl Session {
+    /// Queues the review turn for `task`, with its prompt built from the review as it is now.
+    pub(in crate::session) fn queue_review_turn(&mut self, now: Instant, task: ReviewTask) {
+        let Some(open) = self.review.view() else {
+            return;
+        };
+        let text = match &task.work {
+            ReviewWork::Answer(id) | ReviewWork::Fix(id) => {
+                let fix = matches!(task.work, ReviewWork::Fix(_));
+                match open.stored.session.findings.iter().find(|f| &f.id == id) {
+                    Some(finding) => finding_prompt(open.review, finding, fix),
+                    None => return,
+                }
+            }
+            ReviewWork::Review => agent_review_prompt(open.review),
+        };
+        let queued = Queued {
+            text,
+            images: Vec::new(),
+            review: Some(task),
+        };
+        self.submit(now, queued, TurnSource::Review);
+    }
+
+    /// The `report` and `add_finding` tools: what they changed, for the model, or why not.
+    pub(in crate::session) fn review_tool(
+        &mut self,
+        now: Instant,
+        name: &str,
+        input: &Value,
+    ) -> Result<String, String> {
+        let task = self
+            .turns
+            .running()
+            .and_then(|t| t.review().cloned())
+            .ok_or_else(|| format!("{name} is only available in a review turn."))?;
+        let at_ms = self.wall_ms(now);
+        let open = self.review.view().filter(|o| o.review.id == task.review_id);
+        let done = task.run_tool(name, input, open, &self.facts.cwd, at_ms);
+        if done.reported
+            && let Some(turn) = self.turns.running_mut()
+        {
+            turn.note_report();
+        }
+        if let Some(change) = done.change {
+            self.queue_change(now, change);
+        }
+        done.answer
+    }
+
+    /// A review turn ended: its answer or a note lands on the thread.
+    pub(in crate::session) fn review_turn_ended(
+        &mut self,
+        now: Instant,
+        task: &ReviewTask,
+        answer: &str,
+        reported: bool,
+        why: &str,
+    ) {
+        if self.check_open(&task.review_id).is_err() {
+            return;
+        }
+        if let Some((finding_id, entry)) = task.ended(answer, reported, why, self.wall_ms(now)) {
+            self.close_thread(now, finding_id, entry);
+        }
+    }
+}
+
+impl Session {
+    /// `commit_review_chapters` of the open review, in its repository.
+    pub(in crate::session) fn commit_chapters(
+        &mut self,
+        now: Instant,
+        request: CommitReviewChapters,
+    ) -> Result<(), String> {
+        let review = Arc::clone(self.check_open(&request.review_id)?);
+        let root = self.review_root().unwrap_or_else(|| self.facts.cwd.clone());
+        let shell = shell!(self);
+        let after = (self.commit).start(&mut self.port, shell, now, &request, (&review, root))?;
+        self.after_commit(after);
+        Ok(())
+    }
+
+    /// Takes a result of the running step.
+    pub(in crate::session) fn commit_effect(&mut self, now: Instant, input: &Input<'_>) {
+        let after = (self.commit).handle(&mut self.port, shell!(self), now, input);
+        self.after_commit(after);
+    }
+
+    /// Hands what a commit made to the review or the stacks.
+    fn after_commit(&mut self, after: Option<AfterCommit>) {
+        match after {
+            Some(AfterCommit::Stack(chapters)) => self.stacks.committed(chapters),
+            Some(AfterCommit::HeadMoved) => self.refresh_review(),
+            None => {}
         }
     }
 }

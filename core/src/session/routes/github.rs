@@ -1,0 +1,193 @@
+//! The session's routing for GitHub and stacks: what the GitHub and stacks machines are lent,
+//! and where their answers (`Then`, a stack that moved) go.
+
+use std::time::Instant;
+
+use crate::effects::Input;
+use crate::github::diff_lines::DiffLines;
+use crate::protocol::github::{PostPullRequestReview, PreviewPullRequestReview};
+use crate::protocol::review::ReviewTarget;
+use crate::protocol::stack::{OpenStack, PlanRestack, PreviewStack, Restack};
+use crate::session::Session;
+use crate::session::github::Then;
+use crate::session::pr_review::comments_for;
+use crate::session::review::Loaded;
+
+impl Session {
+    /// Probes the workspace (see [`crate::session::github::Github::probe`]) and routes what that leaves.
+    pub(in crate::session) fn probe_workspace(&mut self, now: Instant, announce: bool) {
+        let then = (self.github).probe(&mut self.port, shell!(self), now, announce);
+        self.github_then(now, then);
+    }
+
+    /// Does what GitHub left to the session, until nothing is left.
+    pub(in crate::session) fn github_then(&mut self, now: Instant, then: Option<Then>) {
+        let Some(then) = then else {
+            return;
+        };
+        match then {
+            Then::ProbeEnded(waiting) => {
+                // Answered before a queued probe starts, so they never wait for a second one.
+                for incoming in waiting {
+                    self.handle_incoming(now, incoming);
+                }
+                let then = (self.github).probe_queued(&mut self.port, shell!(self), now);
+                self.github_then(now, then);
+            }
+            Then::Draft {
+                request_id,
+                base,
+                head,
+                commits,
+            } => {
+                let chapters = self.review_chapters();
+                (self.github).previewed(
+                    &mut self.port,
+                    request_id,
+                    (base, head),
+                    commits,
+                    chapters,
+                );
+            }
+            Then::ReviewDiff {
+                request_id,
+                review_id,
+                pull,
+                head_sha,
+                diff,
+            } => self.review_diff_read(request_id, &review_id, pull, head_sha, &diff),
+            Then::TargetDiff {
+                request_id,
+                target,
+                patch,
+            } => {
+                let root = self.facts.cwd.clone();
+                self.read_session(now, request_id, target, Loaded::Patch { root, patch });
+            }
+            Then::ReviewHead { request_id, stdout } => self.review_head_read(request_id, &stdout),
+        }
+    }
+}
+
+impl Session {
+    /// `load_guided_review` of a pull request.
+    pub(in crate::session) fn load_pull_request_review(
+        &mut self,
+        now: Instant,
+        request_id: String,
+        target: ReviewTarget,
+    ) {
+        let then = (self.github).load_review(&mut self.port, shell!(self), now, request_id, target);
+        self.github_then(now, then);
+    }
+
+    /// `preview_pull_request_review` of the open review.
+    pub(in crate::session) fn preview_pull_request_review(
+        &mut self,
+        now: Instant,
+        request: PreviewPullRequestReview,
+    ) -> Result<(), String> {
+        let target = self.check_open(&request.review_id)?.target.clone();
+        let then =
+            (self.github).preview_review(&mut self.port, shell!(self), now, request, &target)?;
+        self.github_then(now, then);
+        Ok(())
+    }
+
+    /// The diff of a pull request review's preview: the open review's findings drafted
+    /// against it.
+    pub(in crate::session) fn review_diff_read(
+        &mut self,
+        request_id: String,
+        review_id: &str,
+        pull: (u64, Option<String>),
+        head_sha: String,
+        diff: &str,
+    ) {
+        let drafted = match (self.check_open(review_id), self.review_session()) {
+            (Ok(review), Some(session)) => {
+                let (comments, skipped, verdict) =
+                    comments_for(review, session, &DiffLines::parse(diff));
+                Some((session.revision, comments, skipped, verdict))
+            }
+            _ => None,
+        };
+        (self.github).review_previewed(&mut self.port, request_id, pull, head_sha, drafted);
+    }
+
+    /// `post_pull_request_review`, against the open review session's revision.
+    pub(in crate::session) fn post_pull_request_review(
+        &mut self,
+        now: Instant,
+        post: PostPullRequestReview,
+    ) -> Result<(), String> {
+        let revision = self.review_session().map(|s| s.revision);
+        let then = (self.github).post_review(&mut self.port, shell!(self), now, post, revision)?;
+        self.github_then(now, then);
+        Ok(())
+    }
+
+    /// The pull request's head before a review is posted.
+    pub(in crate::session) fn review_head_read(&mut self, request_id: String, stdout: &str) {
+        let dir = self.review_dir();
+        (self.github).write_review_body(&mut self.port, request_id, stdout, dir);
+    }
+}
+
+impl Session {
+    /// After a stack was pushed or opened (or failed to be), the workspace is probed again.
+    fn stacks_moved(&mut self, now: Instant, moved: bool) {
+        if moved {
+            self.probe_workspace(now, true);
+        }
+    }
+
+    /// `preview_stack`.
+    pub(in crate::session) fn preview_stack(&mut self, now: Instant, preview: PreviewStack) {
+        let at = (now, self.wall_ms(now));
+        let workspace = self.github.workspace();
+        let moved = (self.stacks).preview(&mut self.port, shell!(self), at, preview, &workspace);
+        self.stacks_moved(now, moved);
+    }
+
+    /// `open_stack`.
+    pub(in crate::session) fn open_stack(
+        &mut self,
+        now: Instant,
+        open: OpenStack,
+    ) -> Result<(), String> {
+        let at = (now, self.wall_ms(now));
+        let moved = (self.stacks).open(&mut self.port, shell!(self), at, open)?;
+        self.stacks_moved(now, moved);
+        Ok(())
+    }
+
+    /// `plan_restack`.
+    pub(in crate::session) fn plan_restack(&mut self, now: Instant, plan: PlanRestack) {
+        let at = (now, self.wall_ms(now));
+        let workspace = self.github.workspace();
+        let moved = (self.stacks).plan(&mut self.port, shell!(self), at, plan, &workspace);
+        self.stacks_moved(now, moved);
+    }
+
+    /// `restack`, refused while a turn runs.
+    pub(in crate::session) fn restack(
+        &mut self,
+        now: Instant,
+        restack: Restack,
+    ) -> Result<(), String> {
+        let at = (now, self.wall_ms(now));
+        let turn_running = self.turns.is_running();
+        let moved =
+            (self.stacks).restack(&mut self.port, shell!(self), at, restack, turn_running)?;
+        self.stacks_moved(now, moved);
+        Ok(())
+    }
+
+    /// Routes a command's end to its flow.
+    pub(in crate::session) fn stack_effect(&mut self, now: Instant, input: &Input<'_>) {
+        let at = (now, self.wall_ms(now));
+        let moved = (self.stacks).handle(&mut self.port, shell!(self), at, input);
+        self.stacks_moved(now, moved);
+    }
+}
