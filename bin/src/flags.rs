@@ -143,7 +143,7 @@ impl Flags {
             None if self.continue_session => Resume::Latest,
             None => return Ok(None),
         };
-        let path = resume.path(dir, cwd, environment::session_headers)?;
+        let path = resume.path(dir, cwd, environment::session_heads)?;
         let bytes = std::fs::read(&path).map_err(|err| {
             let absent = err.kind() == std::io::ErrorKind::NotFound;
             resume.unreadable(dir.unwrap_or_default(), &path, absent, &err.to_string())

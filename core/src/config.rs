@@ -125,8 +125,11 @@ pub struct Timings {
     /// How often the workspace is probed again while gh is usable.
     pub github_poll: Duration,
     /// How long a question to a local server about its model (`/props`, `/v1/models`) may
-    /// take before it is given up; it never delays `ready` or a turn.
+    /// take before it is given up; it never delays `ready`.
     pub server_probe_timeout: Duration,
+    /// How long a turn's first request waits for that question's answer when it is still
+    /// under way (`LUXE_WINDOW_WAIT_MS`), so that the request fits the window the server runs.
+    pub window_wait: Duration,
     /// How long a request to an MCP server may wait for its answer when its settings give no
     /// `timeout` (`LUXE_MCP_TIMEOUT_MS`).
     pub mcp_timeout: Duration,
@@ -147,6 +150,7 @@ impl Default for Timings {
             git_timeout: Duration::from_secs(300),
             github_poll: Duration::from_secs(60),
             server_probe_timeout: Duration::from_secs(5),
+            window_wait: Duration::from_secs(2),
             mcp_timeout: Duration::from_secs(60),
             mcp_restart: Duration::from_secs(1),
         }

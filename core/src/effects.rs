@@ -403,8 +403,8 @@ pub enum Output {
         /// The whole new content.
         bytes: Vec<u8>,
     },
-    /// Start a process in its own process group, stdin closed → `ProcessOutput`*, then
-    /// `ProcessExited`.
+    /// Start a process in its own process group, fed `stdin` and then end of file →
+    /// `ProcessOutput`*, then `ProcessExited`.
     Spawn {
         /// Echoed by the results.
         id: EffectId,
@@ -418,6 +418,9 @@ pub enum Output {
         env: Vec<(String, String)>,
         /// Variables of luxe's own environment it does not get.
         unset: Vec<String>,
+        /// What it reads on stdin (empty: stdin is closed from the start). What a command
+        /// needs but must not leave on disk (a review's body for `gh api --input -`).
+        stdin: Vec<u8>,
     },
     /// Start a long-lived process (an MCP server) in its own process group with stdin piped
     /// for `WriteStdin`, and with `env` as its whole environment → `ProcessOutput`*, then

@@ -72,6 +72,8 @@ pub struct Cmd {
     /// The directory it runs in when not the session's (the repository's top directory, which
     /// a review's paths are relative to).
     pub cwd: Option<String>,
+    /// What it reads on stdin (empty: none).
+    pub stdin: Vec<u8>,
 }
 
 impl Cmd {
@@ -82,6 +84,7 @@ impl Cmd {
             args,
             env: Vec::new(),
             cwd: None,
+            stdin: Vec::new(),
         }
     }
 
@@ -98,6 +101,12 @@ impl Cmd {
     /// The same command with `name=value` in its environment.
     pub fn with_env(mut self, name: &str, value: &str) -> Self {
         self.env.push((name.to_owned(), value.to_owned()));
+        self
+    }
+
+    /// The same command reading `bytes` on stdin.
+    pub fn with_stdin(mut self, bytes: Vec<u8>) -> Self {
+        self.stdin = bytes;
         self
     }
 

@@ -224,8 +224,10 @@ impl Effects {
                 cwd,
                 env,
                 unset,
+                stdin,
             } => {
-                let process = Process::spawn(id, &program, &args, &cwd, &env, &unset, sender);
+                let process =
+                    Process::spawn(id, &program, &args, &cwd, &env, &unset, stdin, sender);
                 self.processes.insert(id, process);
             }
             Output::SpawnPiped {

@@ -123,10 +123,12 @@ pub fn settings_files(candidates: &[(String, Scope)]) -> Result<Vec<SettingsSour
     Ok(found)
 }
 
-/// The session files in `dir` as `-c` looks at them: each one's path, first line and last
-/// write (seconds since the epoch); an absent directory holds none.
-pub fn session_headers(dir: &str) -> Result<Vec<(String, Vec<u8>, u64)>, String> {
-    crate::files::read_sessions(dir, crate::files::SessionBytes::FirstLine)
+/// The session files in `dir` as `-c` looks at them: each one's path, first bytes (core's
+/// [`luxe_core::store::HEAD_BYTES`] at most) and last write (seconds since the epoch); an
+/// absent directory holds none.
+pub fn session_heads(dir: &str) -> Result<Vec<(String, Vec<u8>, u64)>, String> {
+    let head = crate::files::SessionBytes::Head(luxe_core::store::HEAD_BYTES);
+    crate::files::read_sessions(dir, head)
 }
 
 /// `os arch`, for the system prompt.
@@ -228,15 +230,17 @@ mod tests {
     }
 
     #[test]
-    fn session_headers_are_first_lines_of_session_files() {
+    fn session_heads_are_the_first_bytes_of_session_files() {
         let dir = tempfile::tempdir().unwrap();
         let write = |name: &str, text: &str| std::fs::write(dir.path().join(name), text).unwrap();
         write("one.jsonl", "{\"header\":1}\n{\"more\":2}\n");
+        let long = "x".repeat(20_000);
+        write("long.jsonl", &long);
         write("torn.jsonl", "no newline");
         write(".jsonl", "hidden\n");
         write("one.jsonl.tmp", "partial\n");
         let dir_path = dir.path().to_string_lossy().into_owned();
-        let mut found: Vec<(String, Vec<u8>)> = session_headers(&dir_path)
+        let mut found: Vec<(String, Vec<u8>)> = session_heads(&dir_path)
             .unwrap()
             .into_iter()
             .map(|(path, first, _)| (path.rsplit('/').next().unwrap().to_owned(), first))
@@ -245,12 +249,16 @@ mod tests {
         assert_eq!(
             found,
             [
-                ("one.jsonl".to_owned(), b"{\"header\":1}\n".to_vec()),
+                ("long.jsonl".to_owned(), long.as_bytes()[..8192].to_vec()),
+                (
+                    "one.jsonl".to_owned(),
+                    b"{\"header\":1}\n{\"more\":2}\n".to_vec()
+                ),
                 ("torn.jsonl".to_owned(), b"no newline".to_vec()),
             ]
         );
         let absent = format!("{dir_path}/none");
-        assert_eq!(session_headers(&absent).unwrap(), []);
+        assert_eq!(session_heads(&absent).unwrap(), []);
     }
 
     #[test]

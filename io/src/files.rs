@@ -1,7 +1,7 @@
 //! Blocking file reads and atomic writes; the performer runs them on smol's thread pool.
 
 use std::fs::{self, File, OpenOptions};
-use std::io::{self, BufRead as _, Read, Write};
+use std::io::{self, Read, Write};
 use std::os::unix::fs::OpenOptionsExt as _;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -52,8 +52,9 @@ pub(crate) fn append(path: &str, bytes: &[u8]) -> Result<(), String> {
 /// How much of each session file [`read_sessions`] reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum SessionBytes {
-    /// The header line, its LF included (for `-c`, which looks only at headers).
-    FirstLine,
+    /// The first bytes, at most this many (for `-c`, which looks at the header and whether
+    /// anything was said).
+    Head(u64),
     /// The whole file (for `list_sessions`).
     Whole,
 }
@@ -84,10 +85,10 @@ pub(crate) fn read_sessions(
             .map_or(0, |d| d.as_secs());
         let bytes = match part {
             SessionBytes::Whole => fs::read(&path),
-            SessionBytes::FirstLine => File::open(&path).and_then(|file| {
-                let mut first = Vec::new();
-                io::BufReader::new(file).read_until(b'\n', &mut first)?;
-                Ok(first)
+            SessionBytes::Head(max) => File::open(&path).and_then(|file| {
+                let mut head = Vec::new();
+                file.take(max).read_to_end(&mut head)?;
+                Ok(head)
             }),
         };
         if let Ok(bytes) = bytes {

@@ -9,7 +9,7 @@ use luxe_core::effects::{EffectId, Stream};
 use rustix::process::{Pid, Signal, kill_process_group};
 use smol::Task;
 use smol::channel::Sender;
-use smol::io::{AsyncRead, AsyncReadExt};
+use smol::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
 
 use luxe_core::effects::Completion;
 
@@ -26,9 +26,10 @@ pub(crate) struct Process {
 }
 
 impl Process {
-    /// Starts `program` with stdin closed and both output streams piped to `sender`, with
-    /// luxe's environment plus `env` less `unset`; a failure to start is reported as
-    /// `ProcessExited` with an error.
+    /// Starts `program` reading `stdin` (closed from the start when empty) and both output
+    /// streams piped to `sender`, with luxe's environment plus `env` less `unset`; a failure
+    /// to start is reported as `ProcessExited` with an error.
+    #[allow(clippy::too_many_arguments)] // one per field of `Output::Spawn`
     pub(crate) fn spawn(
         id: EffectId,
         program: &str,
@@ -36,6 +37,7 @@ impl Process {
         cwd: &str,
         env: &[(String, String)],
         unset: &[String],
+        stdin: Vec<u8>,
         sender: Sender<Completion>,
     ) -> Self {
         let mut command = std::process::Command::new(program);
@@ -50,12 +52,26 @@ impl Process {
         }
         // Stdio is set on the async builder: it resets the std builder's to inherit.
         let mut command = Command::from(command);
+        let fed = !stdin.is_empty();
         command
-            .stdin(Stdio::null())
+            .stdin(if fed { Stdio::piped() } else { Stdio::null() })
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
         match command.spawn() {
-            Ok(child) => Self::started(id, child, None, sender),
+            Ok(mut child) => {
+                if let Some(mut pipe) = child.stdin.take().filter(|_| fed) {
+                    // Written beside the output's reading, so a child that answers before it
+                    // has read everything cannot stall on a full pipe; dropping the pipe is
+                    // the end of file.
+                    smol::spawn(async move {
+                        if let Err(err) = pipe.write_all(&stdin).await {
+                            tracing::debug!("stdin of {id:?}: {err}");
+                        }
+                    })
+                    .detach();
+                }
+                Self::started(id, child, None, sender)
+            }
             Err(err) => {
                 let status = Err(format!("cannot start {program}: {err}"));
                 let task = smol::spawn(async move {

@@ -275,6 +275,7 @@ fn spawn(program: &str, args: &[&str]) -> Output {
         cwd: "/".into(),
         env: Vec::new(),
         unset: Vec::new(),
+        stdin: Vec::new(),
     }
 }
 
@@ -333,6 +334,7 @@ fn the_variables_unset_do_not_reach_the_process() {
             cwd,
             env: Vec::new(),
             unset: vec!["HOME".to_owned()],
+            stdin: Vec::new(),
         });
         let (stdout, _, status) = run_out(&results).await;
         assert_eq!(stdout, b"none:path\n");
@@ -362,10 +364,49 @@ fn the_variables_given_reach_the_process_on_top_of_luxes_own() {
             cwd,
             env,
             unset: Vec::new(),
+            stdin: Vec::new(),
         });
         let (stdout, _, status) = run_out(&results).await;
         assert_eq!(stdout, b"given:path\n");
         assert_eq!(status, Ok(Some(0)));
+    });
+}
+
+#[test]
+fn a_process_reads_what_it_is_given_on_stdin_then_its_end() {
+    let (mut effects, results) = performer();
+    smol::block_on(async {
+        // More than a pipe holds, so the writer must wait for the reader.
+        let given = "line\n".repeat(40_000);
+        let Output::Spawn {
+            id,
+            program,
+            args,
+            cwd,
+            ..
+        } = spawn("bash", &["-c", "wc -c; cat >/dev/null; echo eof"])
+        else {
+            unreachable!()
+        };
+        effects.start(Output::Spawn {
+            id,
+            program,
+            args,
+            cwd,
+            env: Vec::new(),
+            unset: Vec::new(),
+            stdin: given.clone().into_bytes(),
+        });
+        let (stdout, _, status) = run_out(&results).await;
+        assert_eq!(
+            String::from_utf8_lossy(&stdout),
+            format!("{}\neof\n", given.len())
+        );
+        assert_eq!(status, Ok(Some(0)));
+        // Without stdin, a reader sees its end at once.
+        effects.start(spawn("bash", &["-c", "cat; echo closed"]));
+        let (stdout, _, _) = run_out(&results).await;
+        assert_eq!(stdout, b"closed\n");
     });
 }
 

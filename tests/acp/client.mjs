@@ -159,6 +159,30 @@ const scenarios = {
     await call(ctx, acp.methods.agent.session.list, {});
   },
 
+  // An editor that opens a thread and quits before anything is said in it.
+  async new_only(ctx) {
+    const { sessionId } = await started(ctx);
+    await call(ctx, acp.methods.agent.session.setMode, { sessionId, modeId: "plan" });
+    log({ kind: "mark", what: sessionId });
+  },
+
+  // The same editor restarted: it reopens the thread it recorded (SESSION_ID), loads it, then
+  // resumes it and says something in it.
+  async reopen(ctx) {
+    await call(ctx, acp.methods.agent.initialize, {
+      protocolVersion: acp.PROTOCOL_VERSION,
+      clientCapabilities: {},
+      clientInfo: { name: "luxe-tests", version: "1" },
+    });
+    const sessionId = env.SESSION_ID;
+    await call(ctx, acp.methods.agent.session.list, { cwd: dirA });
+    await call(ctx, acp.methods.agent.session.load, { sessionId, cwd: dirA, mcpServers: [] });
+    await call(ctx, acp.methods.agent.session.close, { sessionId });
+    await call(ctx, acp.methods.agent.session.resume, { sessionId, cwd: dirA, mcpServers: [] });
+    await call(ctx, acp.methods.agent.session.prompt, { sessionId, prompt: text("first words") });
+    await call(ctx, acp.methods.agent.session.list, { cwd: dirA });
+  },
+
   async two(ctx) {
     const a = await started(ctx);
     const b = await call(ctx, acp.methods.agent.session.new, { cwd: dirB, mcpServers: [] });

@@ -355,6 +355,19 @@ impl ModelServer {
         );
     }
 
+    /// Answers the questions about the server (`serve_info`'s paths) only after `delay`, as a
+    /// server busy loading its model does.
+    pub fn delay_info(&self, delay: Duration) {
+        self.shared.lock().info_delay = delay;
+    }
+
+    /// Refuses, as vLLM does, every chat request whose prompt and output cap exceed `window`
+    /// tokens, counting the prompt as the characters of its JSON `messages` and `tools` at
+    /// `chars_per_token` (refused requests take no scripted reply).
+    pub fn enforce_window(&self, window: u64, chars_per_token: f64) {
+        self.shared.lock().enforced = Some((window, chars_per_token));
+    }
+
     /// Drops the replies still queued (a test that queued more than a turn used).
     pub fn clear_replies(&self) {
         self.shared.lock().replies.clear();
@@ -430,6 +443,10 @@ struct State {
     replies: VecDeque<Reply>,
     /// What a GET of a path answers (a local server's `/props`, `/v1/models`).
     info: std::collections::BTreeMap<String, String>,
+    /// How long such an answer waits.
+    info_delay: Duration,
+    /// The window chat requests must fit, and the characters a token counts for.
+    enforced: Option<(u64, f64)>,
     requests: Vec<RecordedRequest>,
     stopped: bool,
     /// A handle on each connection's socket, so Drop can unblock its thread, and the thread.
@@ -577,13 +594,47 @@ fn answer(stream: &TcpStream, shared: &Shared) {
     // Questions about the server: GETs, and Ollama's `POST /api/show`.
     if request.method == "GET" || info.is_some() {
         shared.record(request.clone(), false);
+        let delay = shared.lock().info_delay;
+        if shared.pause(delay) {
+            return;
+        }
         let _ = match info {
             Some(body) => respond(stream, 200, &[], &body),
             None => respond(stream, 404, &[], "Not Found"),
         };
         return;
     }
-    let (number, reply) = shared.record(request.clone(), provider.is_some());
+    let enforced = shared.lock().enforced;
+    let mut counted = None;
+    if let (Some(Provider::OpenAi), Some((window, chars_per_token))) = (provider, enforced) {
+        let body = &request.body;
+        let chars = body["messages"].to_string().chars().count()
+            + body
+                .get("tools")
+                .map_or(0, |t| t.to_string().chars().count());
+        let prompt = (chars as f64 / chars_per_token).ceil() as u64;
+        let cap = body["max_completion_tokens"]
+            .as_u64()
+            .or_else(|| body["max_tokens"].as_u64())
+            .unwrap_or(0);
+        if prompt + cap > window {
+            shared.record(request.clone(), false);
+            let message = format!(
+                "This model's maximum context length is {window} tokens. However, you requested {} tokens ({prompt} in the messages, {cap} in the completion). Please reduce the length of the messages or completion.",
+                prompt + cap
+            );
+            let body = serde_json::json!({"object": "error", "message": message,
+                "type": "BadRequestError", "param": null, "code": 400});
+            let _ = respond(stream, 400, &[], &body.to_string());
+            return;
+        }
+        counted = Some(prompt);
+    }
+    let (number, mut reply) = shared.record(request.clone(), provider.is_some());
+    // The usage a server enforcing its window reports is its own count, as a real one's is.
+    if let (Some(prompt), Some(Reply::Stream(script))) = (counted, reply.as_mut()) {
+        script.usage.input = prompt;
+    }
     let Some(provider) = provider else {
         let message = format!(
             "model server: no route for {} {}",

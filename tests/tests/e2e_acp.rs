@@ -393,6 +393,49 @@ fn load_replays_in_order_before_its_response_resume_and_list() {
     );
 }
 
+/// A session an editor opened and left before anything was said is still there for the next
+/// process: loaded (nothing to replay) and resumed with its mode, unlisted until it holds a
+/// message.
+#[test]
+fn a_session_with_nothing_said_can_be_loaded_and_resumed_by_a_new_process() {
+    let ws = Workspace::new();
+    let server = ModelServer::start();
+    server.push(Reply::text("Hello."));
+    let first = run("new_only", &ws, &server, &[]);
+    let id = first.result("session/new", 0)["sessionId"]
+        .as_str()
+        .expect("an id")
+        .to_owned();
+    let t = run("reopen", &ws, &server, &[("SESSION_ID", id.as_str())]);
+    assert_eq!(
+        t.of("error"),
+        Vec::<&Value>::new(),
+        "every request answered: {:#?}",
+        t.entries
+    );
+    let unlisted = &t.result("session/list", 0)["sessions"];
+    assert_eq!(unlisted, &json!([]), "nothing said: not listed");
+    let loaded = t.result("session/load", 0);
+    assert_eq!(
+        loaded["modes"]["currentModeId"], "plan",
+        "its mode came back"
+    );
+    let outline = t.outline();
+    let replayed = outline[..at(&outline, "response session/load")]
+        .iter()
+        .filter(|o| o.ends_with("_chunk") || *o == "tool_call")
+        .count();
+    assert_eq!(replayed, 0, "nothing to replay: {outline:?}");
+    assert_eq!(
+        t.result("session/resume", 0)["modes"]["currentModeId"],
+        "plan"
+    );
+    assert_eq!(t.result("session/prompt", 0)["stopReason"], "end_turn");
+    let listed = &t.result("session/list", 1)["sessions"];
+    assert_eq!(listed[0]["sessionId"], id.as_str(), "one id throughout");
+    assert_eq!(listed[0]["title"], "first words");
+}
+
 #[test]
 fn two_sessions_in_two_directories_at_once() {
     let ws = Workspace::new();
@@ -628,6 +671,64 @@ fn the_client_file_system_serves_reads_and_takes_writes() {
         "luxe left the writing to the editor"
     );
     assert_eq!(t.result("session/prompt", 0)["stopReason"], "end_turn");
+}
+
+/// A `write`'s diff as the editor gets it: the text it replaced (ACP's `null` is "created", so
+/// only a new file says it), and no diff for a write refused by permission.
+#[test]
+fn a_writes_diff_carries_what_it_replaced_and_null_only_for_a_new_file() {
+    let ws = Workspace::new();
+    let server = ModelServer::start();
+    let (a, _) = luxe_tests::acp_client::project_dirs(&ws);
+    std::fs::write(format!("{a}/notes.txt"), "OLD-LINE-1\n").unwrap();
+    std::fs::write(format!("{a}/kept.txt"), "KEPT\n").unwrap();
+    for (id, path, content) in [
+        ("t1", "notes.txt", "NEW-LINE-2\n"),
+        ("t2", "fresh.txt", "FRESH\n"),
+        ("t3", "kept.txt", "NEVER\n"),
+    ] {
+        let input = json!({"path": path, "content": content});
+        server.push(Reply::tool_call(id, "write", input));
+    }
+    server.push(Reply::text("done"));
+    let answers = ("SCENARIO_PERMISSIONS", "allow_once,allow_once,reject_once");
+    let t = run("basic", &ws, &server, &[answers]);
+    let finished = |call: &str| -> Value {
+        t.of("update")
+            .into_iter()
+            .rfind(|e| e["update"]["toolCallId"] == call)
+            .map(|e| e["update"].clone())
+            .unwrap_or_else(|| panic!("no update of {call}: {:#?}", t.entries))
+    };
+    let overwrite = finished("call_1");
+    assert_eq!(overwrite["status"], "completed");
+    assert_eq!(
+        overwrite["content"][1],
+        json!({"type": "diff", "path": format!("{a}/notes.txt"),
+            "oldText": "OLD-LINE-1\n", "newText": "NEW-LINE-2\n"})
+    );
+    let create = finished("call_2");
+    assert_eq!(create["status"], "completed");
+    assert_eq!(
+        create["content"][1],
+        json!({"type": "diff", "path": format!("{a}/fresh.txt"),
+            "oldText": null, "newText": "FRESH\n"})
+    );
+    let refused = finished("call_3");
+    assert_eq!(refused["status"], "failed");
+    assert_eq!(
+        refused["content"].as_array().map(Vec::len),
+        Some(1),
+        "no diff"
+    );
+    assert_eq!(
+        std::fs::read_to_string(format!("{a}/notes.txt")).unwrap(),
+        "NEW-LINE-2\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(format!("{a}/kept.txt")).unwrap(),
+        "KEPT\n"
+    );
 }
 
 #[test]

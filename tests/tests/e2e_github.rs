@@ -597,12 +597,20 @@ fn a_branch_review_posts_as_a_pull_request_review_once_and_only_as_previewed() {
         .find(|c| c["argv"][0] == "api")
         .unwrap();
     assert_eq!(
-        call["argv"].as_array().unwrap()[1..4],
+        call["argv"].as_array().unwrap()[1..],
         [
             json!("--method"),
             json!("POST"),
-            json!("repos/acme/widgets/pulls/7/reviews")
-        ]
+            json!("repos/acme/widgets/pulls/7/reviews"),
+            json!("--input"),
+            json!("-"),
+        ],
+        "the body goes on gh's stdin"
+    );
+    assert_eq!(
+        bodies_left(&ws),
+        Vec::<String>::new(),
+        "nothing of a post on disk"
     );
     assert_eq!(
         post(&mut luxe, "p2", "comment")["kind"],
@@ -626,6 +634,11 @@ fn a_branch_review_posts_as_a_pull_request_review_once_and_only_as_previewed() {
             .contains("HTTP 422"),
         "{failed}"
     );
+    assert_eq!(
+        bodies_left(&ws),
+        Vec::<String>::new(),
+        "nor of a failed one"
+    );
     fake.update_state(|s| s["diffs"]["7"] = diff.clone());
     assert_eq!(
         post(&mut luxe, "p4", "comment")["kind"],
@@ -643,6 +656,25 @@ fn a_branch_review_posts_as_a_pull_request_review_once_and_only_as_previewed() {
             .contains("head moved"),
         "{failed}"
     );
+}
+
+/// Files under `$LUXE_HOME` other than sessions and review sessions: what a post could leave.
+fn bodies_left(ws: &Workspace) -> Vec<String> {
+    let home = ws.path().join("home");
+    let mut left = Vec::new();
+    for dir in ["", "reviews"] {
+        let Ok(entries) = std::fs::read_dir(home.join(dir)) else {
+            continue;
+        };
+        for entry in entries.filter_map(Result::ok) {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let kept = entry.path().is_dir() || name.starts_with("review");
+            if !kept {
+                left.push(format!("{dir}/{name}"));
+            }
+        }
+    }
+    left
 }
 
 #[test]

@@ -319,3 +319,37 @@ fn a_resumed_session_keeps_an_unknown_cost_unknown() {
     assert!(usage["cost_usd"].as_f64().unwrap() > 0.0, "{usage}");
     assert_eq!(usage["session_cost_usd"], Value::Null, "{usage}");
 }
+
+/// vLLM refuses a request whose prompt and output cap exceed `max_model_len`. A fresh session's
+/// first request waits for the server's (slow) word on the window, and every request after it
+/// fits that window with its cap even when the server counts a third more tokens than luxe's
+/// first estimate: nothing is refused.
+#[test]
+fn every_request_to_a_model_of_unknown_size_fits_its_window_with_its_cap() {
+    let ws = Workspace::new();
+    let server = ModelServer::start();
+    server.serve_vllm_info("smollm2", 3072);
+    server.delay_info(std::time::Duration::from_millis(300));
+    server.enforce_window(3072, 3.0);
+    let mut luxe = spawn_local(&ws, &server);
+    for n in 0..5 {
+        // A second reply for a summary, should a turn come near the window and compact.
+        server.push(Reply::text(&format!("answer {n}")));
+        server.push(Reply::text(&format!("summary or answer {n}")));
+        let frames = turn(&mut luxe, &long(&format!("question {n}")));
+        assert_answered(&frames, Dialect::Vllm);
+        server.clear_replies();
+    }
+    let posts = model_requests(&server);
+    for post in &posts {
+        let chars = post["messages"].to_string().chars().count()
+            + post
+                .get("tools")
+                .map_or(0, |t| t.to_string().chars().count());
+        let cap = post["max_completion_tokens"].as_u64().unwrap();
+        assert!(
+            (chars as f64 / 3.0).ceil() as u64 + cap <= 3072,
+            "refused: {chars} characters and a cap of {cap}"
+        );
+    }
+}

@@ -410,3 +410,42 @@ fn a_torn_tail_swallows_nothing_written_after_the_resume() {
         lost[0]
     );
 }
+
+/// The id `ready` gave is a session from the start: with nothing said it resumes with its
+/// settings, and `-c` (the last conversation) and `list_sessions` pass it by.
+#[test]
+fn a_session_with_no_turn_can_be_resumed_by_its_id() {
+    let ws = Workspace::new();
+    let server = ModelServer::start();
+    let (mut luxe, ready) = start(&ws, &server, &[]);
+    let id = ready["session_id"].as_str().unwrap().to_owned();
+    luxe.send(r#"{"kind":"set_mode","content":{"mode":"plan"}}"#);
+    assert_eq!(luxe.expect("state_changed")["mode"], "plan");
+    close(luxe);
+
+    let (mut luxe, ready) = start(&ws, &server, &["--resume", &id]);
+    assert_eq!(ready["session_id"], id.as_str());
+    assert_eq!(ready["resumed"], true);
+    let restored = luxe.expect("session_restored");
+    assert_eq!(restored["messages"], json!([]));
+    luxe.send(r#"{"kind":"list_sessions","content":{"request_id":"l"}}"#);
+    let listed = luxe.expect("sessions_listed");
+    assert_eq!(listed["sessions"], json!([]), "nothing said: not listed");
+    close(luxe);
+    let mut luxe = spawn(&ws, &server, &["--resume", &id]);
+    luxe.expect("ready");
+    assert_eq!(
+        luxe.expect("state_changed")["mode"],
+        "plan",
+        "its mode came back"
+    );
+    close(luxe);
+
+    let out = ws.luxe().arg("-c").output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "nothing to continue");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("no session to continue"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

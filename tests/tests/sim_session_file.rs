@@ -133,6 +133,15 @@ impl Disk {
         now
     }
 
+    /// A session of `config`, its file started on this disk (a new session writes its header
+    /// as it starts).
+    fn start(&mut self, config: Config) -> Sim {
+        let mut sim = Sim::with_config(config);
+        let start = sim.take_start_effects();
+        self.settle(&mut sim, start);
+        sim
+    }
+
     /// Runs `outputs` and every output their results cause, until nothing is due.
     fn settle(&mut self, sim: &mut Sim, outputs: Vec<Output>) {
         let mut due = self.perform(&outputs);
@@ -172,11 +181,11 @@ fn is_subsequence<T: PartialEq>(short: &[T], long: &[T]) -> bool {
 /// Whatever tears and late results the appends meet, the file restores every record of every
 /// append that landed, in order, and nothing that was never written.
 fn failed_appends_swallow_nothing_after_them(steps: Vec<Step>, fates: Vec<Fate>) -> bool {
-    let mut sim = Sim::with_config(config(None));
     let mut disk = Disk {
         fates: fates.into(),
         ..Disk::default()
     };
+    let mut sim = disk.start(config(None));
     for step in &steps {
         match step.line() {
             Some(line) => {
@@ -210,8 +219,8 @@ fn property_failed_appends_swallow_nothing_after_them() {
 
 /// A session file written without trouble, by a session that said `texts`.
 fn written(texts: &[String]) -> Vec<u8> {
-    let mut sim = Sim::with_config(config(None));
     let mut disk = Disk::default();
+    let mut sim = disk.start(config(None));
     for (n, text) in texts.iter().enumerate() {
         let out = sim.send_outputs(Step::Say(text.clone()).line().unwrap().as_bytes());
         disk.settle(&mut sim, out);

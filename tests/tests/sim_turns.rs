@@ -747,8 +747,16 @@ fn property_turns_at_the_context_limit_always_recover() {
 }
 
 /// A session on a local OpenAI-compatible server's model, outside the catalogue.
+/// A session on a local server whose questions about the model stay unanswered; its turns
+/// do not wait for them (the waiting has tests of its own).
 fn local_world() -> World {
+    local_world_waiting(Duration::ZERO)
+}
+
+/// The same, with turns waiting up to `window_wait` for the server's word on the window.
+fn local_world_waiting(window_wait: Duration) -> World {
     let mut config = config();
+    config.timings.window_wait = window_wait;
     config.model = Some("openai/smollm2".into());
     config.providers = Providers {
         anthropic: None,
@@ -766,6 +774,16 @@ fn answer_openai(world: &mut World, events: &[Value]) -> Value {
     let body = world.bodies.remove(&id).expect("a body");
     world.run(http_answer(id, 200, [&openai_sse(events)[..]]));
     serde_json::from_slice(&body).expect("JSON")
+}
+
+/// Answers the server's question `id` with 200 and `body`, all but its end.
+fn answer_but_end(world: &mut World, id: EffectId, body: &[u8]) {
+    world.input(Input::HttpResponse {
+        id,
+        status: 200,
+        retry_after: None,
+    });
+    world.input(Input::HttpBody { id, bytes: body });
 }
 
 fn submit_go(world: &mut World) {
@@ -922,7 +940,63 @@ fn a_llama_cpp_overflow_teaches_the_window_and_output_is_capped_to_fit() {
 }
 
 #[test]
-fn the_server_says_its_window_and_that_its_template_cannot_use_tools_without_delaying_a_turn() {
+fn the_first_request_waits_for_the_window_and_fits_it_with_its_output_cap() {
+    let mut world = local_world_waiting(Duration::from_secs(2));
+    submit_go(&mut world);
+    assert!(
+        world.http.is_empty(),
+        "no request while the server is asked"
+    );
+    // A question that fails changes nothing: the others may still say the window.
+    let (models, _) = world.gets[0].clone();
+    world.input(Input::HttpFailed {
+        id: models,
+        error: "connection refused".into(),
+    });
+    assert!(world.http.is_empty(), "/props and /api/show are still out");
+    let (props, _) = world.gets[1].clone();
+    answer_but_end(
+        &mut world,
+        props,
+        br#"{"default_generation_settings":{"n_ctx":2048}}"#,
+    );
+    assert!(world.http.is_empty(), "not before the answer is whole");
+    world.input(Input::HttpEnded { id: props });
+    assert_eq!(world.http.len(), 1, "the window is known: sent");
+    let first = answer_openai(
+        &mut world,
+        &[
+            json!({"choices":[{"index":0,"delta":{"content":"hi"}}]}),
+            json!({"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}),
+        ],
+    );
+    let cap = first["max_completion_tokens"].as_u64().unwrap();
+    let chars = first["messages"].to_string().len() + first["tools"].to_string().len();
+    assert!(
+        (chars as u64).div_ceil(3) + cap <= 2048,
+        "{chars} characters at 3 a token and {cap} fit the window"
+    );
+}
+
+#[test]
+fn a_first_request_waits_for_the_window_no_longer_than_window_wait() {
+    let mut world = local_world_waiting(Duration::from_secs(2));
+    submit_go(&mut world);
+    let out = world.checked.advance(Duration::from_millis(1_999));
+    world.absorb(out);
+    assert!(world.http.is_empty(), "still waiting");
+    let out = world.checked.advance(Duration::from_millis(1));
+    world.absorb(out);
+    assert_eq!(world.http.len(), 1, "sent without the window");
+    let sent: Value = serde_json::from_slice(&world.bodies[&world.http[0]]).unwrap();
+    assert_eq!(
+        sent["max_completion_tokens"], 4096,
+        "a model of unknown size"
+    );
+}
+
+#[test]
+fn the_server_says_its_window_and_that_its_template_cannot_use_tools() {
     let mut world = local_world();
     let urls: Vec<&str> = world.gets.iter().map(|(_, url)| url.as_str()).collect();
     assert_eq!(
@@ -933,7 +1007,7 @@ fn the_server_says_its_window_and_that_its_template_cannot_use_tools_without_del
             "http://llama.test/api/show"
         ]
     );
-    // A turn goes ahead while the server has not answered.
+    // Without a wait, a turn goes ahead while the server has not answered.
     submit_go(&mut world);
     let first = answer_openai(
         &mut world,
@@ -945,15 +1019,7 @@ fn the_server_says_its_window_and_that_its_template_cannot_use_tools_without_del
     assert!(first["tools"].is_array());
     let (props, _) = world.gets[1].clone();
     let answer = br#"{"default_generation_settings":{"n_ctx":2048},"chat_template_caps":{"supports_tools":false}}"#;
-    world.input(Input::HttpResponse {
-        id: props,
-        status: 200,
-        retry_after: None,
-    });
-    world.input(Input::HttpBody {
-        id: props,
-        bytes: answer,
-    });
+    answer_but_end(&mut world, props, answer);
     let out = world.checked.input(Input::HttpEnded { id: props });
     let state = out
         .iter()

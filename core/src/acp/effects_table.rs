@@ -133,10 +133,12 @@ impl EffectTable {
                 cwd,
                 env,
                 unset,
+                stdin,
             } => Output::Spawn {
                 id: self.start(slot, id),
                 program,
                 args,
+                stdin,
                 cwd,
                 env,
                 unset,

@@ -12,8 +12,8 @@ use std::collections::{BTreeMap, HashMap};
 use serde_json::{Value, json};
 
 use crate::protocol::events::{
-    ActionRejected, CompactionEnded, Event, PermissionRequested, PlanStatus, QuestionAsked,
-    SessionRestored, StateChanged, ToolFinished, ToolStarted, ToolStatus, TurnUsage,
+    ActionRejected, CompactionEnded, Event, FileBefore, PermissionRequested, PlanStatus,
+    QuestionAsked, SessionRestored, StateChanged, ToolFinished, ToolStarted, ToolStatus, TurnUsage,
 };
 use crate::protocol::values::{PermissionReply, TurnEndReason};
 
@@ -314,7 +314,7 @@ impl Translator {
         let mut content = vec![text_content(&finished.output)];
         if finished.status == ToolStatus::Ok
             && let Some(call) = &call
-            && let Some(diff) = self.diff(&call.name, &call.input)
+            && let Some(diff) = self.diff(&call.name, &call.input, finished.before.as_ref())
         {
             content.push(diff);
         }
@@ -325,13 +325,23 @@ impl Translator {
         steps
     }
 
-    /// A write's or an edit's change as ACP draws it.
-    fn diff(&self, tool: &str, input: &Value) -> Option<Value> {
+    /// A write's or an edit's change as ACP draws it. ACP's `oldText: null` means "created",
+    /// so a write says it only when its file was absent, shows the text it replaced otherwise,
+    /// and shows no diff when that text is not known.
+    fn diff(&self, tool: &str, input: &Value, before: Option<&FileBefore>) -> Option<Value> {
         let path = self.absolute(input.get("path")?.as_str()?);
         match tool {
-            "write" => Some(json!({
-                "type": "diff", "path": path, "oldText": null, "newText": input.get("content")?,
-            })),
+            "write" => {
+                let old = match before? {
+                    FileBefore::Absent => Value::Null,
+                    FileBefore::Text { text } => json!(text),
+                    FileBefore::Unshown => return None,
+                };
+                Some(json!({
+                    "type": "diff", "path": path, "oldText": old,
+                    "newText": input.get("content")?,
+                }))
+            }
             "edit" => Some(json!({
                 "type": "diff", "path": path, "oldText": input.get("old_text")?,
                 "newText": input.get("new_text")?,
@@ -458,6 +468,7 @@ mod tests {
             status: ToolStatus::Ok,
             output: "edited".into(),
             diff: None,
+            before: None,
         })));
         assert_eq!(done[0]["status"], "in_progress");
         assert_eq!(done[1]["status"], "completed");
@@ -465,6 +476,37 @@ mod tests {
             done[1]["content"][1],
             json!({"type": "diff", "path": "/w/a.rs", "oldText": "a", "newText": "b"})
         );
+    }
+
+    #[test]
+    fn a_writes_diff_is_created_only_when_its_file_was_absent() {
+        let content = json!({"path": "notes.txt", "content": "NEW-LINE-2\n"});
+        let replaced = FileBefore::Text {
+            text: "OLD-LINE-1\n".into(),
+        };
+        let cases = [
+            (Some(replaced), Some(json!("OLD-LINE-1\n"))),
+            (Some(FileBefore::Absent), Some(Value::Null)),
+            (Some(FileBefore::Unshown), None),
+            (None, None),
+        ];
+        for (before, old_text) in cases {
+            let mut t = Translator::new("/w", true);
+            t.steps(started("call_1", "write", content.clone()));
+            let done = updates(t.steps(Event::ToolFinished(ToolFinished {
+                call_id: "call_1".into(),
+                status: ToolStatus::Ok,
+                output: "Wrote 11 bytes to notes.txt".into(),
+                diff: None,
+                before: before.clone(),
+            })));
+            let shown = &done.last().unwrap()["content"];
+            let expected = old_text.map(|old| {
+                json!({"type": "diff", "path": "/w/notes.txt", "oldText": old,
+                    "newText": "NEW-LINE-2\n"})
+            });
+            assert_eq!(shown.get(1), expected.as_ref(), "{before:?}");
+        }
     }
 
     #[test]
@@ -507,6 +549,7 @@ mod tests {
             status: ToolStatus::Denied,
             output: "denied".into(),
             diff: None,
+            before: None,
         })));
         assert_eq!(failed.last().unwrap()["status"], "failed");
         assert_eq!(

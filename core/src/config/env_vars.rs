@@ -65,6 +65,7 @@ const TIMING_VARS: &[Override] = &[
     ("LUXE_SERVER_PROBE_TIMEOUT_MS", |t| {
         &mut t.server_probe_timeout
     }),
+    ("LUXE_WINDOW_WAIT_MS", |t| &mut t.window_wait),
     ("LUXE_MCP_TIMEOUT_MS", |t| &mut t.mcp_timeout),
     ("LUXE_MCP_RESTART_MS", |t| &mut t.mcp_restart),
 ];
@@ -125,6 +126,7 @@ mod tests {
                 git_timeout: seven,
                 github_poll: seven,
                 server_probe_timeout: seven,
+                window_wait: seven,
                 mcp_timeout: seven,
                 mcp_restart: seven,
                 ..Timings::default()

@@ -72,7 +72,7 @@ const NO_HOME: &str = "no LUXE_HOME and no home directory: no sessions are kept"
 
 impl Resume {
     /// The file to read for a session in `cwd`, in `sessions_dir` (`None` without a home).
-    /// `list` reads the directory's session files (path, first line, last write), and is
+    /// `list` reads the directory's session files (path, head, last write), and is
     /// called only for `-c`. An error is the line luxe exits with.
     pub fn path(
         &self,
@@ -144,13 +144,21 @@ mod tests {
 
     #[test]
     fn resume_by_id_or_the_latest_of_this_directory() {
+        // A session's head: its header and a first message.
         let header = |id: &str, cwd: &str| {
-            encode(&Record::Session {
+            let mut head = encode(&Record::Session {
                 version: 1,
                 id: id.into(),
                 cwd: cwd.into(),
                 created: "2026-01-01".into(),
-            })
+            });
+            head.extend(encode(&Record::Message {
+                message: crate::model::conversation::Message {
+                    role: crate::model::conversation::Role::User,
+                    content: Vec::new(),
+                },
+            }));
+            head
         };
         let no_listing = |_: &str| -> Result<Vec<(String, Vec<u8>, u64)>, String> {
             panic!("--resume does not list the directory")

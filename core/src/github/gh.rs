@@ -254,15 +254,16 @@ pub fn pr_diff_in(number: u64, repository: Option<&str>) -> Vec<String> {
     with_repo(owned(&["pr", "diff", &number.to_string()]), repository)
 }
 
-/// Posts the review whose JSON body is in the file at `input`.
-pub fn review_post(repository: &str, number: u64, input: &str) -> Vec<String> {
+/// Posts the review whose JSON body gh reads on its stdin (never a file: a review's body and
+/// comments are not left on disk).
+pub fn review_post(repository: &str, number: u64) -> Vec<String> {
     owned(&[
         "api",
         "--method",
         "POST",
         &format!("repos/{repository}/pulls/{number}/reviews"),
         "--input",
-        input,
+        "-",
     ])
 }
 

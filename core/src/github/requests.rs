@@ -334,9 +334,10 @@ impl Request {
         Self::new(request_id, Kind::PostReview, first, Step::ReviewHead)
     }
 
-    /// `post_pull_request_review`, once the body is written to `path`: post it.
-    pub fn review_post(request_id: String, repository: &str, number: u64, path: &str) -> Self {
-        let first = Cmd::gh(gh::review_post(repository, number, path));
+    /// `post_pull_request_review`, once the head is checked: post `body` (gh reads it on
+    /// stdin).
+    pub fn review_post(request_id: String, repository: &str, number: u64, body: Vec<u8>) -> Self {
+        let first = Cmd::gh(gh::review_post(repository, number)).with_stdin(body);
         Self::new(request_id, Kind::PostReview, first, Step::ReviewPost)
     }
 

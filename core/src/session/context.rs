@@ -37,6 +37,7 @@ impl Context {
                 NO_OPTIONAL_LOCKS.1.to_owned(),
             )],
             unset: unset.to_vec(),
+            stdin: Vec::new(),
         });
         let root = cwd.trim_end_matches('/');
         let agents = port.issue(Owner::Context, |id| Output::ReadFile {

@@ -11,13 +11,18 @@ use crate::model::conversation::{Block, Message, Role};
 /// on prose and code. Lists, numbers and JSON take fewer (measured: 2.1–2.6).
 const CHARS_PER_TOKEN_DEFAULT: f64 = 4.0;
 
+/// How many characters of prose one character of JSON (the tools' definitions) counts for:
+/// JSON takes 2.1–2.6 characters a token where prose takes about 4.
+const JSON_WEIGHT: f64 = 1.6;
+
 /// The model's view of the conversation and its size in tokens.
 #[derive(Debug)]
 pub(super) struct Conversation {
     messages: Vec<Message>,
     /// The provider's prompt tokens for the first `.0` messages, when it said.
     known_tokens: Option<(usize, u64)>,
-    /// The characters the system prompt and tools add to a request.
+    /// The characters the system prompt and tools add to a request, the tools' JSON weighted
+    /// as prose ([`JSON_WEIGHT`]).
     overhead_chars: usize,
     /// Characters per token in this conversation, from the provider's last count.
     chars_per_token: f64,
@@ -63,9 +68,10 @@ impl Conversation {
         self.known_tokens = None;
     }
 
-    /// The size of what the next request adds besides the messages.
-    pub(super) fn set_overhead(&mut self, chars: usize) {
-        self.overhead_chars = chars;
+    /// The size of what the next request adds besides the messages: `prose` characters (the
+    /// system prompt) and `json` characters (the tools' definitions).
+    pub(super) fn set_overhead(&mut self, prose: usize, json: usize) {
+        self.overhead_chars = prose + (json as f64 * JSON_WEIGHT).ceil() as usize;
     }
 
     /// Characters per token in this conversation (the provider's last count shows it).
@@ -97,6 +103,18 @@ impl Conversation {
                 tokens + self.estimate(&self.messages[len..])
             }
             _ => self.estimate(&self.messages) + self.overhead_tokens(),
+        }
+    }
+
+    /// How many of [`Self::estimated_tokens`] are not the provider's count: the messages after
+    /// its last count (all of them and the overhead before any), and how many messages that is.
+    pub(super) fn uncounted(&self) -> (u64, usize) {
+        match self.known_tokens {
+            Some((len, _)) if len <= self.messages.len() => (
+                self.estimate(&self.messages[len..]),
+                self.messages.len() - len,
+            ),
+            _ => (self.estimated_tokens(), self.messages.len()),
         }
     }
 

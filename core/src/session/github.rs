@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use std::ops::Add;
 use std::time::{Duration, Instant};
 
-use crate::effects::{EffectId, Input};
+use crate::effects::Input;
 use crate::github::probe::Probe;
 use crate::github::requests::{Answer, Failed, Request};
 use crate::protocol::actions::Action;
@@ -65,8 +65,6 @@ pub(super) struct Github<At = Instant> {
     previews: BTreeMap<String, PullRequestPreview>,
     /// Previewed pull request reviews not posted yet, by request id.
     review_previews: BTreeMap<String, ReviewPreview>,
-    /// A review body being written: its effect, request and file.
-    writing: Option<(EffectId, String, String)>,
     /// Actions waiting for the running probe to learn what they default to.
     waiting: Vec<Incoming>,
     /// Why the last probe found no GitHub, when a command of it failed.
@@ -102,9 +100,6 @@ pub(super) enum Then {
         target: ReviewTarget,
         patch: String,
     },
-    /// What gh printed for the pull request's head before a review is posted: call
-    /// [`Github::write_review_body`].
-    ReviewHead { request_id: String, stdout: String },
 }
 
 impl<At> Default for Github<At> {
@@ -121,7 +116,6 @@ impl<At> Default for Github<At> {
             default_branch: None,
             previews: BTreeMap::new(),
             review_previews: BTreeMap::new(),
-            writing: None,
             waiting: Vec::new(),
             probe_failure: None,
         }
@@ -334,13 +328,6 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Github<At> {
         now: At,
         input: &Input<'_>,
     ) -> Option<Then> {
-        if let Input::FileWritten { id, result } = input
-            && self.writing.as_ref().is_some_and(|(w, ..)| w == id)
-        {
-            let (_, request_id, path) = self.writing.take()?;
-            let request = self.review_body_written(port, request_id, &path, result.clone())?;
-            return self.start_request(port, shell, now, request);
-        }
         if let Some(advance) = self.requests.handle(input) {
             return self.advance_request(port, shell, now, advance);
         }
@@ -498,7 +485,10 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Github<At> {
                     patch,
                 });
             }
-            Answer::ReviewHead(stdout) => return Some(Then::ReviewHead { request_id, stdout }),
+            Answer::ReviewHead(stdout) => {
+                let post = self.review_post(port, request_id, &stdout)?;
+                return self.start_request(port, shell, now, post);
+            }
             Answer::ReviewPosted(url) => {
                 self.review_previews.remove(&request_id);
                 Event::PullRequestReviewPosted(GithubDone { request_id, url })

@@ -244,6 +244,9 @@ impl Session {
             resumed: restored.is_some(),
         }));
         session.emit_state();
+        let settings =
+            store::settings_record(session.model.as_ref(), session.mode, session.thinking);
+        session.store.start(&mut session.port, &settings);
         if let Some(restored) = restored {
             session.restore(restored);
         }
@@ -296,6 +299,7 @@ impl Session {
             self.github_then(now, then);
             self.stacks.handle_timeout(&mut self.port, now);
             self.probes.handle_timeout(&mut self.port, now);
+            self.context_ready(now);
             self.mcp_timeout(now);
         }
     }
@@ -328,6 +332,9 @@ impl Session {
                     let streaming = self.turns.is_running();
                     turn_desk!(self).server_said(said, streaming);
                 }
+                // A first request that waited for the server's word on the window goes now
+                // if that was the last word (or the probe failed: nothing changes then).
+                self.context_ready(now);
             }
             Owner::Context => {
                 if self.context.handle(&input) && self.context.is_ready() {

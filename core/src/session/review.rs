@@ -384,11 +384,6 @@ impl ReviewState {
         self.open.as_ref().map(|o| &o.stored.session)
     }
 
-    /// Where review sessions (and review bodies for gh) are written.
-    pub(super) fn dir(&self) -> Option<&str> {
-        self.dir.as_deref()
-    }
-
     /// The open review's repository root.
     pub(super) fn root(&self) -> Option<&str> {
         self.open.as_ref().map(|o| o.root.as_str())

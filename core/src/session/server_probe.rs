@@ -1,6 +1,7 @@
 //! Asking a local server about the model it runs: for `openai/…` models outside the catalogue,
 //! once per model, `/v1/models`, `/props` and `/api/show` (see `model::openai::server_info`). The answers
-//! come whenever they come: nothing waits for them, and a probe that takes longer than
+//! come whenever they come: only a turn's first request waits for them (at most
+//! `window_wait`, so that it fits the window), and a probe that takes longer than
 //! `server_probe_timeout` is given up.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -57,6 +58,11 @@ impl<At: Copy + Ord> ServerProbes<At> {
     /// The earliest deadline of a probe in flight.
     pub(super) fn deadline(&self) -> Option<At> {
         self.pending.values().map(|p| p.deadline).min()
+    }
+
+    /// Whether a question about `model` (`provider/id`) is under way.
+    pub(super) fn asking(&self, model: &str) -> bool {
+        self.pending.values().any(|p| p.model == model)
     }
 
     /// The window a server said it runs `model` with.

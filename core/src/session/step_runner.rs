@@ -173,6 +173,7 @@ impl<F: Flow, At: Copy + Ord + Add<Duration, Output = At>> StepRunner<F, At> {
                     cwd,
                     env,
                     unset: shell.unset.to_vec(),
+                    stdin: cmd.stdin,
                 });
                 self.started(id, program, effect, deadline);
                 None

@@ -26,8 +26,8 @@ pub(super) struct Store {
     path: Option<String>,
     /// `list_sessions` requests waiting for the directory to be read.
     listing: Vec<(EffectId, String)>,
-    /// The header, until the first record writes it (with the settings then in force): a
-    /// session that never says anything leaves no file. `None` once written, or resumed.
+    /// The header, until [`Store::start`] (or else the first record) writes it with the
+    /// settings then in force. `None` once written, or resumed.
     header: Option<Record>,
     /// Whether a failed write was reported (once is enough).
     failed: bool,
@@ -104,6 +104,20 @@ impl Store {
             },
             ..Self::default()
         }
+    }
+
+    /// Starts a new session's file with its header and `settings`, so that the id `ready`
+    /// gave can be loaded and resumed before anything is said in it (with its cwd and
+    /// settings, and no message). A resumed session's file exists already: nothing is written.
+    pub(super) fn start(&mut self, port: &mut Port, settings: &Record) {
+        let (Some(path), Some(header)) = (self.path.clone(), self.header.take()) else {
+            return;
+        };
+        let mut bytes = encode(&header);
+        bytes.extend(encode(settings));
+        let id = port.effect_id(Owner::Store);
+        self.tail = Tail::Pending(id);
+        port.push(Output::AppendFile { id, path, bytes });
     }
 
     /// Appends `record`, the header and `settings` first if this is the first. Records of one

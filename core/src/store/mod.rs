@@ -275,7 +275,10 @@ pub fn summaries(
     let mut found: Vec<_> = files
         .iter()
         .filter_map(|(_, bytes, updated)| {
-            let restored = restore(bytes).ok().filter(|r| r.cwd == cwd)?;
+            // A session nothing was said in is kept (its id can be resumed) but not listed.
+            let restored = restore(bytes)
+                .ok()
+                .filter(|r| r.cwd == cwd && !r.messages.is_empty())?;
             let title = restored
                 .messages
                 .iter()
@@ -320,11 +323,30 @@ pub fn is_session_file(name: &str) -> bool {
         .is_some_and(|stem| !stem.is_empty())
 }
 
-/// The most recently updated session of `cwd` among `(path, first line, updated)` candidates.
+/// How much of each session file `-c` reads to choose one: the header and the first records,
+/// enough to see whether anything was said in it.
+pub const HEAD_BYTES: u64 = 8 * 1024;
+
+/// Whether the session whose file begins with `head` (at most [`HEAD_BYTES`] of it) holds a
+/// message. A head that is full may hold one past its end (a long first message), so it
+/// counts as holding one.
+pub fn holds_a_message(head: &[u8]) -> bool {
+    head.len() as u64 >= HEAD_BYTES
+        || head
+            .split(|b| *b == b'\n')
+            .any(|line| matches!(serde_json::from_slice(line), Ok(Record::Message { .. })))
+}
+
+/// The most recently updated session of `cwd` that holds a message, among `(path, head,
+/// updated)` candidates (`head`: the file's first [`HEAD_BYTES`] at most). A session nothing
+/// was said in (opened and left) is not continued: `-c` means the last conversation.
 pub fn latest_for<'a>(candidates: &'a [(String, Vec<u8>, u64)], cwd: &str) -> Option<&'a str> {
     candidates
         .iter()
-        .filter(|(_, first, _)| header(first).is_some_and(|(_, c, _)| c == cwd))
+        .filter(|(_, head, _)| {
+            let first = head.split(|b| *b == b'\n').next().unwrap_or_default();
+            header(first).is_some_and(|(_, c, _)| c == cwd) && holds_a_message(head)
+        })
         .max_by_key(|(path, _, updated)| (*updated, path.clone()))
         .map(|(path, _, _)| path.as_str())
 }

@@ -165,7 +165,7 @@ fn a_version_1_file_still_reads() {
 }
 
 #[test]
-fn latest_for_picks_the_newest_of_this_cwd() {
+fn latest_for_picks_the_newest_of_this_cwd_that_holds_a_message() {
     let h = |id: &str, cwd: &str| {
         encode(&Record::Session {
             version: 1,
@@ -174,14 +174,33 @@ fn latest_for_picks_the_newest_of_this_cwd() {
             created: "d".into(),
         })
     };
+    let said = |id: &str, cwd: &str| {
+        let mut head = h(id, cwd);
+        head.extend(encode(&Record::Message {
+            message: text(Role::User, "hi"),
+        }));
+        head
+    };
+    let mut opened_and_left = h("e", "/w");
+    opened_and_left.extend(encode(&Record::Settings {
+        model: None,
+        mode: Mode::Build,
+        thinking: Thinking::Off,
+    }));
+    // A first message longer than the head: the head is full, so the session holds one.
+    let mut long = h("f", "/long");
+    long.resize(usize::try_from(HEAD_BYTES).unwrap(), b'x');
     let candidates = vec![
-        ("a".to_owned(), h("a", "/w"), 10),
-        ("b".to_owned(), h("b", "/other"), 30),
-        ("c".to_owned(), h("c", "/w"), 20),
+        ("a".to_owned(), said("a", "/w"), 10),
+        ("b".to_owned(), said("b", "/other"), 30),
+        ("c".to_owned(), said("c", "/w"), 20),
         ("d".to_owned(), b"junk".to_vec(), 40),
+        ("e".to_owned(), opened_and_left, 50),
+        ("f".to_owned(), long, 60),
     ];
     assert_eq!(latest_for(&candidates, "/w"), Some("c"));
     assert_eq!(latest_for(&candidates, "/none"), None);
+    assert_eq!(latest_for(&candidates, "/long"), Some("f"));
 }
 
 #[derive(Clone, Debug)]

@@ -32,7 +32,7 @@ pub use stored_sessions::{
     SessionsListed,
 };
 pub use tools::{
-    FilesChanged, OutputStream, ToolFinished, ToolOutputDelta, ToolStarted, ToolStatus,
+    FileBefore, FilesChanged, OutputStream, ToolFinished, ToolOutputDelta, ToolStarted, ToolStatus,
 };
 pub use turn::{
     ModelRetrying, TokenDelta, TurnEnded, TurnStarted, TurnSteered, TurnUsage, UserMessageQueued,

@@ -62,9 +62,28 @@ pub struct ToolFinished {
     pub status: ToolStatus,
     /// What the model is told.
     pub output: String,
-    /// For edits: a unified diff of the change.
+    /// For a write or an edit that changed its file: a unified diff of the change.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub diff: Option<String>,
+    /// For a write that ran: what its path held before, so a client can show what the write
+    /// replaced (an edit's change is its `old_text` and `new_text`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub before: Option<FileBefore>,
+}
+
+/// What a path held before a write replaced it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum FileBefore {
+    /// No file: the write created it.
+    Absent,
+    /// A file with this text (redacted like every frame).
+    Text {
+        /// The whole text it held.
+        text: String,
+    },
+    /// A file whose content is not shown: larger than 4 MiB, not UTF-8 text, or unreadable.
+    Unshown,
 }
 
 /// `files_changed`: a tool wrote files.

@@ -16,7 +16,7 @@ fn conversation(messages: Vec<Message>) -> Conversation {
 #[test]
 fn a_count_calibrates_the_estimate_of_what_follows_it() {
     let mut c = conversation(vec![text(Role::User, &"1, 2, ".repeat(100))]);
-    c.set_overhead(400);
+    c.set_overhead(400, 0);
     assert_eq!(
         c.estimated_tokens(),
         (600 + 400) / 4,

@@ -1,13 +1,12 @@
 //! Pull request reviews: a pull request loaded as a guided review (its head, then its diff,
 //! through gh), the preview of the review the findings would post, and posting it (its body
-//! written to a file for gh). [`Github`] keeps the previews and the body being written; the
-//! session's routing (`routes/github.rs`) hands it what the guided review knows (the open
-//! review's target, its findings and revision, where review bodies go).
+//! given to gh on stdin). [`Github`] keeps the previews; the session's routing
+//! (`routes/github.rs`) hands it what the guided review knows (the open review's target, its
+//! findings and revision).
 
 use std::ops::Add;
 use std::time::Duration;
 
-use crate::effects::Output;
 use crate::github::parse;
 use crate::github::requests::Request;
 use crate::protocol::events::{Event, RequestFailed};
@@ -16,7 +15,6 @@ use crate::protocol::github::{
     SkippedFinding, Verdict,
 };
 use crate::protocol::review::ReviewTarget;
-use crate::session::owners::Owner;
 use crate::session::port::Port;
 use crate::session::pr_review::review_body;
 use crate::session::step_runner::Shell;
@@ -129,8 +127,8 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Github<At> {
     }
 
     /// `post_pull_request_review`: refused without a preview; fails if the findings moved
-    /// since it (`revision` is the open review session's now), else reads the head
-    /// ([`Then::ReviewHead`]).
+    /// since it (`revision` is the open review session's now), else reads the head, then posts
+    /// ([`Github::review_post`]).
     pub(in crate::session) fn post_review(
         &mut self,
         port: &mut Port,
@@ -159,18 +157,16 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Github<At> {
         Ok(self.start_request(port, shell, now, request))
     }
 
-    /// The head now (what gh printed): unchanged, the body is written for gh to post, in
-    /// `dir` (where review bodies go).
-    pub(in crate::session) fn write_review_body(
+    /// The head now (what gh printed): unchanged, the request that posts the body (gh reads
+    /// it on stdin, so nothing of it is left on disk, whatever gh answers); moved or
+    /// unreadable, the post fails.
+    pub(super) fn review_post(
         &mut self,
         port: &mut Port,
         request_id: String,
         stdout: &str,
-        dir: Option<String>,
-    ) {
-        let Some(prepared) = self.review_previews.get(&request_id).cloned() else {
-            return;
-        };
+    ) -> Option<Request> {
+        let prepared = self.review_previews.get(&request_id)?;
         let failed = |reason: String| {
             Event::PullRequestReviewPostFailed(RequestFailed {
                 request_id: request_id.clone(),
@@ -180,48 +176,27 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Github<At> {
         match parse::head_sha(stdout) {
             Ok(head) if head == prepared.preview.head_sha => {}
             Ok(head) => {
-                return port.emit(failed(format!(
+                port.emit(failed(format!(
                     "the pull request's head moved since the preview ({} → {head}): preview again",
                     prepared.preview.head_sha
                 )));
+                return None;
             }
-            Err(reason) => return port.emit(failed(reason)),
+            Err(reason) => {
+                port.emit(failed(reason));
+                return None;
+            }
         }
-        let Some(dir) = dir else {
-            return port.emit(failed("no LUXE_HOME to write the review's body in".into()));
-        };
         let verdict = prepared
             .verdict
             .unwrap_or(prepared.preview.suggested_verdict);
-        let bytes = review_body(
+        let body = review_body(
             &prepared.preview.head_sha,
             verdict,
             &prepared.body,
             &prepared.preview.comments,
         );
-        let id = port.effect_id(Owner::Github);
-        let path = format!("{}/post-{}.json", dir.trim_end_matches('/'), id.0);
-        self.writing = Some((id, request_id, path.clone()));
-        port.push(Output::WriteFile { id, path, bytes });
-    }
-
-    /// The body is on disk at `path` (or could not be written): the request that posts it.
-    pub(super) fn review_body_written(
-        &mut self,
-        port: &mut Port,
-        request_id: String,
-        path: &str,
-        result: Result<(), String>,
-    ) -> Option<Request> {
-        let prepared = self.review_previews.get(&request_id)?;
-        if let Err(err) = result {
-            port.emit(Event::PullRequestReviewPostFailed(RequestFailed {
-                request_id,
-                reason: format!("the review's body could not be written: {err}"),
-            }));
-            return None;
-        }
-        let request = Request::review_post(request_id, &prepared.repository, prepared.number, path);
-        Some(request)
+        let (repository, number) = (&prepared.repository, prepared.number);
+        Some(Request::review_post(request_id, repository, number, body))
     }
 }

@@ -3,6 +3,7 @@
 //! the frames and the [`Then`] values it answers with.
 
 use super::*;
+use crate::effects::EffectId;
 use crate::protocol::github::{ListPullRequests, PostPullRequestComment};
 use crate::session::step_runner::fake::{self, Drained, Ms, Spawned, at, ended};
 

@@ -75,7 +75,8 @@ impl Session {
         Ok(())
     }
 
-    /// The start-up probes finished: a turn that waited for them sends its first request.
+    /// The start-up probes (or a question about the window) moved: a turn that waited for them
+    /// sends its first request if it may now.
     pub(in crate::session) fn context_ready(&mut self, now: Instant) {
         let then = (self.turns).context_ready(&mut turn_desk!(self), now);
         self.follow_turn(now, then);

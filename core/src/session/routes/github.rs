@@ -64,7 +64,6 @@ impl Session {
                 let root = self.facts.cwd.clone();
                 self.read_session(now, request_id, target, Loaded::Patch { root, patch });
             }
-            Then::ReviewHead { request_id, stdout } => self.review_head_read(request_id, &stdout),
         }
     }
 }
@@ -125,12 +124,6 @@ impl Session {
         let then = (self.github).post_review(&mut self.port, shell!(self), now, post, revision)?;
         self.github_then(now, then);
         Ok(())
-    }
-
-    /// The pull request's head before a review is posted.
-    pub(in crate::session) fn review_head_read(&mut self, request_id: String, stdout: &str) {
-        let dir = self.review_dir();
-        (self.github).write_review_body(&mut self.port, request_id, stdout, dir);
     }
 }
 

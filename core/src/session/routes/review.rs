@@ -147,11 +147,6 @@ impl Session {
         self.review.session()
     }
 
-    /// Where review sessions (and review bodies for gh) are written.
-    pub(in crate::session) fn review_dir(&self) -> Option<String> {
-        self.review.dir().map(str::to_owned)
-    }
-
     /// The open review's repository root.
     pub(in crate::session) fn review_root(&self) -> Option<String> {
         self.review.root().map(str::to_owned)

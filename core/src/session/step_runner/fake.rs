@@ -47,6 +47,8 @@ pub(in crate::session) struct Spawned {
     pub(in crate::session) cwd: String,
     pub(in crate::session) env: Vec<(String, String)>,
     pub(in crate::session) unset: Vec<String>,
+    /// What it reads on stdin.
+    pub(in crate::session) stdin: Vec<u8>,
 }
 
 impl Spawned {
@@ -129,6 +131,7 @@ pub(in crate::session) fn drain(port: &mut Port) -> Drained {
                 cwd,
                 env,
                 unset,
+                stdin,
             } => drained.spawned.push(Spawned {
                 id,
                 program,
@@ -136,6 +139,7 @@ pub(in crate::session) fn drain(port: &mut Port) -> Drained {
                 cwd,
                 env,
                 unset,
+                stdin,
             }),
             Output::Frame(frame) => drained.events.push(frame.event().clone()),
             Output::Kill { id } => drained.killed.push(id),

@@ -279,3 +279,46 @@ fn a_restored_session_shows_every_message_and_keeps_its_view() {
     assert_eq!(restoring.view, vec![said(Role::User, "summary")]);
     assert_eq!((restoring.turns, restoring.cost_usd), (2, None));
 }
+
+#[test]
+fn a_new_session_starts_its_file_so_its_id_can_be_resumed_before_anything_is_said() {
+    let (mut store, mut port) = (store(), Port::default());
+    store.start(&mut port, &settings());
+    let started = appends(&mut port);
+    assert_eq!(started.len(), 1, "{started:?}");
+    assert_eq!(started[0].1, "/sessions/s1.jsonl");
+    assert_eq!(started[0].2, lines(&[header(), settings()]));
+    let restored = crate::store::restore(started[0].2.as_bytes()).expect("a session file");
+    assert_eq!(restored.id, "s1");
+    assert_eq!(restored.cwd, "/work");
+    assert!(restored.messages.is_empty());
+    assert!(restored.settings.is_some(), "its settings come back");
+
+    store.start(&mut port, &settings());
+    assert_eq!(appends(&mut port), [], "started once");
+    let result = Ok(());
+    store.appended(&Input::FileAppended {
+        id: started[0].0,
+        result,
+    });
+    store.record(&mut port, &turn_ended(1), || {
+        unreachable!("the header is written")
+    });
+    assert_eq!(appends(&mut port)[0].2, lines(&[turn_ended(1)]));
+}
+
+#[test]
+fn a_resumed_or_unkept_session_writes_nothing_at_its_start() {
+    let file = SessionFile {
+        path: "/sessions/s1.jsonl".into(),
+        bytes: lines(&[header(), settings()]).into_bytes(),
+    };
+    for mut store in [
+        Store::resumed(Some("/sessions"), &file),
+        Store::new(None, "s1", "/w", "d"),
+    ] {
+        let mut port = Port::default();
+        store.start(&mut port, &settings());
+        assert_eq!(appends(&mut port), []);
+    }
+}

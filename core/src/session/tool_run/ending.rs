@@ -11,7 +11,7 @@ use crate::effects::Output;
 use crate::mcp::{CallId, OfferedTool};
 use crate::model::conversation::{Block, ImageData};
 use crate::protocol::events::{
-    Event, PermissionResolved, QuestionResolved, ResolvedBy, ToolFinished, ToolStatus,
+    Event, FileBefore, PermissionResolved, QuestionResolved, ResolvedBy, ToolFinished, ToolStatus,
 };
 use crate::protocol::values::{Mode, PermissionReply, QuestionReply};
 
@@ -19,6 +19,7 @@ use super::super::port::Port;
 use super::super::tools::args::ToolArgs;
 use super::super::tools::bash_run::MODEL_OUTPUT_MAX;
 use super::super::tools::shaping::cap_text;
+use super::work::Change;
 use super::{Answered, Desk, Interrupted, Need, ToolStep, Wait};
 
 impl<At: Copy + Ord + Add<Duration, Output = At>> ToolStep<At> {
@@ -108,7 +109,7 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> ToolStep<At> {
         desk: &mut Desk<'_>,
         status: ToolStatus,
         output: String,
-        diff: Option<String>,
+        change: Option<Change>,
     ) {
         let Some(running) = self.running.take() else {
             return;
@@ -119,7 +120,14 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> ToolStep<At> {
         }
         // Every tool output passes here on its way to the model and the client.
         let output = cap_text(desk.redactor.redact(&output).into_owned(), MODEL_OUTPUT_MAX);
+        let Change { diff, before } = change.unwrap_or_default();
         let diff = diff.map(|d| desk.redactor.redact(&d).into_owned());
+        let before = before.map(|before| match before {
+            FileBefore::Text { text } => FileBefore::Text {
+                text: desk.redactor.redact(&text).into_owned(),
+            },
+            other => other,
+        });
         self.results.push(Block::ToolResult {
             tool_use_id: running.provider_id,
             content: output.clone(),
@@ -131,6 +139,7 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> ToolStep<At> {
             status,
             output,
             diff,
+            before,
         }));
     }
 
@@ -174,6 +183,7 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> ToolStep<At> {
                 status: ToolStatus::Interrupted,
                 output: "interrupted by the user".to_owned(),
                 diff: None,
+                before: None,
             }));
         }
         for (provider_id, _, _) in &self.calls[self.results.len()..] {

@@ -124,6 +124,8 @@ struct Running<At> {
     /// The file io holds open for this call (`read`, `write`, `edit`) until it is read or
     /// replaced through it; closed when the call ends any other way.
     opened: Option<EffectId>,
+    /// Whether the opened file existed: a write replaces it, and shows what it replaced.
+    exists: bool,
 }
 
 #[derive(Debug)]
@@ -204,6 +206,7 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> ToolStep<At> {
                 provider_id,
                 wait: Wait::Deciding,
                 opened: None,
+                exists: false,
             });
             if REVIEW_TOOLS.contains(&name.as_str()) {
                 let input = tool_input;
@@ -379,7 +382,7 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> ToolStep<At> {
             tool_env_unset: desk.tool_env_unset,
         };
         let running = self.running.as_mut()?;
-        let args = match Work::begin(args, id, &mut running.opened, &cx) {
+        let args = match Work::begin(args, id, &mut running.opened, running.exists, &cx) {
             Begun::Io(output, work) => {
                 let deadline = work.limit().map(|limit| now + limit);
                 running.wait = Wait::Effect {
@@ -454,6 +457,7 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> ToolStep<At> {
                 let identity = result.as_ref().ok().and_then(|o| o.identity);
                 if result.is_ok() {
                     running.opened = Some(*id);
+                    running.exists = identity.is_some();
                 }
                 // Only a regular file is read or written: a FIFO or device would block the
                 // read for ever, a directory is nothing to read or replace.
@@ -496,7 +500,7 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> ToolStep<At> {
                     desk.port
                         .emit(Event::FilesChanged(FilesChanged { paths: vec![path] }));
                 }
-                self.end_call(desk, done.status, done.text, done.diff);
+                self.end_call(desk, done.status, done.text, done.change);
                 self.run_next(desk, now)
             }
         }

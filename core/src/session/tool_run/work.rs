@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use crate::effects::{EffectId, FileContent, Input, Output, Stream};
 use crate::permissions::redact::Redactor;
-use crate::protocol::events::{Event, OutputStream, ToolStatus};
+use crate::protocol::events::{Event, FileBefore, OutputStream, ToolStatus};
 
 use super::super::tool_gate::ToolGate;
 use super::super::tools::args::ToolArgs;
@@ -48,10 +48,17 @@ pub(super) enum Work {
         new_text: String,
         replace_all: bool,
     },
+    /// A write over an existing file reads what it replaces first, through the same handle,
+    /// so the client is shown the change (an editor told "created" shows the old text as
+    /// never there).
+    WriteRead {
+        target: Resolved,
+        content: String,
+    },
     Write {
         shown: String,
         done: String,
-        diff: Option<String>,
+        change: Option<Change>,
     },
     /// A command, which may run for `limit` (the session keeps the clock).
     Bash {
@@ -95,12 +102,21 @@ pub(super) enum Progress {
     },
 }
 
+/// What a write or an edit changed, for the client to show.
+#[derive(Debug, Default, PartialEq)]
+pub(super) struct Change {
+    /// A unified diff of the change.
+    pub diff: Option<String>,
+    /// For a write: what its path held before.
+    pub before: Option<FileBefore>,
+}
+
 /// How a job ended.
 #[derive(Debug, PartialEq)]
 pub(super) struct Done {
     pub status: ToolStatus,
     pub text: String,
-    pub diff: Option<String>,
+    pub change: Option<Change>,
     /// The last output of a command, shown before it ends.
     pub shown: Option<Event>,
     /// The file it changed, as shown.
@@ -112,7 +128,7 @@ impl Done {
         Self {
             status,
             text,
-            diff: None,
+            change: None,
             shown: None,
             changed: None,
         }
@@ -122,11 +138,13 @@ impl Done {
 impl Work {
     /// Begins the job of an allowed call as effect `id`. `opened` is the file io
     /// holds open for the call, if any: a read or write goes through it (and takes it when
-    /// that is its last use), so what was decided on is what is read or replaced.
+    /// that is its last use), so what was decided on is what is read or replaced. `exists`
+    /// says whether the opened file existed (a write then replaces it).
     pub(super) fn begin(
         args: ToolArgs,
         id: EffectId,
         opened: &mut Option<EffectId>,
+        exists: bool,
         cx: &Context<'_>,
     ) -> Begun {
         let cwd = cx.cwd;
@@ -141,15 +159,21 @@ impl Work {
             ),
             ToolArgs::Write { path, content } => {
                 let target = resolve(cwd, &path);
-                let done = format!("Wrote {} bytes to {}", content.len(), target.shown);
-                (
-                    write_output(id, target.absolute.clone(), content.into_bytes(), opened),
-                    Work::Write {
-                        shown: target.shown,
-                        done,
-                        diff: None,
-                    },
-                )
+                if exists && opened.is_some() {
+                    (
+                        read_output(id, target.absolute.clone(), *opened),
+                        Work::WriteRead { target, content },
+                    )
+                } else {
+                    // Opened and absent: the write creates the file. Without a handle nothing
+                    // is known of what was there, so nothing is claimed.
+                    let before = opened.is_some().then_some(FileBefore::Absent);
+                    let work = written(&target, &content, before);
+                    (
+                        write_output(id, target.absolute, content.into_bytes(), opened),
+                        work,
+                    )
+                }
             }
             ToolArgs::Edit {
                 path,
@@ -182,6 +206,7 @@ impl Work {
                         cwd: cwd.to_owned(),
                         env: Vec::new(),
                         unset: cx.tool_env_unset.to_vec(),
+                        stdin: Vec::new(),
                     },
                     Work::Bash {
                         output: BashOutput::new(cx.redactor),
@@ -283,18 +308,40 @@ impl Work {
                     replace_all,
                 },
             ) if id == effect => edited(result, target, old_text, new_text, *replace_all),
-            (Input::FileWritten { id, result }, Work::Write { shown, done, diff })
+            (Input::FileRead { id, result }, Work::WriteRead { target, content })
                 if id == effect =>
             {
-                match result {
-                    Ok(()) => Progress::Done(Done {
-                        diff: diff.take(),
-                        changed: Some(shown.clone()),
-                        ..Done::of(ToolStatus::Ok, std::mem::take(done))
-                    }),
-                    Err(error) => Progress::Done(Done::of(ToolStatus::Error, error)),
+                let before = match result {
+                    Ok(read) if read.total_len <= read.bytes.len() as u64 => {
+                        String::from_utf8(read.bytes)
+                            .map_or(FileBefore::Unshown, |text| FileBefore::Text { text })
+                    }
+                    // Unreadable, too large or not text: the write still goes ahead (its
+                    // replacement makes its own checks); only the showing is lost.
+                    _ => FileBefore::Unshown,
+                };
+                let then = Box::new(written(target, content, Some(before)));
+                Progress::Write {
+                    path: target.absolute.clone(),
+                    bytes: std::mem::take(content).into_bytes(),
+                    then,
                 }
             }
+            (
+                Input::FileWritten { id, result },
+                Work::Write {
+                    shown,
+                    done,
+                    change,
+                },
+            ) if id == effect => match result {
+                Ok(()) => Progress::Done(Done {
+                    change: change.take(),
+                    changed: Some(shown.clone()),
+                    ..Done::of(ToolStatus::Ok, std::mem::take(done))
+                }),
+                Err(error) => Progress::Done(Done::of(ToolStatus::Error, error)),
+            },
             (Input::SearchDone { id, result }, Work::Grep { root }) if id == effect => {
                 let result = result.map(|mut hits| {
                     hits.retain(|h| !gate.hides(&under(root, &h.path)));
@@ -370,9 +417,31 @@ fn edited(
             then: Box::new(Work::Write {
                 done: format!("Edited {}: {count} replacement(s)", target.shown),
                 shown: target.shown.clone(),
-                diff: Some(diff),
+                change: Some(Change {
+                    diff: Some(diff),
+                    before: None,
+                }),
             }),
         },
+    }
+}
+
+/// The job that waits for the write of `content` to `target`, with what it replaces (`before`:
+/// `None` when not known) and the diff that makes.
+fn written(target: &Resolved, content: &str, before: Option<FileBefore>) -> Work {
+    let old = match &before {
+        Some(FileBefore::Absent) => Some(""),
+        Some(FileBefore::Text { text }) => Some(text.as_str()),
+        Some(FileBefore::Unshown) | None => None,
+    };
+    let change = Change {
+        diff: old.map(|old| unified_diff(&target.shown, old, content)),
+        before,
+    };
+    Work::Write {
+        done: format!("Wrote {} bytes to {}", content.len(), target.shown),
+        shown: target.shown.clone(),
+        change: Some(change),
     }
 }
 

@@ -215,18 +215,29 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Turns<At> {
         if let Err(why) = desk.usable_model() {
             return self.end_turn(desk, TurnEndReason::Error, Some(why));
         }
-        if desk.context.is_ready() {
-            return self.send_request(desk, now, 1);
-        }
-        Then::Nothing
+        self.context_ready(desk, now)
     }
 
-    /// The probes finished: a turn that waited for them sends its first request.
+    /// A turn that waits for its context sends its first request once the start-up probes
+    /// ended and the server's word on the model's window came (or was given up, or the turn
+    /// waited `window_wait` for it): a request to a model of unknown size would be sized
+    /// blind, and a server that refuses an oversized request costs the turn a refusal.
     pub(super) fn context_ready(&mut self, desk: &mut TurnDesk<'_>, now: At) -> Then {
-        if self.running.as_ref().is_some_and(Turn::waits_for_context) {
-            return self.send_request(desk, now, 1);
+        let Some(turn) = self.running.as_mut().filter(|t| t.waits_for_context()) else {
+            return Then::Nothing;
+        };
+        if !desk.context.is_ready() {
+            return Then::Nothing;
         }
-        Then::Nothing
+        // A zero wait (`LUXE_WINDOW_WAIT_MS=0`) sends at once.
+        let asking = !desk.timings.window_wait.is_zero()
+            && desk.context_window().is_none()
+            && desk.model.is_some_and(|m| desk.probes.asking(&m.spec()));
+        if asking && !turn.window_wait_over(now) {
+            turn.wait_for_window(now + desk.timings.window_wait);
+            return Then::Nothing;
+        }
+        self.send_request(desk, now, 1)
     }
 
     /// `steer_turn`: the text joins the next request; its frame.
@@ -285,6 +296,9 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Turns<At> {
             return Then::Nothing;
         };
         match turn.step() {
+            Step::WaitingForContext { .. } if turn.window_wait_over(now) => {
+                self.context_ready(desk, now)
+            }
             Step::Backoff { attempt, until } if *until <= now => {
                 let attempt = *attempt;
                 self.send_request(desk, now, attempt)
@@ -319,7 +333,7 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Turns<At> {
                 self.keep_partial_answer(desk, step.into_assembler());
                 vec![cancel]
             }
-            Step::Tools(_) | Step::Backoff { .. } | Step::WaitingForContext => Vec::new(),
+            Step::Tools(_) | Step::Backoff { .. } | Step::WaitingForContext { .. } => Vec::new(),
         };
         self.compaction_interrupted(desk);
         let then = self.end_turn(desk, TurnEndReason::Interrupted, None);

@@ -86,7 +86,7 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Turns<At> {
             tools
         };
         self.conversation
-            .set_overhead(system.len() + tools_chars(&tools));
+            .set_overhead(system.len(), tools_chars(&tools));
         let call = ModelCall {
             model: &model.id,
             system: &system,

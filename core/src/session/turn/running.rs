@@ -51,8 +51,9 @@ pub(super) enum TurnKind {
 /// Where the turn stands.
 #[derive(Debug)]
 pub(super) enum Step<At = Instant> {
-    /// Waiting for the start-up probes before the first request.
-    WaitingForContext,
+    /// Waiting for the start-up probes before the first request, and for the server's word on
+    /// the model's window until `window_until` (when it was being asked).
+    WaitingForContext { window_until: Option<At> },
     /// A model request is under way; it is given up for silence at `idle_deadline`.
     Model {
         step: Box<ModelStep>,
@@ -89,7 +90,7 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Turn<At> {
             reported: false,
             changed_files: false,
             answer_text: String::new(),
-            step: Step::WaitingForContext,
+            step: Step::WaitingForContext { window_until: None },
         }
     }
 
@@ -158,7 +159,10 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Turn<At> {
 
     /// The step under way, taken out (an interrupt): the turn waits for nothing after it.
     pub(super) fn take_step(&mut self) -> Step<At> {
-        std::mem::replace(&mut self.step, Step::WaitingForContext)
+        std::mem::replace(
+            &mut self.step,
+            Step::WaitingForContext { window_until: None },
+        )
     }
 
     /// The tool calls under way, taken out (an interrupt); any other step stays.
@@ -262,7 +266,21 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Turn<At> {
 
     /// Whether the turn waits for the start-up probes before its first request.
     pub(super) fn waits_for_context(&self) -> bool {
-        matches!(self.step, Step::WaitingForContext)
+        matches!(self.step, Step::WaitingForContext { .. })
+    }
+
+    /// Whether a turn that waits for its context has waited for the server's word on the
+    /// window as long as it may, at `now`.
+    pub(super) fn window_wait_over(&self, now: At) -> bool {
+        matches!(self.step, Step::WaitingForContext { window_until: Some(until) } if until <= now)
+    }
+
+    /// The turn's first request waits for the server's word on the window until `until`, if
+    /// it has not started waiting already.
+    pub(super) fn wait_for_window(&mut self, until: At) {
+        if let Step::WaitingForContext { window_until } = &mut self.step {
+            window_until.get_or_insert(until);
+        }
     }
 
     /// The earliest deadline the turn waits on.
@@ -271,7 +289,7 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Turn<At> {
             Step::Model { idle_deadline, .. } => Some(*idle_deadline),
             Step::Backoff { until, .. } => Some(*until),
             Step::Tools(tools) => tools.deadline(),
-            Step::WaitingForContext => None,
+            Step::WaitingForContext { window_until } => *window_until,
         }
     }
 

@@ -1,5 +1,5 @@
 //! Pull request reviews on the GitHub machine: loaded as a guided review, previewed against
-//! the pull request's diff, and posted from a body written to a file.
+//! the pull request's diff, and posted with a body given to gh on stdin.
 
 use super::*;
 
@@ -109,11 +109,7 @@ fn a_pull_request_review_posts_once_what_its_preview_showed_and_only_while_nothi
         assert_eq!(post(rig, "v", 3), Ok(None));
         let (read, then) = rig.ok(now, &format!(r#"{{"headRefOid":"{head}"}}"#));
         assert_eq!(read.line(), "gh pr view 9 --json headRefOid --repo x/y");
-        let Some(Then::ReviewHead { request_id, stdout }) = then else {
-            panic!("{then:?}");
-        };
-        let dir = Some("/home/reviews/".into());
-        (rig.machine).write_review_body(&mut rig.port, request_id, &stdout, dir);
+        assert_eq!(then, None, "the machine posts on its own");
         rig.drain()
     };
     let failure = |drained: &Drained| {
@@ -139,17 +135,16 @@ fn a_pull_request_review_posts_once_what_its_preview_showed_and_only_while_nothi
         "{moved}"
     );
 
-    // Unmoved: the body is written, with the verdict and text the confirmation chose, then
-    // posted from that file; the workspace is probed again after the write.
+    // Unmoved: the body, with the verdict and text the confirmation chose, is posted on gh's
+    // stdin, and no file is written; the workspace is probed again after the post.
     let drained = confirm(&mut rig, "feed", at(7));
-    let [(id, path, bytes)] = &drained.written[..] else {
-        panic!("{drained:?}");
-    };
-    assert!(
-        path.starts_with("/home/reviews/post-") && path.ends_with(".json"),
-        "{path}"
+    assert_eq!(drained.written, [], "nothing of a post on disk");
+    let posting = drained.one_spawn();
+    assert_eq!(
+        posting.line(),
+        "gh api --method POST repos/x/y/pulls/9/reviews --input -"
     );
-    let body: serde_json::Value = serde_json::from_slice(bytes).expect("JSON");
+    let body: serde_json::Value = serde_json::from_slice(&posting.stdin).expect("JSON");
     assert_eq!(body["commit_id"], "feed");
     assert_eq!(
         body["event"], "COMMENT",
@@ -157,21 +152,8 @@ fn a_pull_request_review_posts_once_what_its_preview_showed_and_only_while_nothi
     );
     assert_eq!(body["body"], "Two things.");
     assert_eq!(body["comments"][0]["body"], "An off-by-one.");
-    let shell = fake::shell(&rig.timings, &rig.unset);
-    let written = Input::FileWritten {
-        id: *id,
-        result: Ok(()),
-    };
-    assert_eq!(
-        (rig.machine).handle(&mut rig.port, &shell, at(8), &written),
-        None
-    );
     let url = r#"{"html_url":"https://github.com/x/y/pull/9#pullrequestreview-1"}"#;
-    let (posted, then) = rig.ok(at(9), url);
-    assert_eq!(
-        posted.line(),
-        format!("gh api --method POST repos/x/y/pulls/9/reviews --input {path}")
-    );
+    let then = rig.end(at(9), posting.id, (url, ""), Ok(Some(0)));
     assert_eq!(then, None);
     let drained = rig.drain();
     assert_eq!(

@@ -23,9 +23,14 @@ fn gate() -> ToolGate {
     ToolGate::new(CWD, permissions, Vec::new(), Vec::new())
 }
 
+/// The job of `args` on an `opened` file that exists.
 fn begin(args: ToolArgs, opened: &mut Option<EffectId>) -> (Output, Work) {
+    begin_on(args, opened, true)
+}
+
+fn begin_on(args: ToolArgs, opened: &mut Option<EffectId>, exists: bool) -> (Output, Work) {
     let redactor = Redactor::default();
-    match Work::begin(args, ID, opened, &cx(&redactor)) {
+    match Work::begin(args, ID, opened, exists, &cx(&redactor)) {
         Begun::Io(output, work) => (output, work),
         Begun::Not(args) => panic!("{args:?} is io work"),
     }
@@ -115,8 +120,23 @@ fn an_edit_reads_then_writes_through_the_same_file_with_its_diff() {
             ..
         }
     ));
-    let mut then = *then;
-    let written = then.take(
+    let done = written(*then);
+    assert_eq!(done.status, ToolStatus::Ok);
+    assert_eq!(done.text, "Edited a.txt: 1 replacement(s)");
+    assert_eq!(done.changed.as_deref(), Some("a.txt"));
+    let change = done.change.expect("an edit's change");
+    assert!(
+        change
+            .diff
+            .is_some_and(|d| d.contains("-hello") && d.contains("+bye"))
+    );
+    assert_eq!(change.before, None, "an edit's change is its texts");
+}
+
+/// The write job's end once its write (effect 9) succeeded.
+fn written(then: Work) -> Done {
+    let mut then = then;
+    ended(then.take(
         Input::FileWritten {
             id: EffectId(9),
             result: Ok(()),
@@ -125,15 +145,111 @@ fn an_edit_reads_then_writes_through_the_same_file_with_its_diff() {
         "call_1",
         &gate(),
         &Redactor::default(),
-    );
-    let done = ended(written);
-    assert_eq!(done.status, ToolStatus::Ok);
-    assert_eq!(done.text, "Edited a.txt: 1 replacement(s)");
-    assert_eq!(done.changed.as_deref(), Some("a.txt"));
+    ))
+}
+
+fn write_args(content: &str) -> ToolArgs {
+    ToolArgs::Write {
+        path: "notes.txt".into(),
+        content: content.into(),
+    }
+}
+
+#[test]
+fn a_write_over_a_file_reads_what_it_replaces_through_the_same_file_first() {
+    let mut opened = Some(EffectId(3));
+    let (output, mut work) = begin(write_args("NEW-LINE-2\n"), &mut opened);
     assert!(
-        done.diff
-            .is_some_and(|d| d.contains("-hello") && d.contains("+bye"))
+        matches!(
+            output,
+            Output::ReadOpened {
+                id: ID,
+                handle: EffectId(3),
+                ..
+            }
+        ),
+        "{output:?}"
     );
+    assert_eq!(opened, Some(EffectId(3)), "kept for the write");
+    let Progress::Write { path, bytes, then } = take(
+        &mut work,
+        Input::FileRead {
+            id: ID,
+            result: Ok(content("OLD-LINE-1\n")),
+        },
+    ) else {
+        panic!("a write is written whatever it replaced");
+    };
+    assert_eq!(path, "/work/p/notes.txt");
+    assert_eq!(bytes, b"NEW-LINE-2\n");
+    let done = written(*then);
+    assert_eq!(done.text, "Wrote 11 bytes to notes.txt");
+    let change = done.change.expect("a write's change");
+    let before = FileBefore::Text {
+        text: "OLD-LINE-1\n".into(),
+    };
+    assert_eq!(change.before, Some(before));
+    let diff = change.diff.expect("a diff of text");
+    assert!(diff.contains("-OLD-LINE-1\n+NEW-LINE-2"), "{diff}");
+}
+
+#[test]
+fn a_write_of_a_new_file_says_it_was_absent_and_reads_nothing() {
+    let mut opened = Some(EffectId(3));
+    let (output, work) = begin_on(write_args("hello\n"), &mut opened, false);
+    assert!(
+        matches!(
+            output,
+            Output::ReplaceOpened {
+                id: ID,
+                handle: EffectId(3),
+                ..
+            }
+        ),
+        "{output:?}"
+    );
+    let mut work = work;
+    let done = ended(take(
+        &mut work,
+        Input::FileWritten {
+            id: ID,
+            result: Ok(()),
+        },
+    ));
+    let change = done.change.expect("a write's change");
+    assert_eq!(change.before, Some(FileBefore::Absent));
+    assert!(
+        change
+            .diff
+            .is_some_and(|d| d.ends_with("+hello\n") && !d.contains("\n-"))
+    );
+}
+
+#[test]
+fn a_write_over_a_file_it_cannot_show_still_writes_and_claims_nothing() {
+    let large = FileContent {
+        bytes: b"abc".to_vec(),
+        total_len: 10 * 1024 * 1024,
+        identity: None,
+    };
+    let binary = FileContent::whole(vec![0xff, 0xfe, 0]);
+    for read in [Ok(large), Ok(binary), Err("permission denied".to_owned())] {
+        let mut opened = Some(EffectId(3));
+        let (_, mut work) = begin(write_args("x"), &mut opened);
+        let Progress::Write { bytes, then, .. } = take(
+            &mut work,
+            Input::FileRead {
+                id: ID,
+                result: read,
+            },
+        ) else {
+            panic!("written all the same");
+        };
+        assert_eq!(bytes, b"x");
+        let change = written(*then).change.expect("a write's change");
+        assert_eq!(change.before, Some(FileBefore::Unshown));
+        assert_eq!(change.diff, None, "no diff of what is not shown");
+    }
 }
 
 #[test]
@@ -272,7 +388,7 @@ fn questions_plans_and_mcp_calls_are_no_io_work() {
         entries: Vec::new(),
     };
     assert!(matches!(
-        Work::begin(plan, ID, &mut Some(EffectId(3)), &cx(&redactor)),
+        Work::begin(plan, ID, &mut Some(EffectId(3)), true, &cx(&redactor)),
         Begun::Not(ToolArgs::UpdatePlan { .. })
     ));
 }

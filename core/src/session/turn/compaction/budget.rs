@@ -26,6 +26,18 @@ const OUTPUT_TOKENS_UNKNOWN: u32 = 4_096;
 /// Output tokens always left room for when the window is known.
 pub(super) const OUTPUT_TOKENS_MIN: u32 = 256;
 
+/// The share of the uncounted estimate a request's output cap keeps back for the estimate's
+/// error: text denser than its characters per token (code, numbers, another script) and a
+/// chat template's own tokens for what it holds. One quarter; see the figures in
+/// docs/protocol.md (Compaction).
+const ESTIMATE_MARGIN_DIVISOR: u64 = 4;
+
+/// Tokens kept back for each message no provider counted: a chat template's role markers.
+const TEMPLATE_TOKENS_PER_MESSAGE: u64 = 8;
+
+/// Tokens kept back for every request: the template's system turn and the answer's opening.
+const TEMPLATE_TOKENS: u64 = 32;
+
 /// What the sizes are computed from, borrowed for one decision.
 pub(in crate::session) struct Budget<'a> {
     /// The current model, if any.
@@ -46,12 +58,24 @@ impl Budget<'_> {
         };
         match self.window {
             Some(window) => {
-                let left = u64::from(window).saturating_sub(self.conversation.estimated_tokens());
+                let left = u64::from(window).saturating_sub(self.prompt_bound());
                 let left = u32::try_from(left).unwrap_or(u32::MAX);
                 limit.min(left.max(OUTPUT_TOKENS_MIN))
             }
             None => limit,
         }
+    }
+
+    /// The most tokens the next request's prompt is taken to need: the estimate, and a margin
+    /// for its error on what no provider counted yet, so that the prompt and the output cap fit
+    /// the window even when the server counts more than luxe estimated.
+    pub(in crate::session) fn prompt_bound(&self) -> u64 {
+        let conversation = self.conversation;
+        let (uncounted, messages) = conversation.uncounted();
+        conversation.estimated_tokens()
+            + uncounted.div_ceil(ESTIMATE_MARGIN_DIVISOR)
+            + TEMPLATE_TOKENS_PER_MESSAGE * messages as u64
+            + TEMPLATE_TOKENS
     }
 
     /// Whether the next request to `model` would come near the context window, leaving too
@@ -85,8 +109,9 @@ impl Budget<'_> {
                 let room = u64::from(window)
                     .saturating_sub(u64::from(self.summary_max_tokens()))
                     .saturating_sub(SUMMARY_OVERHEAD_TOKENS);
-                // A tenth kept back: the count of characters a token is an average.
-                (room as f64 * self.conversation.chars_per_token() * 0.9) as usize
+                // A fifth kept back, as a request's cap keeps a quarter more than the estimate
+                // ([`Self::prompt_bound`]): the count of characters a token is an average.
+                (room as f64 * self.conversation.chars_per_token() * 0.8) as usize
             })
     }
 
@@ -160,7 +185,16 @@ mod tests {
             window: Some(window),
             ..unknown
         };
-        assert_eq!(known.max_output(&model), 1_000.min(OUTPUT_TOKENS_UNKNOWN));
+        // The margin: a quarter of the uncounted estimate, the template's tokens for the one
+        // message and the request.
+        let margin = tokens.div_ceil(4) + TEMPLATE_TOKENS_PER_MESSAGE + TEMPLATE_TOKENS;
+        assert_eq!(known.prompt_bound(), tokens + margin);
+        let cap = u64::from(known.max_output(&model));
+        assert_eq!(cap, 1_000 - margin);
+        assert!(
+            tokens * 5 / 4 + 8 + cap <= u64::from(window),
+            "a server counting a quarter more, with its template, still fits"
+        );
         let full = Budget {
             window: Some(u32::try_from(tokens).unwrap()),
             ..known
@@ -171,6 +205,27 @@ mod tests {
             "room is always left"
         );
         assert!(full.near_the_window(&model));
+    }
+
+    #[test]
+    fn once_the_server_counted_the_margin_covers_only_what_came_after() {
+        let (mut counted, model) = (conversation(400), local());
+        counted.calibrate(1, 150);
+        counted.push(Message {
+            role: Role::Assistant,
+            content: vec![Block::Text {
+                text: "y".repeat(400),
+            }],
+        });
+        let (uncounted, messages) = counted.uncounted();
+        assert_eq!((uncounted, messages), (counted.estimated_tokens() - 150, 1));
+        let budget = Budget {
+            model: Some(&model),
+            window: Some(2_048),
+            conversation: &counted,
+        };
+        let margin = uncounted.div_ceil(4) + TEMPLATE_TOKENS_PER_MESSAGE + TEMPLATE_TOKENS;
+        assert_eq!(budget.prompt_bound(), counted.estimated_tokens() + margin);
     }
 
     #[test]
