@@ -1,6 +1,8 @@
 //! Settings files (`$LUXE_HOME/settings.json` for the user, `.luxe/settings.json` for the
 //! project), parsed strictly: a file that does not parse, or names an unknown tool or mode,
-//! stops start-up with `file:line:column: what is wrong`.
+//! stops start-up with `file:line:column: what is wrong`. The place is that of the value that
+//! is wrong (of the key, for an unknown or repeated one), or of the key of an entry that lacks
+//! something or whose members do not fit together, such as an MCP server without a `command`.
 
 use std::collections::BTreeMap;
 
@@ -11,6 +13,10 @@ use crate::mcp::config::{ServerConfig, ServerEntry};
 use crate::permissions::RuleSet;
 use crate::permissions::rules::Rule;
 use crate::protocol::values::PermissionMode;
+
+#[cfg(test)]
+mod error_places;
+mod located;
 
 /// Whose file it is: a project's own `allow` rules and mode count only with `--trust-project`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -93,16 +99,10 @@ pub struct Loaded {
     pub mcp_servers: Vec<ServerConfig>,
 }
 
-/// Parses one file; the error is `path:line:column: message`.
+/// Parses one file; the error is `path:line:column: message`, placed as the module says.
 pub fn parse(source: &SettingsSource) -> Result<Settings, String> {
-    serde_json::from_str(&source.text).map_err(|err| {
-        let message = err.to_string();
-        // serde_json appends " at line L column C"; the position goes in front instead.
-        let message = message
-            .rsplit_once(" at line ")
-            .map_or(message.as_str(), |(m, _)| m);
-        format!("{}:{}:{}: {message}", source.path, err.line(), err.column())
-    })
+    located::from_str(&source.text)
+        .map_err(|(at, message)| format!("{}:{at}: {message}", source.path))
 }
 
 /// Reads every file, user first. Deny and ask rules always count; a project's allow rules,
@@ -248,8 +248,11 @@ mod tests {
             "{\n \"mcpServers\": {\n  \"s\": {\"type\": \"sse\", \"url\": \"http://x\"}\n }\n}",
         ))
         .unwrap_err();
-        // A refused entry is placed just after it, where serde has read it whole.
-        assert!(err.starts_with("/home/u/.luxe/settings.json:4:"), "{err}");
+        // At the refused "sse" itself.
+        assert!(
+            err.starts_with("/home/u/.luxe/settings.json:3:17:"),
+            "{err}"
+        );
         assert!(err.contains("not supported"), "{err}");
         let err = parse(&user(
             r#"{"mcpServers": {"s": {"command": "x", "arg": []}}}"#,

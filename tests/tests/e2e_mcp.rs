@@ -668,18 +668,23 @@ fn a_malformed_server_entry_stops_start_up_at_its_place() {
     let entries = [
         (
             "{\"mcpServers\": {\n  \"s\": {\"command\": \"x\", \"timeout\": \"long\"}}}",
-            2,
+            "2:36: invalid type: string \"long\", expected u64",
         ),
         (
             "{\"mcpServers\": {\n\n  \"s\": {\"command\": \"x\", \"url\": \"http://h\"}}}",
-            3,
+            "3:3: give either \"command\" (stdio) or \"url\" (http), not both",
         ),
         (
             "{\"mcpServers\": {\"s\": {\"type\": \"sse\", \"url\": \"http://h\"}}}",
-            1,
+            "1:31: the \"sse\" transport is deprecated",
+        ),
+        // Issue #27: at the entry that lacks a command, not at the brace closing `mcpServers`.
+        (
+            "{\n  \"mcpServers\": {\n    \"x\": {\n      \"args\": [\"a\"]\n    }\n  }\n}\n",
+            "3:5: a stdio server needs a non-empty \"command\"",
         ),
     ];
-    for (text, line) in entries {
+    for (text, says) in entries {
         std::fs::write(ws.path().join("home/settings.json"), text).unwrap();
         let out = ws
             .luxe()
@@ -689,7 +694,7 @@ fn a_malformed_server_entry_stops_start_up_at_its_place() {
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{text}: {stderr}");
         assert!(out.stdout.is_empty(), "no frame: {text}");
-        let place = format!("settings.json:{line}:");
-        assert!(stderr.contains(&place), "{text}: {stderr}");
+        let says = format!("settings.json:{says}");
+        assert!(stderr.contains(&says), "{text}: {stderr}");
     }
 }

@@ -233,9 +233,18 @@ fn broken_settings_stop_start_up_with_file_line_and_column() {
             "{\n  \"model\": \"openai/gpt-5\",\n}",
             ":3:1: trailing comma",
         ),
-        ("{\"permissions\": {\n  \"deny\": [\"fly(**)\"]}}", ":2:"),
-        ("{\"permissions\": {\"mode\": \"yolo\"}}", ":1:"),
-        ("{\"permissions\": {\"alow\": []}}", ":1:"),
+        (
+            "{\"permissions\": {\n  \"deny\": [\"fly(**)\"]}}",
+            ":2:12: rule \"fly(**)\"",
+        ),
+        (
+            "{\"permissions\": {\"mode\": \"yolo\"}}",
+            ":1:26: unknown variant `yolo`",
+        ),
+        (
+            "{\"permissions\": {\"alow\": []}}",
+            ":1:18: unknown field `alow`",
+        ),
     ] {
         let ws = Workspace::new();
         std::fs::write(ws.path().join("home/settings.json"), text).unwrap();

@@ -1,8 +1,9 @@
 //! `mcpServers` in a settings file, in the shape users write for other agents:
 //! `{"name": {"command", "args", "env", "cwd"}}` for a stdio server (`"type": "stdio"` allowed)
 //! and `{"name": {"type": "http", "url", "headers"}}` for streamable HTTP, each with optional
-//! `"disabled"` and `"timeout"` (ms). Parsed strictly: an unknown key, a wrong type or a
-//! refused transport is an error at its line and column.
+//! `"disabled"` and `"timeout"` (ms). Parsed strictly: an unknown key, a wrong type, a refused
+//! transport, URL or timeout is an error at its line and column; an entry that lacks what its
+//! transport needs, or mixes two transports' keys, is one at the server's name.
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -76,23 +77,83 @@ impl ServerEntry {
     }
 }
 
+/// One entry as written. A value wrong by itself (`type`, `url`, `timeout`) is refused as it is
+/// read, so that the error is placed at the value; what an entry lacks, or keys that do not fit
+/// together, only the whole entry tells, and that error is placed at the server's name.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawEntry {
     #[serde(rename = "type")]
-    kind: Option<String>,
+    kind: Option<Kind>,
     command: Option<String>,
     #[serde(default)]
     args: Vec<String>,
     #[serde(default)]
     env: BTreeMap<String, String>,
     cwd: Option<String>,
-    url: Option<String>,
+    url: Option<HttpUrl>,
     #[serde(default)]
     headers: BTreeMap<String, String>,
     #[serde(default)]
     disabled: bool,
-    timeout: Option<u64>,
+    timeout: Option<TimeoutMs>,
+}
+
+/// `"type"`: a transport luxe speaks.
+#[derive(Deserialize)]
+#[serde(try_from = "String")]
+enum Kind {
+    Stdio,
+    Http,
+}
+
+impl TryFrom<String> for Kind {
+    type Error = String;
+
+    fn try_from(name: String) -> Result<Self, String> {
+        match name.as_str() {
+            "stdio" => Ok(Self::Stdio),
+            "http" => Ok(Self::Http),
+            "sse" => Err("the \"sse\" transport is deprecated and not supported: use \"type\": \"http\" (streamable HTTP)".to_owned()),
+            other => Err(format!(
+                "unknown server type {other:?} (known: \"stdio\", \"http\")"
+            )),
+        }
+    }
+}
+
+/// `"url"`: an http:// or https:// URL.
+#[derive(Deserialize)]
+#[serde(try_from = "String")]
+struct HttpUrl(String);
+
+impl TryFrom<String> for HttpUrl {
+    type Error = String;
+
+    fn try_from(url: String) -> Result<Self, String> {
+        if url.starts_with("http://") || url.starts_with("https://") {
+            Ok(Self(url))
+        } else {
+            Err(format!("{url:?} is not an http:// or https:// URL"))
+        }
+    }
+}
+
+/// `"timeout"`: at least 1 ms.
+#[derive(Deserialize)]
+#[serde(try_from = "u64")]
+struct TimeoutMs(u64);
+
+impl TryFrom<u64> for TimeoutMs {
+    type Error = &'static str;
+
+    fn try_from(ms: u64) -> Result<Self, &'static str> {
+        if ms == 0 {
+            Err("\"timeout\" must be at least 1 ms")
+        } else {
+            Ok(Self(ms))
+        }
+    }
 }
 
 impl TryFrom<RawEntry> for ServerEntry {
@@ -100,11 +161,8 @@ impl TryFrom<RawEntry> for ServerEntry {
 
     fn try_from(raw: RawEntry) -> Result<Self, String> {
         let stdio_only = !raw.args.is_empty() || !raw.env.is_empty() || raw.cwd.is_some();
-        let transport = match (raw.kind.as_deref(), raw.command, raw.url) {
-            (Some("sse"), _, _) => {
-                return Err("the \"sse\" transport is deprecated and not supported: use \"type\": \"http\" (streamable HTTP)".to_owned());
-            }
-            (None | Some("stdio"), Some(command), None) if !command.is_empty() => {
+        let transport = match (raw.kind, raw.command, raw.url) {
+            (None | Some(Kind::Stdio), Some(command), None) if !command.is_empty() => {
                 if !raw.headers.is_empty() {
                     return Err("\"headers\" belong to an http server, not a stdio one".into());
                 }
@@ -115,41 +173,30 @@ impl TryFrom<RawEntry> for ServerEntry {
                     cwd: raw.cwd,
                 }
             }
-            (None | Some("http"), None, Some(url)) => {
+            (None | Some(Kind::Http), None, Some(HttpUrl(url))) => {
                 if stdio_only {
                     return Err(
                         "\"args\", \"env\" and \"cwd\" belong to a stdio server, not an http one"
                             .into(),
                     );
                 }
-                if !(url.starts_with("http://") || url.starts_with("https://")) {
-                    return Err(format!("{url:?} is not an http:// or https:// URL"));
-                }
                 Transport::Http {
                     url,
                     headers: raw.headers.into_iter().collect(),
                 }
             }
-            (None | Some("stdio"), _, None) => {
+            (None | Some(Kind::Stdio), _, None) => {
                 return Err("a stdio server needs a non-empty \"command\"".into());
             }
-            (Some("http"), _, None) => return Err("an http server needs a \"url\"".into()),
-            (None | Some("stdio") | Some("http"), _, Some(_)) => {
+            (Some(Kind::Http), _, None) => return Err("an http server needs a \"url\"".into()),
+            (_, _, Some(_)) => {
                 return Err("give either \"command\" (stdio) or \"url\" (http), not both".into());
             }
-            (Some(other), _, _) => {
-                return Err(format!(
-                    "unknown server type {other:?} (known: \"stdio\", \"http\")"
-                ));
-            }
         };
-        if raw.timeout == Some(0) {
-            return Err("\"timeout\" must be at least 1 ms".into());
-        }
         Ok(Self {
             disabled: raw.disabled,
             transport,
-            timeout_ms: raw.timeout,
+            timeout_ms: raw.timeout.map(|TimeoutMs(ms)| ms),
         })
     }
 }
