@@ -48,7 +48,9 @@ use super::stack::{
 };
 
 frame_enum! {
-    /// A frame luxe writes to stdout.
+    /// A frame luxe writes to stdout. The union is open: kinds (and fields) are added without a
+    /// version bump, so a typed client dispatches on `kind` and keeps a fallback for a kind it
+    /// does not know, which it ignores.
     pub enum Event {
         /// Always the first frame.
         Ready(Ready) = "ready",
