@@ -1,10 +1,12 @@
 //! Test support for Luxe: a [`sim::Sim`] that drives `luxe-core` on a virtual clock, a
 //! [`process::LuxeProcess`] that spawns the real `luxe` binary and speaks frames to it, a
-//! [`model_server::ModelServer`] that plays scripted model replies over HTTP, and a
-//! [`fake_gh::FakeGh`] that stands in for the user's `gh` on `PATH`.
+//! [`model_server::ModelServer`] that plays scripted model replies over HTTP, a
+//! [`fake_gh::FakeGh`] that stands in for the user's `gh` on `PATH`, and [`client_tools`], the
+//! tools a client author points at the protocol schema.
 
 pub mod acp_client;
 pub mod bench;
+pub mod client_tools;
 pub mod fake_gh;
 pub mod git_repo;
 pub mod llama;

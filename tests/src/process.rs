@@ -1,5 +1,6 @@
 //! The real `luxe` binary, spawned in a temporary directory, spoken to in frames.
 
+use std::fs::{File, OpenOptions};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
@@ -9,6 +10,11 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
+
+/// The variable that names a directory where every luxe a test spawns appends each line it writes
+/// to stdout, one file per process (`luxe-<pid>.jsonl`): the frames of any e2e run, which
+/// `tests/tests/client_author.rs` then holds to the schema.
+pub const CAPTURE_DIR_VAR: &str = "LUXE_TEST_CAPTURE_DIR";
 
 /// How long a test waits for one frame or for the process to exit before it fails.
 pub fn patience() -> Duration {
@@ -121,6 +127,18 @@ pub fn spawn_to_first_line(mut cmd: Command) -> (Child, String) {
     (child, first)
 }
 
+/// The file that captures the stdout of luxe `pid`, when [`CAPTURE_DIR_VAR`] names a directory.
+fn capture_file(pid: u32) -> Option<File> {
+    let dir = PathBuf::from(std::env::var_os(CAPTURE_DIR_VAR)?);
+    std::fs::create_dir_all(&dir).expect("the capture directory can be made");
+    let file = OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(dir.join(format!("luxe-{pid}.jsonl")))
+        .expect("the capture file opens");
+    Some(file)
+}
+
 /// A running `luxe`: frames in on stdin, frames out of stdout, stderr collected.
 pub struct LuxeProcess {
     child: Child,
@@ -135,7 +153,8 @@ pub struct LuxeProcess {
 }
 
 impl LuxeProcess {
-    /// Spawns `cmd` (from [`Workspace::luxe`]) with piped stdio.
+    /// Spawns `cmd` (from [`Workspace::luxe`]) with piped stdio; its stdout is also appended to
+    /// a file when [`CAPTURE_DIR_VAR`] is set.
     pub fn spawn(mut cmd: Command) -> Self {
         let mut child = cmd
             .stdin(Stdio::piped())
@@ -145,10 +164,14 @@ impl LuxeProcess {
             .expect("luxe spawns");
         let stdout = child.stdout.take().expect("piped stdout");
         let mut stderr = child.stderr.take().expect("piped stderr");
+        let mut capture = capture_file(child.id());
         let (tx, frames) = channel();
         thread::spawn(move || {
             for line in BufReader::new(stdout).lines() {
                 let Ok(line) = line else { break };
+                if let Some(file) = capture.as_mut() {
+                    writeln!(file, "{line}").expect("the capture file takes the frame");
+                }
                 if tx.send(line).is_err() {
                     break;
                 }
