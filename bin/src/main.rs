@@ -64,9 +64,17 @@ fn main() -> ExitCode {
                 luxe, now, &prompt, on_ask,
             )))
         }
-        FrontDoor::Interface => exit(luxe_io::run_interface(|width, height| {
-            Interface::new(luxe, width, height)
-        })),
+        FrontDoor::Interface => {
+            let no_colour = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+            exit(luxe_io::run_interface(|width, height| {
+                let interface = Interface::new(luxe, width, height);
+                if no_colour {
+                    interface.without_colour()
+                } else {
+                    interface
+                }
+            }))
+        }
         FrontDoor::Rpc | FrontDoor::Acp => exit(luxe_io::run(luxe)),
     }
 }

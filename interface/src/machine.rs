@@ -55,6 +55,8 @@ pub struct Interface {
     slash_selected: usize,
     /// Where the last drawing put the cursor.
     cursor: (u16, u16),
+    /// Draw without colours (`NO_COLOR`): bold, dim and reverse still tell things apart.
+    no_colour: bool,
 }
 
 impl std::fmt::Debug for Interface {
@@ -83,7 +85,14 @@ impl Interface {
             busy: false,
             slash_selected: 0,
             cursor: (0, 0),
+            no_colour: false,
         }
+    }
+
+    /// The same interface drawing without colours, as `NO_COLOR` asks.
+    pub fn without_colour(mut self) -> Self {
+        self.no_colour = true;
+        self
     }
 
     /// Whether something changed since the last [`Interface::render`].
@@ -110,6 +119,12 @@ impl Interface {
     pub fn render(&mut self, area: Rect, buf: &mut Buffer) {
         self.dirty = false;
         crate::render::screen(self, area, buf);
+        if self.no_colour {
+            for cell in &mut buf.content {
+                cell.set_fg(ratatui_core::style::Color::Reset);
+                cell.set_bg(ratatui_core::style::Color::Reset);
+            }
+        }
     }
 
     /// Takes what happened at the terminal at `now`.
@@ -376,11 +391,12 @@ impl Machine for Interface {
         loop {
             match self.luxe.poll_output()? {
                 Output::Frame(frame) => {
-                    let event = frame.event();
-                    if let luxe_core::protocol::events::Event::StateChanged(state) = event {
+                    // What a client of --rpc would be shown, secrets cut out.
+                    let event = frame.redacted_event();
+                    if let luxe_core::protocol::events::Event::StateChanged(state) = &event {
                         self.busy = state.streaming;
                     }
-                    self.view.take(event);
+                    self.view.take(&event);
                     self.dirty = true;
                 }
                 Output::Flush | Output::Message(_) => {}

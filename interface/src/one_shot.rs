@@ -130,7 +130,8 @@ impl Machine for OneShot {
     fn poll_output(&mut self) -> Option<Output> {
         loop {
             match self.luxe.poll_output()? {
-                Output::Frame(frame) => self.take(frame.event()),
+                // What a client of --rpc would be shown, secrets cut out.
+                Output::Frame(frame) => self.take(&frame.redacted_event()),
                 Output::Flush | Output::Message(_) => {}
                 // The turn's own status wins over the session's exit (a closed session exits 0).
                 Output::Exit { code } => {

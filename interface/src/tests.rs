@@ -424,3 +424,17 @@ quickcheck::quickcheck! {
         true
     }
 }
+
+#[test]
+fn no_color_draws_without_colours() {
+    let (ui, _) = interface(80, 24);
+    let mut ui = ui.without_colour();
+    tool_cells(&mut ui);
+    let area = Rect::new(0, 0, 80, 24);
+    let mut buf = Buffer::empty(area);
+    ui.render(area, &mut buf);
+    let coloured = buf.content.iter().any(|c| {
+        c.fg != ratatui_core::style::Color::Reset || c.bg != ratatui_core::style::Color::Reset
+    });
+    assert!(!coloured);
+}

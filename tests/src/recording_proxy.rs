@@ -5,6 +5,7 @@
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{Shutdown, TcpListener, TcpStream};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::thread;
 
@@ -64,6 +65,8 @@ fn number_after(text: &str, key: &str) -> Option<u64> {
 pub struct RecordingProxy {
     port: u16,
     exchanges: Arc<Mutex<Vec<Exchange>>>,
+    /// Connections accepted and not yet recorded.
+    open: Arc<AtomicUsize>,
 }
 
 impl RecordingProxy {
@@ -72,25 +75,42 @@ impl RecordingProxy {
         let listener = TcpListener::bind("127.0.0.1:0").expect("a port for the proxy");
         let port = listener.local_addr().expect("its address").port();
         let exchanges = Arc::new(Mutex::new(Vec::new()));
-        let kept = Arc::clone(&exchanges);
+        let open = Arc::new(AtomicUsize::new(0));
+        let (kept, counting) = (Arc::clone(&exchanges), Arc::clone(&open));
         thread::spawn(move || {
             for client in listener.incoming().flatten() {
-                let kept = Arc::clone(&kept);
+                let (kept, counting) = (Arc::clone(&kept), Arc::clone(&counting));
+                counting.fetch_add(1, Ordering::SeqCst);
                 thread::spawn(move || {
                     if let Some(exchange) = relay(client, upstream) {
                         kept.lock()
                             .unwrap_or_else(PoisonError::into_inner)
                             .push(exchange);
                     }
+                    counting.fetch_sub(1, Ordering::SeqCst);
                 });
             }
         });
-        Self { port, exchanges }
+        Self {
+            port,
+            exchanges,
+            open,
+        }
     }
 
     /// The base URL luxe takes as `OPENAI_BASE_URL`.
     pub fn base_url(&self) -> String {
         format!("http://127.0.0.1:{}/v1", self.port)
+    }
+
+    /// Every exchange, in the order they ended, once no connection is open (waiting at most
+    /// `within`: a response luxe has read whole may not be recorded yet).
+    pub fn exchanges_when_idle(&self, within: std::time::Duration) -> Vec<Exchange> {
+        let deadline = std::time::Instant::now() + within;
+        while self.open.load(Ordering::SeqCst) > 0 && std::time::Instant::now() < deadline {
+            thread::sleep(std::time::Duration::from_millis(10));
+        }
+        self.exchanges()
     }
 
     /// Every exchange so far, in the order they ended.
