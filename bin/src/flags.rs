@@ -6,6 +6,7 @@ use luxe_core::config::{
     Home, ProviderVars, Providers, Requested, Resume, SessionFile, Timings, settings_files,
 };
 use luxe_core::protocol::values::PermissionMode;
+use luxe_interface::OnAsk;
 use luxe_io::{environment, startup};
 
 /// Luxe, a coding agent. `luxe --rpc` speaks JSON frames over stdin and stdout, one per line.
@@ -54,12 +55,53 @@ pub struct Flags {
     /// Work in a new git worktree.
     #[arg(long, value_name = "NAME", num_args = 0..=1)]
     worktree: Option<Option<String>>,
-    /// What to do when a prompt needs an answer and no one can give one (not with --rpc).
+    /// With -p: what a permission prompt gets, since nobody can answer it (deny or allow).
     #[arg(long, value_name = "POLICY", num_args = 0..=1)]
     on_ask: Option<Option<String>>,
+    /// Run one turn without the interface and print the answer (the text, or stdin's).
+    #[arg(short = 'p', long = "print", value_name = "TEXT", num_args = 0..=1)]
+    print: Option<Option<String>>,
+}
+
+/// Which way into Luxe the flags ask for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FrontDoor {
+    /// `--rpc`: protocol frames on stdin and stdout.
+    Rpc,
+    /// `--acp`: an editor's agent.
+    Acp,
+    /// `-p`: one turn; its text (`None`: read stdin) and what prompts get.
+    Print(Option<String>, OnAsk),
+    /// The full-screen interface.
+    Interface,
 }
 
 impl Flags {
+    /// The front door these flags open, or the one-line reason they cannot.
+    pub fn front_door(&self) -> Result<FrontDoor, String> {
+        let doors = [self.rpc, self.acp, self.print.is_some()];
+        if doors.iter().filter(|d| **d).count() > 1 {
+            return Err("--rpc, --acp and -p are three ways in: give one".into());
+        }
+        let on_ask = match self.on_ask.as_ref().map(|policy| policy.as_deref()) {
+            None => OnAsk::default(),
+            Some(policy) if self.print.is_some() => OnAsk::parse(policy.unwrap_or("deny"))?,
+            // --rpc's refusal is the session's own (its client answers prompts itself).
+            Some(_) if self.rpc => OnAsk::default(),
+            Some(_) => {
+                return Err(
+                    "--on-ask is for -p: here prompts are answered by you or your editor".into(),
+                );
+            }
+        };
+        Ok(match (&self.print, self.rpc, self.acp) {
+            (Some(text), _, _) => FrontDoor::Print(text.clone(), on_ask),
+            (None, true, _) => FrontDoor::Rpc,
+            (None, _, true) => FrontDoor::Acp,
+            (None, false, false) => FrontDoor::Interface,
+        })
+    }
+
     /// The session's config, or the one-line reason luxe cannot start with these flags.
     pub fn into_config(self) -> Result<Config, String> {
         if self.acp && self.rpc {
@@ -70,16 +112,11 @@ impl Flags {
                 "--acp cannot be used with -c or --resume: the editor loads sessions".into(),
             );
         }
-        if !self.rpc && !self.acp {
-            return Err(
-                "this build has no interactive interface: run `luxe --rpc` or `luxe --acp`".into(),
-            );
-        }
         let requested = Requested {
             issue: self.issue,
             from_pr: self.from_pr,
             worktree: self.worktree.clone(),
-            on_ask: self.on_ask.is_some(),
+            on_ask: self.on_ask.is_some() && self.rpc,
             resume: self.continue_session || self.resume.is_some(),
         };
         if let Some(refusal) = requested.refusal() {

@@ -9,6 +9,7 @@ mod effects;
 pub mod environment;
 mod files;
 mod frame_writer;
+mod front_loop;
 pub mod git;
 mod http;
 mod opened;
@@ -17,7 +18,9 @@ mod process;
 mod search;
 mod site;
 pub mod startup;
+mod terminal;
 
 pub use driver::run;
 pub use effects::Effects;
 pub use luxe_core::effects::Completion;
+pub use terminal::{run_interface, run_one_shot};

@@ -13,6 +13,8 @@ pub mod llama;
 pub mod mcp_servers;
 pub mod model_server;
 pub mod process;
+pub mod recording_proxy;
 pub mod rig;
 pub mod sim;
 pub mod sockets;
+pub mod tmux;

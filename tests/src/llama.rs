@@ -107,6 +107,11 @@ impl LlamaServer {
         format!("http://127.0.0.1:{}/v1", self.port)
     }
 
+    /// The port it listens on, on 127.0.0.1.
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
     /// The context the server runs with.
     pub fn context(&self) -> u32 {
         self.context

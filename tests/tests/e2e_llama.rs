@@ -200,3 +200,64 @@ fn a_session_at_2048_overflows_again_and_again_and_keeps_working() {
     );
     assert_eq!(server.context(), 2048);
 }
+
+/// Every request to a model of unknown size fits its window with its output cap, as the real
+/// server counts the prompt: the first of a fresh session (sent at once after `ready`, while
+/// the questions about the window are out) and every later one, summaries included, at
+/// `-c 2048`. Prints how much room each request left, the figures docs/protocol.md gives.
+#[test]
+fn every_request_fits_the_window_with_its_cap_as_the_server_counts_it() {
+    let _peer = one_at_a_time();
+    let Some(server) = LlamaServer::start(2048, false) else {
+        return;
+    };
+    let proxy = luxe_tests::recording_proxy::RecordingProxy::start(server.port());
+    let ws = Workspace::new();
+    let mut cmd = ws.luxe();
+    cmd.env("OPENAI_BASE_URL", proxy.base_url())
+        .env_remove("OPENAI_API_KEY")
+        .env_remove("ANTHROPIC_API_KEY")
+        .args(["--model", "openai/smollm2"]);
+    let mut luxe = LuxeProcess::spawn(cmd);
+    luxe.set_patience(std::time::Duration::from_secs(300));
+    luxe.expect("ready");
+    let items: String = (1..=120).map(|i| format!("{i}, ")).collect();
+    for i in 0..3 {
+        let frames = turn(
+            &mut luxe,
+            &format!("Turn {i}. Here is a list: {items}. Reply with one word: ok."),
+        );
+        let end = ended(&frames);
+        assert!(
+            end["reason"] == "end_turn" || end["reason"] == "max_tokens",
+            "turn {i}: {end} {frames:?}"
+        );
+    }
+    luxe.send(r#"{"kind":"close"}"#);
+    luxe.wait();
+    let chats: Vec<_> = proxy
+        .exchanges_when_idle(std::time::Duration::from_secs(10))
+        .into_iter()
+        .filter(luxe_tests::recording_proxy::Exchange::is_chat)
+        .collect();
+    assert!(chats.len() >= 3, "{chats:#?}");
+    for (n, chat) in chats.iter().enumerate() {
+        let cap = chat.output_cap().expect("every request names its cap");
+        let prompt = chat
+            .prompt_tokens()
+            .unwrap_or_else(|| panic!("no count: {chat:?}"));
+        let room = 2048_i64 - i64::try_from(prompt + cap).unwrap();
+        eprintln!(
+            "request {n}: prompt {prompt} (server), cap {cap}, room left {room}{}",
+            if chat.refused_as_too_long() {
+                ", refused"
+            } else {
+                ""
+            }
+        );
+        assert!(
+            !chat.refused_as_too_long() && room >= 0,
+            "request {n}: {prompt} prompt tokens and a cap of {cap} pass 2,048"
+        );
+    }
+}

@@ -167,7 +167,7 @@ fn records_in(bytes: &[u8]) -> impl Iterator<Item = Record> + '_ {
 fn messages_in(bytes: &[u8]) -> Vec<Message> {
     records_in(bytes)
         .filter_map(|record| match record {
-            Record::Message { message } => Some(message),
+            Record::Message { message, .. } => Some(message),
             _ => None,
         })
         .collect()

@@ -157,6 +157,7 @@ mod tests {
                     role: crate::model::conversation::Role::User,
                     content: Vec::new(),
                 },
+                by: None,
             }));
             head
         };

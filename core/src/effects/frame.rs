@@ -42,6 +42,32 @@ impl Frame {
         &self.event
     }
 
+    /// The event as a client is shown it: through the redaction gate, as [`Frame::encode`]
+    /// writes it and a client reads it back. For a front door in the same process (the
+    /// interface), which must show nothing a client of `--rpc` would not be shown. A frame
+    /// that would not read back (never: every event is JSON a client can read) is an `error`.
+    pub fn redacted_event(&self) -> Event {
+        if self.redactor.is_empty() {
+            return self.event.clone();
+        }
+        let mut line = Vec::new();
+        self.encode(&mut line);
+        let read = serde_json::from_slice::<serde_json::Value>(&line)
+            .ok()
+            .and_then(|mut frame| {
+                let content = frame
+                    .get_mut("content")
+                    .map(serde_json::Value::take)
+                    .unwrap_or(serde_json::Value::Null);
+                Event::decode_content(self.event.kind(), content)?.ok()
+            });
+        read.unwrap_or_else(|| {
+            Event::Error(crate::protocol::events::ErrorEvent {
+                message: format!("a {} frame could not be shown", self.event.kind()),
+            })
+        })
+    }
+
     /// The event, taken: for a driver that writes it its own way and redacts what it writes
     /// (`--acp`'s host).
     pub(crate) fn into_event(self) -> Event {
@@ -72,5 +98,42 @@ impl Frame {
         })?;
         redactor.redact_json_tail(out, from);
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::events::{ErrorEvent, TokenDelta};
+
+    #[test]
+    fn the_event_a_front_door_shows_has_passed_the_gate() {
+        let redactor = Redactor::new(["supersecretvalue123".to_owned()]);
+        let delta = Event::TokenDelta(TokenDelta {
+            block: 0,
+            delta: "the token is supersecretvalue123, see".into(),
+        });
+        let shown = Frame::new(delta.clone()).gated(&redactor).redacted_event();
+        let Event::TokenDelta(shown) = shown else {
+            panic!("{shown:?}");
+        };
+        assert!(
+            !shown.delta.contains("supersecretvalue123"),
+            "{}",
+            shown.delta
+        );
+        assert!(shown.delta.starts_with("the token is "));
+        let error = Event::Error(ErrorEvent {
+            message: "no secret here".into(),
+        });
+        let plain = Frame::new(error.clone()).gated(&Redactor::default());
+        assert_eq!(plain.redacted_event(), error, "nothing to cut: as it was");
+        assert_eq!(
+            Frame::new(delta)
+                .gated(&Redactor::default())
+                .redacted_event()
+                .kind(),
+            "token_delta"
+        );
     }
 }

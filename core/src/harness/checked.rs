@@ -13,7 +13,7 @@ use crate::luxe::Luxe;
 use crate::output_order::is_effect;
 use crate::permissions::redact::secret_values;
 use crate::protocol::actions::Action;
-use crate::protocol::codec::{Incoming, decode};
+use crate::protocol::codec::{Incoming, Rejection, decode};
 use crate::protocol::events::Event;
 
 /// A `Luxe` whose every step is checked against the protocol's invariants.
@@ -120,14 +120,23 @@ impl Checked {
         let mut bytes = line.to_vec();
         bytes.push(b'\n');
         let was_closed = self.exited;
-        // A review or GitHub request is answered later (after git, gh or disk), exactly once.
-        if let Ok(Some(Incoming {
-            action,
-            request_id: Some(id),
-        })) = decode(line)
+        // A review or GitHub request is answered later (after git, gh or disk), exactly once;
+        // so is an edit_review that makes no edit (review_session_save_failed).
+        let awaited = match decode(line) {
+            Ok(Some(Incoming {
+                action,
+                request_id: Some(id),
+            })) if answered_later(&action) => Some(id),
+            Err(Rejection {
+                kind: Some(kind),
+                request_id: Some(id),
+                ..
+            }) if kind == "edit_review" => Some(id),
+            _ => None,
+        };
+        if let Some(id) = awaited
             && !was_closed
             && line.len() <= self.luxe.max_frame_bytes()
-            && answered_later(&action)
         {
             self.ledger.counted.insert(id.clone());
             *self.ledger.awaiting.entry(id).or_default() += 1;

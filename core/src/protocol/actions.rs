@@ -4,6 +4,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use super::findings::{Anchor, Severity};
 use super::frame_enum::frame_enum;
 use super::github::{
     EditPullRequest, GetPullRequest, ListPullRequests, MergePullRequest, OpenPullRequest,
@@ -98,31 +99,89 @@ pub struct LoadGuidedReview {
     pub target: ReviewTarget,
 }
 
-/// `edit_review`: the fields each `edit` takes are checked by the review, so that every edit
-/// is answered under its `request_id` (`review_session_save_failed` says what is wrong).
+/// `edit_review`: one change to the open review's findings, answered once under its
+/// `request_id` (`review_session_saved`, or `review_session_save_failed` saying why, also when
+/// the frame's fields do not make an edit).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct EditReview {
     /// Echoed on the answer.
     pub request_id: String,
     /// The open review.
     pub review_id: String,
-    /// `comment`, `reply`, `request_fix`, `update`, `delete`, `resolve`, `reopen` or `send`.
-    pub edit: String,
-    /// `comment`: where (`{kind:"line"|"range"|"hunk"|"file", …}`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub anchor: Option<serde_json::Value>,
-    /// The text.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub body: Option<String>,
-    /// `question`, `suggestion`, `issue`, `nitpick` or `praise`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub severity: Option<String>,
-    /// Send to the agent in the same save.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub send: Option<bool>,
-    /// The finding an edit other than `comment` names.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub comment_id: Option<String>,
+    /// The change, named by `edit`, with the fields that edit takes.
+    #[serde(flatten)]
+    pub edit: ReviewEdit,
+}
+
+/// A change to a review's findings, by its `edit` name.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "edit", rename_all = "snake_case")]
+pub enum ReviewEdit {
+    /// A new finding, a `draft` until sent.
+    Comment {
+        /// The lines, hunk or file it is about.
+        anchor: Anchor,
+        /// What the reviewer says.
+        body: String,
+        /// How much it matters.
+        severity: Severity,
+        /// Send it to the agent in the same save (a turn answers it).
+        #[serde(default)]
+        send: bool,
+    },
+    /// The reviewer's reply on a finding's thread.
+    Reply {
+        /// The finding.
+        comment_id: String,
+        /// What the reviewer says.
+        body: String,
+        /// Send it to the agent in the same save.
+        #[serde(default)]
+        send: bool,
+    },
+    /// Ask the agent to change the code for a finding (a turn starts only with `send`).
+    RequestFix {
+        /// The finding.
+        comment_id: String,
+        /// What to do, when more than the finding says (default "Please fix this.").
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        body: Option<String>,
+        /// Send it to the agent in the same save.
+        #[serde(default)]
+        send: bool,
+    },
+    /// Change a finding's first text or its severity (at least one).
+    Update {
+        /// The finding.
+        comment_id: String,
+        /// The new text.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        body: Option<String>,
+        /// The new severity.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        severity: Option<Severity>,
+    },
+    /// Remove a finding.
+    Delete {
+        /// The finding.
+        comment_id: String,
+    },
+    /// Mark a finding done.
+    Resolve {
+        /// The finding.
+        comment_id: String,
+    },
+    /// Mark a resolved finding open again.
+    Reopen {
+        /// The finding.
+        comment_id: String,
+    },
+    /// Send a finding to the agent: a turn answers it, or fixes it when the reviewer's last
+    /// word on it was a fix request. A resolved finding is reopened first.
+    Send {
+        /// The finding.
+        comment_id: String,
+    },
 }
 
 /// An action naming the open review.

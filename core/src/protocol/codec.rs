@@ -6,7 +6,7 @@ use std::convert::Infallible;
 use serde_json::Value;
 
 use super::actions::Action;
-use super::events::{ActionRejected, Event};
+use super::events::{ActionRejected, Event, RequestFailed};
 use super::hand_json;
 use super::kinds::known_action;
 use super::unique_keys::UniqueKeys;
@@ -50,13 +50,23 @@ impl Rejection {
         }
     }
 
-    /// The `action_rejected` event that carries this rejection.
+    /// The event that answers this rejection: `action_rejected`, except for an `edit_review`
+    /// whose `request_id` could be read, which is answered `review_session_save_failed` (every
+    /// `edit_review` is answered once under its `request_id`, saved or save_failed).
     pub fn into_event(self) -> Event {
-        Event::ActionRejected(ActionRejected {
-            kind: self.kind,
-            reason: self.reason,
-            request_id: self.request_id,
-        })
+        match (self.kind.as_deref(), self.request_id) {
+            (Some("edit_review"), Some(request_id)) => {
+                Event::ReviewSessionSaveFailed(RequestFailed {
+                    request_id,
+                    reason: self.reason,
+                })
+            }
+            (_, request_id) => Event::ActionRejected(ActionRejected {
+                kind: self.kind,
+                reason: self.reason,
+                request_id,
+            }),
+        }
     }
 }
 
@@ -84,15 +94,20 @@ pub fn decode(line: &[u8]) -> Result<Option<Incoming>, Rejection> {
             .map(str::to_owned),
         _ => None,
     };
+    // A frame without a usable kind still echoes its readable request_id.
+    let malformed = |detail: std::fmt::Arguments<'_>| Rejection {
+        request_id: request_id.clone(),
+        ..Rejection::malformed(detail)
+    };
     let kind = match frame.get("kind") {
         Some(Value::String(kind)) => kind.as_str(),
         Some(other) => {
-            return Err(Rejection::malformed(format_args!(
+            return Err(malformed(format_args!(
                 "`kind` must be a string, got {}",
                 json_type(other)
             )));
         }
-        None => return Err(Rejection::malformed("missing string field `kind`")),
+        None => return Err(malformed(format_args!("missing string field `kind`"))),
     };
     let reject = |reason: String| Rejection {
         kind: Some(kind.to_owned()),
@@ -274,6 +289,66 @@ mod tests {
         );
         let r = rejected(r#"{"kind":"close","content":[1]}"#);
         assert_eq!(r.reason, "close: content must be an object, got an array");
+    }
+
+    #[test]
+    fn a_frame_without_a_usable_kind_echoes_its_request_id() {
+        for line in [
+            r#"{"content":{"request_id":"nk"}}"#,
+            r#"{"kind":5,"content":{"request_id":"nk"}}"#,
+        ] {
+            let r = rejected(line);
+            assert_eq!(
+                (r.kind, r.request_id.as_deref()),
+                (None, Some("nk")),
+                "{line}"
+            );
+        }
+    }
+
+    #[test]
+    fn an_edit_review_that_makes_no_edit_is_answered_save_failed_under_its_request_id() {
+        for (content, reason) in [
+            (
+                r#"{"request_id":"ne","review_id":"review:r"}"#,
+                "edit_review: missing field `edit`",
+            ),
+            (
+                r#"{"request_id":"ne","edit":"resolve","comment_id":"c"}"#,
+                "edit_review: missing field `review_id`",
+            ),
+            (
+                r#"{"request_id":"ne","review_id":"r","edit":"comment","body":"b","anchor":{"kind":"file","file_id":"f"}}"#,
+                "edit_review: missing field `severity`",
+            ),
+        ] {
+            let line = format!(r#"{{"kind":"edit_review","content":{content}}}"#);
+            let failed = RequestFailed {
+                request_id: "ne".into(),
+                reason: reason.into(),
+            };
+            assert_eq!(
+                rejected(&line).into_event(),
+                Event::ReviewSessionSaveFailed(failed)
+            );
+        }
+        // Without a readable request_id there is nothing to answer under.
+        let r = rejected(r#"{"kind":"edit_review","content":{"request_id":7}}"#);
+        assert!(matches!(r.into_event(), Event::ActionRejected(_)));
+    }
+
+    #[test]
+    fn fields_a_newer_luxe_knows_are_ignored_at_every_depth() {
+        let line = r#"{"kind":"edit_review","zz":1,"content":{"request_id":"e","review_id":"r","edit":"comment","body":"b","severity":"issue","zzz":[1],"anchor":{"kind":"line","file_id":"f","hunk_id":"h","side":"new","line":3,"zzz":{"a":1}}}}"#;
+        assert!(matches!(
+            decode(line.as_bytes()),
+            Ok(Some(Incoming {
+                action: Action::EditReview(_),
+                ..
+            }))
+        ));
+        let load = r#"{"kind":"load_guided_review","content":{"request_id":"l","target":{"kind":"branch","base":"main","zzz":true}}}"#;
+        assert!(matches!(decode(load.as_bytes()), Ok(Some(_))), "{load}");
     }
 
     // Design §1, row "frame too long" (the splitter finds it; this is its wording).

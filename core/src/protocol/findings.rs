@@ -43,7 +43,7 @@ pub struct Finding {
 
 /// Where a finding points.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+#[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Anchor {
     /// One line of a hunk.
     Line {

@@ -361,7 +361,7 @@ mod tests {
 
 /// The two sides a review compares, as the client names them (`target` of `load_guided_review`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+#[serde(tag = "kind", rename_all = "snake_case")]
 pub enum ReviewTarget {
     /// HEAD → the working tree, untracked (not ignored) files included.
     WorkingTree,

@@ -5,76 +5,12 @@
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
-use crate::protocol::actions::EditReview;
+use crate::protocol::actions::ReviewEdit;
 use crate::protocol::findings::{
     Anchor, Author, EntryKind, Finding, FindingStatus, ReviewSession, Severity, Side, ThreadEntry,
 };
 use crate::protocol::review::{Hunk, HunkLine, Review};
-
-/// One `edit_review`, checked for its fields.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Edit {
-    /// A new finding.
-    Comment {
-        /// Where.
-        anchor: Anchor,
-        /// What.
-        body: String,
-        /// How much it matters.
-        severity: Severity,
-        /// Send at once.
-        send: bool,
-    },
-    /// A reviewer reply.
-    Reply {
-        /// The finding.
-        comment_id: String,
-        /// What.
-        body: String,
-        /// Send at once.
-        send: bool,
-    },
-    /// Ask the agent to change the code.
-    RequestFix {
-        /// The finding.
-        comment_id: String,
-        /// What to do, when more than the finding says.
-        body: Option<String>,
-        /// Send at once.
-        send: bool,
-    },
-    /// Change the comment's text or severity.
-    Update {
-        /// The finding.
-        comment_id: String,
-        /// The new text.
-        body: Option<String>,
-        /// The new severity.
-        severity: Option<Severity>,
-    },
-    /// Remove a finding.
-    Delete {
-        /// The finding.
-        comment_id: String,
-    },
-    /// Mark done.
-    Resolve {
-        /// The finding.
-        comment_id: String,
-    },
-    /// Mark not done.
-    Reopen {
-        /// The finding.
-        comment_id: String,
-    },
-    /// Send a saved draft.
-    Send {
-        /// The finding.
-        comment_id: String,
-    },
-}
 
 /// What the agent is asked to do on a finding once a save that sent it is on disk.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -145,14 +81,14 @@ impl Stored {
     /// why the edit cannot be saved. `self` is left as it was either way.
     pub fn apply(
         &self,
-        edit: Edit,
+        edit: ReviewEdit,
         review: &Review,
         at: u64,
     ) -> Result<(Self, Option<(String, AgentTask)>), String> {
         let mut next = self.clone();
         let entry = |kind, body: String| ThreadEntry::new(Author::Reviewer, kind, body, at);
         let task = match edit {
-            Edit::Comment {
+            ReviewEdit::Comment {
                 anchor,
                 body,
                 severity,
@@ -167,7 +103,7 @@ impl Stored {
                 )?;
                 next.send_if(send, &id, AgentTask::Answer)?
             }
-            Edit::Reply {
+            ReviewEdit::Reply {
                 comment_id,
                 body,
                 send,
@@ -178,7 +114,7 @@ impl Stored {
                     .push(entry(EntryKind::Reply, body));
                 next.send_if(send, &comment_id, AgentTask::Answer)?
             }
-            Edit::RequestFix {
+            ReviewEdit::RequestFix {
                 comment_id,
                 body,
                 send,
@@ -192,7 +128,7 @@ impl Stored {
                     .push(entry(EntryKind::FixRequest, body));
                 next.send_if(send, &comment_id, AgentTask::Fix)?
             }
-            Edit::Update {
+            ReviewEdit::Update {
                 comment_id,
                 body,
                 severity,
@@ -210,21 +146,21 @@ impl Stored {
                 }
                 None
             }
-            Edit::Delete { comment_id } => {
+            ReviewEdit::Delete { comment_id } => {
                 next.finding_mut(&comment_id)?;
                 next.session.findings.retain(|f| f.id != comment_id);
                 next.positions.remove(&comment_id);
                 None
             }
-            Edit::Resolve { comment_id } => {
+            ReviewEdit::Resolve { comment_id } => {
                 next.finding_mut(&comment_id)?.status = FindingStatus::Resolved;
                 None
             }
-            Edit::Reopen { comment_id } => {
+            ReviewEdit::Reopen { comment_id } => {
                 next.finding_mut(&comment_id)?.status = FindingStatus::Open;
                 None
             }
-            Edit::Send { comment_id } => {
+            ReviewEdit::Send { comment_id } => {
                 let asks_fix = next
                     .finding_mut(&comment_id)?
                     .thread
@@ -491,75 +427,6 @@ fn follow_anchor(anchor: &Anchor, position: Option<(u32, u32)>, review: &Review)
                 (None, _) => (anchor.clone(), true),
             }
         }
-    }
-}
-
-impl Edit {
-    /// The edit an `edit_review` describes, or why its fields do not make one.
-    pub fn from_request(edit: EditReview) -> Result<Self, String> {
-        let comment_id = || {
-            edit.comment_id
-                .clone()
-                .ok_or_else(|| format!("{} needs comment_id", edit.edit))
-        };
-        let body = || {
-            edit.body
-                .clone()
-                .ok_or_else(|| format!("{} needs body", edit.edit))
-        };
-        let severity = edit
-            .severity
-            .as_deref()
-            .map(|s| {
-                serde_json::from_value::<Severity>(Value::String(s.to_owned())).map_err(|_| {
-                    format!(
-                        "unknown severity {s:?}: question, suggestion, issue, nitpick or praise"
-                    )
-                })
-            })
-            .transpose()?;
-        let send = edit.send.unwrap_or(false);
-        Ok(match edit.edit.as_str() {
-            "comment" => Self::Comment {
-                anchor: serde_json::from_value(edit.anchor.clone().ok_or("comment needs anchor")?)
-                    .map_err(|e| format!("invalid anchor: {e}"))?,
-                body: body()?,
-                severity: severity.ok_or("comment needs severity")?,
-                send,
-            },
-            "reply" => Self::Reply {
-                comment_id: comment_id()?,
-                body: body()?,
-                send,
-            },
-            "request_fix" => Self::RequestFix {
-                comment_id: comment_id()?,
-                body: edit.body.clone(),
-                send,
-            },
-            "update" => Self::Update {
-                comment_id: comment_id()?,
-                body: edit.body.clone(),
-                severity,
-            },
-            "delete" => Self::Delete {
-                comment_id: comment_id()?,
-            },
-            "resolve" => Self::Resolve {
-                comment_id: comment_id()?,
-            },
-            "reopen" => Self::Reopen {
-                comment_id: comment_id()?,
-            },
-            "send" => Self::Send {
-                comment_id: comment_id()?,
-            },
-            other => {
-                return Err(format!(
-                    "unknown edit {other:?}: comment, reply, request_fix, update, delete, resolve, reopen or send"
-                ));
-            }
-        })
     }
 }
 

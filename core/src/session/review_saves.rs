@@ -7,19 +7,20 @@
 use std::collections::VecDeque;
 
 use crate::effects::EffectId;
+use crate::protocol::actions::ReviewEdit;
 use crate::protocol::findings::{Anchor, Severity, ThreadEntry};
 use crate::protocol::review::Review;
-use crate::review::findings::{AgentTask, Edit, Stored};
+use crate::review::findings::{AgentTask, Stored};
 
 use super::review_turns::ReviewWork;
 
 /// A change waiting for its turn to be saved.
 #[derive(Debug)]
 pub(super) enum Change {
-    /// A client's `edit_review`, checked when its turn comes.
+    /// A client's `edit_review`, applied when its turn comes.
     Edit {
         request_id: String,
-        edit: Result<Edit, String>,
+        edit: ReviewEdit,
     },
     /// `request_agent_review`: recorded, then the agent reviews.
     AgentReviewRequested { request_id: String },
@@ -135,7 +136,7 @@ fn apply_change(
     let mut next = stored.clone();
     let work = match change {
         Change::Edit { edit, .. } => {
-            let (applied, task) = stored.apply(edit.clone()?, review, at)?;
+            let (applied, task) = stored.apply(edit.clone(), review, at)?;
             next = applied;
             task.map(|(id, task)| match task {
                 AgentTask::Answer => ReviewWork::Answer(id),

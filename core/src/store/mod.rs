@@ -32,6 +32,10 @@ pub enum Record {
     Message {
         /// The message.
         message: Message,
+        /// Who wrote a turn's opening message (absent on every other message, and in files
+        /// written before luxe recorded it): the session is named after a person's.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        by: Option<Writer>,
     },
     /// Blocks added to the last message (text a client steered into a running turn).
     Append {
@@ -64,6 +68,16 @@ pub enum Record {
         /// Its cost, when the prices are known.
         cost_usd: Option<f64>,
     },
+}
+
+/// Who wrote the message that opened a turn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Writer {
+    /// The person: what they typed is its last text block (an issue's text may precede it).
+    Person,
+    /// Luxe itself: a guided review's prompt for a comment or a fix.
+    Luxe,
 }
 
 /// One record as a line, LF included.
@@ -102,6 +116,9 @@ pub struct Restored {
     pub cost_unknown: bool,
     /// Lines that could not be read, for a warning on stderr.
     pub skipped: Vec<String>,
+    /// What names the session: the text of the first turn a person opened (see [`Writer`]);
+    /// in a file that records no writer, the first user message's text.
+    pub title: String,
 }
 
 /// The header of a session file, if its first line is one.
@@ -132,12 +149,14 @@ pub fn restore(file: &[u8]) -> Result<Restored, String> {
         cwd,
         ..Restored::default()
     };
+    let mut title = title::Title::default();
     for (number, line) in lines {
         if line.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
         match serde_json::from_slice::<Record>(line) {
-            Ok(Record::Message { message }) => {
+            Ok(Record::Message { message, by }) => {
+                title.note(&message, by);
                 if let Some(view) = restored.view.as_mut() {
                     view.push(message.clone());
                 }
@@ -189,6 +208,7 @@ pub fn restore(file: &[u8]) -> Result<Restored, String> {
             Err(err) => restored.skipped.push(format!("line {}: {err}", number + 1)),
         }
     }
+    restored.title = title.text();
     answer_dangling_calls(&mut restored.messages);
     if let Some(view) = restored.view.as_mut() {
         answer_dangling_calls(view);
@@ -279,17 +299,7 @@ pub fn summaries(
             let restored = restore(bytes)
                 .ok()
                 .filter(|r| r.cwd == cwd && !r.messages.is_empty())?;
-            let title = restored
-                .messages
-                .iter()
-                .find(|m| m.role == crate::model::conversation::Role::User)
-                .and_then(|m| {
-                    m.content.iter().find_map(|b| match b {
-                        Block::Text { text } => Some(redact(text).chars().take(80).collect()),
-                        _ => None,
-                    })
-                })
-                .unwrap_or_default();
+            let title = redact(&restored.title).chars().take(80).collect();
             Some(crate::protocol::events::SessionSummary {
                 id: restored.id,
                 title,
@@ -350,6 +360,8 @@ pub fn latest_for<'a>(candidates: &'a [(String, Vec<u8>, u64)], cwd: &str) -> Op
         .max_by_key(|(path, _, updated)| (*updated, path.clone()))
         .map(|(path, _, _)| path.as_str())
 }
+
+mod title;
 
 #[cfg(test)]
 mod tests;

@@ -31,9 +31,11 @@ fn a_torn_last_line_and_appended_garbage_are_skipped() {
         header_record(),
         Record::Message {
             message: text(Role::User, "hi"),
+            by: None,
         },
         Record::Message {
             message: text(Role::Assistant, "hello"),
+            by: None,
         },
     ]);
     bytes.extend_from_slice(b"{\"type\":\"message\",\"message\":{\"ro");
@@ -75,6 +77,7 @@ fn appends_extend_the_last_message_and_turns_sum() {
         header_record(),
         Record::Message {
             message: text(Role::User, "a"),
+            by: None,
         },
         Record::Append {
             blocks: vec![Block::Text { text: "b".into() }],
@@ -108,9 +111,11 @@ fn a_compaction_changes_the_view_not_the_messages() {
         header_record(),
         Record::Message {
             message: text(Role::User, "old question"),
+            by: None,
         },
         Record::Message {
             message: text(Role::Assistant, "old answer"),
+            by: None,
         },
         Record::Compacted {
             summary: "S".into(),
@@ -119,6 +124,7 @@ fn a_compaction_changes_the_view_not_the_messages() {
         },
         Record::Message {
             message: text(Role::User, "new"),
+            by: None,
         },
         Record::Append {
             blocks: vec![Block::Text {
@@ -160,6 +166,7 @@ fn a_version_1_file_still_reads() {
     });
     bytes.extend(encode(&Record::Message {
         message: text(Role::User, "hi"),
+        by: None,
     }));
     assert_eq!(restore(&bytes).unwrap().messages.len(), 1);
 }
@@ -178,6 +185,7 @@ fn latest_for_picks_the_newest_of_this_cwd_that_holds_a_message() {
         let mut head = h(id, cwd);
         head.extend(encode(&Record::Message {
             message: text(Role::User, "hi"),
+            by: None,
         }));
         head
     };
@@ -216,6 +224,7 @@ impl Arbitrary for Session {
             let record = match u8::arbitrary(g) % 6 {
                 0 => Record::Message {
                     message: text(Role::User, &s),
+                    by: None,
                 },
                 1 => Record::Message {
                     message: Message {
@@ -232,6 +241,7 @@ impl Arbitrary for Session {
                             },
                         ],
                     },
+                    by: None,
                 },
                 2 => Record::Message {
                     message: Message {
@@ -243,6 +253,7 @@ impl Arbitrary for Session {
                             images: Vec::new(),
                         }],
                     },
+                    by: None,
                 },
                 3 => Record::TurnEnded {
                     turn_id: s,
@@ -274,7 +285,7 @@ quickcheck! {
     fn a_written_session_reads_back_the_same(session: Session) -> bool {
         let restored = restore(&file(&session.0)).unwrap();
         let messages: Vec<Message> = session.0.iter().filter_map(|r| match r {
-            Record::Message { message } => Some(message.clone()),
+            Record::Message { message, .. } => Some(message.clone()),
             _ => None,
         }).collect();
         let turns = session.0.iter().filter(|r| matches!(r, Record::TurnEnded { .. })).count();
@@ -336,7 +347,7 @@ fn contents(records: &[Record]) -> (Vec<Message>, usize) {
     let messages = records
         .iter()
         .filter_map(|r| match r {
-            Record::Message { message } => Some(message.clone()),
+            Record::Message { message, .. } => Some(message.clone()),
             _ => None,
         })
         .collect();
@@ -406,15 +417,19 @@ fn calls_a_crash_left_unanswered_are_answered_wherever_they_are() {
         header_record(),
         Record::Message {
             message: text(Role::User, "run it"),
+            by: None,
         },
         Record::Message {
             message: call("c1"),
+            by: None,
         },
         Record::Message {
             message: text(Role::User, "again"),
+            by: None,
         },
         Record::Message {
             message: call("c2"),
+            by: None,
         },
         Record::Message {
             message: Message {
@@ -426,12 +441,15 @@ fn calls_a_crash_left_unanswered_are_answered_wherever_they_are() {
                     images: Vec::new(),
                 }],
             },
+            by: None,
         },
         Record::Message {
             message: text(Role::Assistant, "done"),
+            by: None,
         },
         Record::Message {
             message: call("c3"),
+            by: None,
         },
     ]);
     let r = restore(&bytes).unwrap();
@@ -471,6 +489,7 @@ fn a_title_is_cut_after_its_secrets_are_redacted() {
         header_record(),
         Record::Message {
             message: text(Role::User, &first),
+            by: None,
         },
     ]);
     let files = [("/s/a.jsonl".to_owned(), bytes, 1)];

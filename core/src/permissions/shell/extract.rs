@@ -1,8 +1,9 @@
 //! Every command a text runs, as far as the text says: the parser's simple commands, unwrapped
 //! layer by layer (`sudo env A=1 nice rm x` is `sudo …`, `env …`, `nice …` and finally
 //! `rm x`), with shell text they hand on (`bash -c`, `eval`, here-docs fed to a shell, backtick
-//! bodies) analyzed in turn and the commands programs name in their options (`find -exec`)
-//! added. What cannot be known statically becomes an unknown part, never a silent gap.
+//! bodies, a makefile's recipes) analyzed in turn and the commands programs name in their
+//! options (`find -exec`) added. What cannot be known statically becomes an unknown part,
+//! never a silent gap.
 
 use super::env_files::{basename, names_env, text_names_env};
 use super::github;
@@ -35,6 +36,16 @@ const TAMPERING: &[&str] = &[
     "LD_LIBRARY_PATH",
     "BASH_LOADABLES_PATH",
     "IFS",
+];
+
+/// Variables that hand a program code Luxe cannot see: make reads options (`--eval`) and
+/// makefiles from them, and less runs its input preprocessor.
+const CODE_CARRIERS: &[&str] = &[
+    "MAKEFLAGS",
+    "GNUMAKEFLAGS",
+    "MAKEFILES",
+    "LESSOPEN",
+    "LESSCLOSE",
 ];
 
 /// Reserved words that bash never runs as a command name (`time` and `coproc` are wrappers).
@@ -161,6 +172,11 @@ fn assigned(name: &str, found: &mut Found) {
             "the command sets {name}, so Luxe cannot tell what its names run"
         ));
     }
+    if CODE_CARRIERS.contains(&name) {
+        found.unknown(format!(
+            "the command sets {name}, which hands a program code Luxe cannot see"
+        ));
+    }
     if github::runs_programs(name) && !found.tainted.iter().any(|t| t == name) {
         found.tainted.push(name.to_owned());
     }
@@ -241,7 +257,7 @@ fn command(cmd: &RawCommand, more_args: bool, ctx: Ctx, found: &mut Found) {
             part.words[0] = Word::plain(&name);
         }
         builtin_effects(&name, &words, found);
-        for inner in embedded(&name, &words)
+        for inner in embedded(&name, &words, &cmd.stdin, more_args)
             .into_iter()
             .chain(git_embedded(&name, &words))
         {
@@ -254,6 +270,8 @@ fn command(cmd: &RawCommand, more_args: bool, ctx: Ctx, found: &mut Found) {
                     command(&raw, more_args, ctx, found);
                 }
                 Embedded::Shell(text) => text_at(&text, deeper(ctx), found),
+                Embedded::Code(text) => found.env_file |= text_names_env(&text),
+                Embedded::Exports(name) => assigned(&name, found),
                 Embedded::Unknown(why) => found.parts.push(Part {
                     unknown: Some(format!("`{name}` runs {why}")),
                     ..part.clone()

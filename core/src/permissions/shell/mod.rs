@@ -2,10 +2,11 @@
 //!
 //! The `bash` tool runs `bash -c COMMAND`. [`analyze`] parses the text with a real bash
 //! grammar (`parse`), extracts every command the shell would run, unwrapping wrappers and
-//! following shell text handed to shells and `eval` (`extract`, `programs`), and then asks of
-//! the result: does a word name a `.env` secrets file (`env_files`), may a command write to
-//! GitHub (`github`), and is there anything Luxe cannot know statically. The rule matching
-//! in `permissions` works on the extracted parts.
+//! following shell text handed to shells, `eval`, `make` and other runners (`extract`,
+//! `programs`, `make`, `runners`), and then asks of the result: does a word name a `.env`
+//! secrets file (`env_files`), may a command write to GitHub (`github`), and is there anything
+//! Luxe cannot know statically. The rule matching in `permissions` works on the extracted
+//! parts.
 //!
 //! Fail closed: whatever cannot be resolved from the text (a computed command name, `eval`
 //! of computed text, a script file, an interpreter's code, a parse error) is an *unknown*
@@ -14,8 +15,10 @@
 mod env_files;
 mod extract;
 mod github;
+mod make;
 mod parse;
 mod programs;
+mod runners;
 mod sed;
 mod words;
 mod wrappers;

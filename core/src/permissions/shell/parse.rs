@@ -252,7 +252,15 @@ impl<'s> Walk<'s, '_> {
                     let body = redirect
                         .children(&mut body_cursor)
                         .find(|c| c.kind() == "heredoc_body");
-                    let text = body.map(|b| self.text(b).to_owned()).unwrap_or_default();
+                    let mut text = body.map(|b| self.text(b).to_owned()).unwrap_or_default();
+                    if operator(redirect, self.src).contains("<<-") {
+                        // Bash strips the tabs that start each line of a `<<-` body.
+                        text = text
+                            .split('\n')
+                            .map(|line| line.trim_start_matches('\t'))
+                            .collect::<Vec<_>>()
+                            .join("\n");
+                    }
                     let computed = !quoted
                         && body.is_some_and(|b| {
                             b.children(&mut b.walk())

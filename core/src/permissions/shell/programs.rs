@@ -1,11 +1,13 @@
 //! What programs do with their arguments, one layer at a time: wrappers (in `wrappers`),
 //! shells and `eval` that run shell text, interpreters and script files Luxe cannot read
-//! into, `awk` and `sed` programs that run commands, and programs that run commands named in
-//! their options (`find -exec`, `tar --to-command`, `rsync -e`).
+//! into, `awk` and `sed` programs that run commands, programs that run commands named in
+//! their options (`find -exec`, `tar --to-command`, `rsync -e`), makefile text handed to
+//! `make` (in `make`), and other programs that run commands from the line in ways of their
+//! own (in `runners`).
 
 use super::parse::Stdin;
 use super::words::Word;
-use super::{sed, wrappers};
+use super::{make, runners, sed, wrappers};
 
 /// What running a command does, one layer down.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -44,8 +46,64 @@ pub enum Embedded {
     },
     /// Shell code (`git rebase -x 'make test'`).
     Shell(String),
+    /// Code in a language of its own that the program reads from the line (a makefile on its
+    /// input): its commands come as entries of their own, and the text is checked for `.env`
+    /// names, as its words are none of the line's.
+    Code(String),
+    /// A variable it sets for the commands it runs (make exports those defined on its
+    /// command line).
+    Exports(String),
     /// Something that cannot be known.
     Unknown(String),
+}
+
+/// Where a file named in a program's options is read from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Source {
+    /// A file on disk: the program's business, as a project's files are.
+    Disk,
+    /// The program's standard input (`-`, `/dev/stdin` and its other names).
+    Input,
+    /// Somewhere Luxe cannot see (another descriptor, a name computed at run time): why.
+    Elsewhere(String),
+}
+
+/// Where `file`, the value of an option naming a file to read, is read from. Paths are
+/// resolved by their text (`//dev/./stdin` is `/dev/stdin`); a relative path that climbs
+/// above the working directory may reach `/dev` from anywhere, so it is judged both ways.
+pub fn source(file: &Word) -> Source {
+    let Some(path) = file.literal() else {
+        return Source::Elsewhere("named at run time".to_owned());
+    };
+    if path == "-" {
+        return Source::Input;
+    }
+    let mut parts: Vec<&str> = Vec::new();
+    let mut climbs = false;
+    for part in path.split('/').filter(|p| !p.is_empty() && *p != ".") {
+        if part == ".." {
+            climbs |= parts.pop().is_none() && !path.starts_with('/');
+        } else {
+            parts.push(part);
+        }
+    }
+    let stdin = matches!(
+        parts.as_slice(),
+        ["dev", "stdin"] | ["dev", "fd", "0"] | ["proc", "self" | "thread-self", "fd", "0"]
+    );
+    let rooted = path.starts_with('/') || climbs;
+    let device = match parts.as_slice() {
+        ["dev" | "proc", ..] if rooted => true,
+        ["dev", "fd", _] | ["proc", _, "fd", _] => true,
+        _ => false,
+    };
+    match (stdin, device) {
+        // Nothing to read: `make -p -f /dev/null` prints make's built-in rules.
+        _ if rooted && parts == ["dev", "null"] => Source::Disk,
+        (true, _) => Source::Input,
+        (false, true) => Source::Elsewhere(format!("from {path}, which Luxe cannot see")),
+        (false, false) => Source::Disk,
+    }
 }
 
 /// Shells whose `-c` text, script file or input is shell code.
@@ -65,7 +123,8 @@ fn is_shell(name: &str) -> bool {
     )
 }
 
-/// Interpreters of other languages: their code is beyond a shell parser.
+/// Interpreters of other languages (debuggers and `dc` among them, which run shell commands
+/// from theirs): their code is beyond a shell parser.
 fn is_interpreter(name: &str) -> bool {
     let family = name.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
     matches!(
@@ -103,13 +162,16 @@ fn is_interpreter(name: &str) -> bool {
             | "kotlin"
             | "java"
             | "dotnet"
+            | "gdb"
+            | "lldb"
+            | "dc"
     )
 }
 
 /// What `words` (whose program is `name`) does one layer down.
 pub fn layer(name: &str, words: &[Word], stdin: &Stdin) -> Layer {
     let args = words.get(1..).unwrap_or_default();
-    if let Some(layer) = wrappers::layer(name, args) {
+    if let Some(layer) = wrappers::layer(name, args).or_else(|| runners::layer(name, args, stdin)) {
         return layer;
     }
     match name {
@@ -122,7 +184,6 @@ pub fn layer(name: &str, words: &[Word], stdin: &Stdin) -> Layer {
         "source" | "." => Layer::Unknown(format!("`{name}` runs a script file")),
         "su" => option_text(name, args, &["-c", "--command"])
             .unwrap_or_else(|| Layer::Unknown("`su` starts a shell".to_owned())),
-        "script" | "flock" => option_text(name, args, &["-c", "--command"]).unwrap_or(Layer::Runs),
         "ssh" => ssh(args),
         "watch" => {
             let rest = skip_options(args, &["-n", "--interval", "-q", "--equexit"]);
@@ -161,7 +222,7 @@ pub(super) fn joined_text(what: &str, words: &[Word]) -> Layer {
 }
 
 /// The value of one of `flags` as shell code, if the program has one.
-fn option_text(name: &str, args: &[Word], flags: &[&str]) -> Option<Layer> {
+pub(super) fn option_text(name: &str, args: &[Word], flags: &[&str]) -> Option<Layer> {
     let mut iter = args.iter();
     while let Some(word) = iter.next() {
         let text = word.text.as_str();
@@ -293,8 +354,12 @@ fn interpreter(name: &str, args: &[Word], stdin: &Stdin) -> Layer {
             return Layer::Unknown(format!("`{name}` runs code Luxe does not read"));
         }
     }
+    // Without code in its arguments it reads its input, which an enclosing command may give
+    // it (`eval python3 <<< …`, a function called with a here-string), unless it only says
+    // what it is.
+    let exits = |w: &Word| matches!(w.text.as_str(), "-V" | "--version" | "-v" | "-h" | "--help");
     match stdin {
-        Stdin::Inherited => Layer::Runs,
+        Stdin::Inherited if args.iter().any(exits) => Layer::Runs,
         _ => Layer::Unknown(format!("`{name}` runs code from its input")),
     }
 }
@@ -375,10 +440,12 @@ fn sed_scripts(args: &[Word]) -> Option<Vec<String>> {
     Some(scripts)
 }
 
-/// Commands `words` runs besides itself, named in its options.
-pub fn embedded(name: &str, words: &[Word]) -> Vec<Embedded> {
+/// Commands `words` runs besides itself: named in its options, or in makefile text the line
+/// hands it (reading `stdin`; `more_args` when more arguments arrive at run time).
+pub fn embedded(name: &str, words: &[Word], stdin: &Stdin, more_args: bool) -> Vec<Embedded> {
     let args = words.get(1..).unwrap_or_default();
     match name {
+        "make" | "gmake" | "bmake" => make::embedded(args, stdin, more_args),
         "find" => exec_options(args, &["-exec", "-execdir", "-ok", "-okdir"]),
         "fd" | "fdfind" => exec_options(args, &["-x", "--exec", "-X", "--exec-batch"]),
         "rg" => valued(args, &["--pre"])

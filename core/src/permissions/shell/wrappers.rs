@@ -1,7 +1,7 @@
 //! Wrappers: programs that run the command in their arguments (`command`, `builtin`, `exec`,
-//! `env`, `nice`, `nohup`, `time`, `timeout`, `sudo`, `xargs`, …), with the flags of each, so
-//! that their own options are never mistaken for the command and an option Luxe does not
-//! know makes the command unknown rather than misread.
+//! `env`, `nice`, `nohup`, `time`, `timeout`, `sudo`, `flock`, `xargs`, …), with the flags of
+//! each, so that their own options are never mistaken for the command and an option Luxe does
+//! not know makes the command unknown rather than misread.
 
 use super::programs::{Layer, joined_text};
 use super::words::Word;
@@ -155,6 +155,39 @@ fn spec(name: &str) -> Option<Spec> {
             &["-p", "--pid"],
         ),
         "chroot" => s(NONE, &["--userspec", "--groups"], 1, false, NONE),
+        "flock" => s(
+            &[
+                "-s",
+                "--shared",
+                "-x",
+                "-e",
+                "--exclusive",
+                "-u",
+                "--unlock",
+                "-n",
+                "--nb",
+                "--nonblock",
+                "--nonblocking",
+                "-o",
+                "--close",
+                "-F",
+                "--no-fork",
+                "--verbose",
+                "--fcntl",
+            ],
+            &[
+                "-w",
+                "--wait",
+                "--timeout",
+                "-E",
+                "--conflict-exit-code",
+                "--start",
+                "--length",
+            ],
+            1,
+            false,
+            NONE,
+        ),
         "unbuffer" => s(&["-p"], NONE, 0, false, NONE),
         "strace" | "ltrace" => s(
             &[
@@ -252,6 +285,14 @@ fn wrapper(name: &str, spec: &Spec, args: &[Word]) -> Layer {
         break;
     }
     let inner: Vec<Word> = args.get(i + spec.operands..).unwrap_or_default().to_vec();
+    if name == "flock"
+        && inner
+            .first()
+            .is_some_and(|w| matches!(w.text.as_str(), "-c" | "--command"))
+    {
+        // `flock FILE -c COMMAND` runs the text with `sh -c`.
+        return joined_text("flock -c", inner.get(1..2).unwrap_or_default());
+    }
     if inner.is_empty() {
         return if name == "xargs" {
             Layer::Wraps {

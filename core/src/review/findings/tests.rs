@@ -1,6 +1,7 @@
 //! Every edit, answered or refused with why; anchors follow their hunk or become outdated.
 
 use super::*;
+use crate::protocol::actions::EditReview;
 use crate::protocol::findings::ReportStatus;
 use crate::protocol::review::{FileStatus, HunkLine, LineKind, ReviewFile, ReviewTarget};
 
@@ -63,8 +64,8 @@ fn on_new(line: u32) -> Anchor {
     }
 }
 
-fn comment(anchor: Anchor, send: bool) -> Edit {
-    Edit::Comment {
+fn comment(anchor: Anchor, send: bool) -> ReviewEdit {
+    ReviewEdit::Comment {
         anchor,
         body: "why?".into(),
         severity: Severity::Question,
@@ -82,7 +83,7 @@ fn a_comment_is_a_draft_until_sent_and_each_save_is_one_revision() {
     let f = &s.session.findings[0];
     assert_eq!((f.status, f.pending), (FindingStatus::Draft, false));
     assert_eq!(f.line_text.as_deref(), Some("new"));
-    let send = Edit::Send {
+    let send = ReviewEdit::Send {
         comment_id: f.id.clone(),
     };
     let (s, task) = s.apply(send.clone(), &r, 6).unwrap();
@@ -92,6 +93,46 @@ fn a_comment_is_a_draft_until_sent_and_each_save_is_one_revision() {
     assert_eq!(s.session.findings[0].status, FindingStatus::Open);
     let err = s.apply(send, &r, 7).unwrap_err();
     assert!(err.contains("already working"), "{err}");
+}
+
+/// The life docs/protocol.md describes: draft → resolved → open; a resolved finding sent again
+/// is reopened and answered; a fix request starts nothing until it is sent.
+#[test]
+fn a_finding_is_resolved_reopened_and_sending_a_resolved_one_reopens_it() {
+    let r = review(vec![hunk("hunk:1", 10)]);
+    let id = || "finding_1".to_owned();
+    let status = |s: &Stored| s.session.findings[0].status;
+    let (s, _) = Stored::new("review:r")
+        .apply(comment(on_new(11), false), &r, 1)
+        .unwrap();
+    let (s, _) = s
+        .apply(ReviewEdit::Resolve { comment_id: id() }, &r, 2)
+        .unwrap();
+    assert_eq!(status(&s), FindingStatus::Resolved, "a draft resolves");
+    let (s, _) = s
+        .apply(ReviewEdit::Reopen { comment_id: id() }, &r, 3)
+        .unwrap();
+    assert_eq!(status(&s), FindingStatus::Open);
+    let (s, _) = s
+        .apply(ReviewEdit::Resolve { comment_id: id() }, &r, 4)
+        .unwrap();
+    let fix = |send| ReviewEdit::RequestFix {
+        comment_id: id(),
+        body: None,
+        send,
+    };
+    let (unsent, task) = s.apply(fix(false), &r, 5).unwrap();
+    assert_eq!(task, None, "a fix request alone starts no turn");
+    assert_eq!(status(&unsent), FindingStatus::Resolved);
+    let (sent, task) = unsent
+        .apply(ReviewEdit::Send { comment_id: id() }, &r, 6)
+        .unwrap();
+    assert_eq!(
+        task,
+        Some((id(), AgentTask::Fix)),
+        "its last word asks a fix"
+    );
+    assert_eq!(status(&sent), FindingStatus::Open, "sending reopens it");
 }
 
 #[test]
@@ -111,7 +152,7 @@ fn bad_edits_say_why_and_change_nothing() {
             "anchor not in the review",
         ),
         (
-            Edit::Comment {
+            ReviewEdit::Comment {
                 anchor: on_new(11),
                 body: "  ".into(),
                 severity: Severity::Issue,
@@ -120,7 +161,7 @@ fn bad_edits_say_why_and_change_nothing() {
             "empty body",
         ),
         (
-            Edit::Reply {
+            ReviewEdit::Reply {
                 comment_id: "finding_9".into(),
                 body: "x".into(),
                 send: false,
@@ -128,7 +169,7 @@ fn bad_edits_say_why_and_change_nothing() {
             "unknown comment finding_9",
         ),
         (
-            Edit::Update {
+            ReviewEdit::Update {
                 comment_id: "finding_9".into(),
                 body: None,
                 severity: None,
@@ -152,7 +193,7 @@ fn fix_requests_updates_resolve_reopen_and_delete() {
     let id = "finding_1".to_owned();
     let err = s
         .apply(
-            Edit::RequestFix {
+            ReviewEdit::RequestFix {
                 comment_id: id.clone(),
                 body: None,
                 send: true,
@@ -166,7 +207,7 @@ fn fix_requests_updates_resolve_reopen_and_delete() {
     s.finding_mut(&id).unwrap().pending = false;
     let (s, task) = s
         .apply(
-            Edit::RequestFix {
+            ReviewEdit::RequestFix {
                 comment_id: id.clone(),
                 body: None,
                 send: true,
@@ -178,7 +219,7 @@ fn fix_requests_updates_resolve_reopen_and_delete() {
     assert_eq!(task, Some((id.clone(), AgentTask::Fix)));
     let (s, _) = s
         .apply(
-            Edit::Update {
+            ReviewEdit::Update {
                 comment_id: id.clone(),
                 body: Some("better words".into()),
                 severity: Some(Severity::Issue),
@@ -194,7 +235,7 @@ fn fix_requests_updates_resolve_reopen_and_delete() {
     );
     let (s, _) = s
         .apply(
-            Edit::Resolve {
+            ReviewEdit::Resolve {
                 comment_id: id.clone(),
             },
             &r,
@@ -204,7 +245,7 @@ fn fix_requests_updates_resolve_reopen_and_delete() {
     assert_eq!(s.session.findings[0].status, FindingStatus::Resolved);
     let (s, _) = s
         .apply(
-            Edit::Reopen {
+            ReviewEdit::Reopen {
                 comment_id: id.clone(),
             },
             &r,
@@ -212,7 +253,9 @@ fn fix_requests_updates_resolve_reopen_and_delete() {
         )
         .unwrap();
     assert_eq!(s.session.findings[0].status, FindingStatus::Open);
-    let (s, _) = s.apply(Edit::Delete { comment_id: id }, &r, 6).unwrap();
+    let (s, _) = s
+        .apply(ReviewEdit::Delete { comment_id: id }, &r, 6)
+        .unwrap();
     assert!(s.session.findings.is_empty() && s.positions.is_empty());
     assert_eq!(s.session.revision, 6);
 }
@@ -262,7 +305,7 @@ fn a_stored_session_reads_back_and_refuses_another_review_or_a_newer_format() {
 
 /// An edit drawn at random: some valid, some not (unknown ids, bad anchors, empty bodies).
 #[derive(Clone, Debug)]
-struct RandomEdit(Edit);
+struct RandomEdit(ReviewEdit);
 
 impl quickcheck::Arbitrary for RandomEdit {
     fn arbitrary(g: &mut quickcheck::Gen) -> Self {
@@ -274,30 +317,30 @@ impl quickcheck::Arbitrary for RandomEdit {
         };
         let line = *g.choose(&[10, 11, 99]).expect("non-empty");
         Self(match u8::arbitrary(g) % 8 {
-            0 | 1 => Edit::Comment {
+            0 | 1 => ReviewEdit::Comment {
                 anchor: on_new(line),
                 body,
                 severity: Severity::Issue,
                 send: bool::arbitrary(g),
             },
-            2 => Edit::Reply {
+            2 => ReviewEdit::Reply {
                 comment_id: id,
                 body,
                 send: bool::arbitrary(g),
             },
-            3 => Edit::RequestFix {
+            3 => ReviewEdit::RequestFix {
                 comment_id: id,
                 body: None,
                 send: bool::arbitrary(g),
             },
-            4 => Edit::Update {
+            4 => ReviewEdit::Update {
                 comment_id: id,
                 body: Some(body),
                 severity: None,
             },
-            5 => Edit::Delete { comment_id: id },
-            6 => Edit::Resolve { comment_id: id },
-            _ => Edit::Send { comment_id: id },
+            5 => ReviewEdit::Delete { comment_id: id },
+            6 => ReviewEdit::Resolve { comment_id: id },
+            _ => ReviewEdit::Send { comment_id: id },
         })
     }
 }
@@ -381,29 +424,46 @@ fn an_edit_request_names_what_it_lacks() {
             .as_object_mut()
             .unwrap()
             .extend(fields.as_object().unwrap().clone());
-        Edit::from_request(serde_json::from_value(frame).unwrap())
+        serde_json::from_value::<EditReview>(frame)
+            .map(|request| request.edit)
+            .map_err(|e| e.to_string())
     };
     let err = |edit, fields| request(edit, fields).unwrap_err();
     assert_eq!(
         err("reply", serde_json::json!({"body":"b"})),
-        "reply needs comment_id"
+        "missing field `comment_id`"
     );
     assert_eq!(
-        err("comment", serde_json::json!({"body":"b"})),
-        "comment needs anchor"
+        err(
+            "comment",
+            serde_json::json!({"body":"b", "severity": "issue"})
+        ),
+        "missing field `anchor`"
     );
-    assert!(err("undo", serde_json::json!({})).starts_with("unknown edit \"undo\""));
+    assert_eq!(
+        err(
+            "comment",
+            serde_json::json!({"body":"b", "anchor": {"kind": "file", "file_id": "f"}})
+        ),
+        "missing field `severity`",
+        "a comment needs its severity"
+    );
+    assert!(err("undo", serde_json::json!({})).starts_with("unknown variant `undo`"));
     assert!(
         err(
             "update",
             serde_json::json!({"comment_id":"c","severity":"bad"})
         )
-        .contains("unknown severity")
+        .starts_with("unknown variant `bad`")
     );
     assert_eq!(
-        request("resolve", serde_json::json!({"comment_id":"c"})),
-        Ok(Edit::Resolve {
+        request(
+            "resolve",
+            serde_json::json!({"comment_id":"c", "newer": {"x": 1}})
+        ),
+        Ok(ReviewEdit::Resolve {
             comment_id: "c".into()
-        })
+        }),
+        "fields a newer luxe knows are ignored"
     );
 }

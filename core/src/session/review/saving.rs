@@ -10,7 +10,6 @@ use crate::effects::{EffectId, Output};
 use crate::protocol::actions::{EditReview, ReviewRequest};
 use crate::protocol::codec::Rejection;
 use crate::protocol::events::{Event, RequestFailed, ReviewSessionSaved};
-use crate::review::findings::Edit;
 
 /// What the session does once a change is answered (its frame is out).
 #[derive(Debug, PartialEq)]
@@ -37,7 +36,7 @@ impl ReviewState {
         let request_id = edit.request_id.clone();
         self.push(Change::Edit {
             request_id,
-            edit: Edit::from_request(edit),
+            edit: edit.edit,
         });
         true
     }

@@ -7,7 +7,7 @@ use super::super::review_turns::{ReviewTask, ReviewWork};
 use super::saving::Answered;
 use super::*;
 use crate::effects::FileContent;
-use crate::protocol::actions::{EditReview, ReviewRequest};
+use crate::protocol::actions::{EditReview, ReviewEdit, ReviewRequest};
 use crate::protocol::findings::{Author, EntryKind, ThreadEntry};
 
 fn source(root: &str) -> Box<DiffSource> {
@@ -195,12 +195,11 @@ fn an_edit_on_an_unknown_review_is_refused_and_nothing_is_queued() {
     let edit = |review_id: &str| EditReview {
         request_id: "e1".into(),
         review_id: review_id.into(),
-        edit: "comment".into(),
-        anchor: None,
-        body: Some("why?".into()),
-        severity: None,
-        comment_id: None,
-        send: None,
+        edit: ReviewEdit::Reply {
+            comment_id: "finding_1".into(),
+            body: "why?".into(),
+            send: false,
+        },
     };
     assert!(!review.edit(&mut port, edit("review:nope")));
     let refused = RequestFailed {

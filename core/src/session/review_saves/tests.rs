@@ -68,7 +68,10 @@ quickcheck! {
                     } else {
                         Change::Edit {
                             request_id: format!("edit {n}"),
-                            edit: Err("bad edit".into()),
+                            // No such finding: refused when applied.
+                            edit: ReviewEdit::Resolve {
+                                comment_id: "finding_none".into(),
+                            },
                         }
                     };
                     pushed.push(which(&change));

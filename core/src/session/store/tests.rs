@@ -195,7 +195,7 @@ fn list_sessions_read_becomes_its_answer() {
             text: "fix the secret bug".into(),
         }],
     };
-    let file: Vec<u8> = [header(), Record::Message { message }]
+    let file: Vec<u8> = [header(), Record::Message { message, by: None }]
         .iter()
         .flat_map(encode)
         .collect();

@@ -30,7 +30,7 @@ use crate::model::conversation::{Block, Message, Role};
 use crate::protocol::actions::Image;
 use crate::protocol::events::{Event, TurnEnded, TurnStarted, TurnSteered, UserMessageQueued};
 use crate::protocol::values::{TurnEndReason, TurnSource};
-use crate::store::Record;
+use crate::store::{Record, Writer};
 
 use super::conversation::Conversation;
 use super::review_turns::ReviewTask;
@@ -205,13 +205,15 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Turns<At> {
         }));
         // A session file from before this rule may end in an unanswered message.
         self.settle_unanswered(desk, "the session ended first");
-        self.remember(
-            desk,
-            Message {
-                role: Role::User,
-                content,
-            },
-        );
+        let by = match source {
+            TurnSource::Review => Writer::Luxe,
+            TurnSource::User | TurnSource::Queue => Writer::Person,
+        };
+        let opening = Message {
+            role: Role::User,
+            content,
+        };
+        self.remember_by(desk, opening, Some(by));
         if let Err(why) = desk.usable_model() {
             return self.end_turn(desk, TurnEndReason::Error, Some(why));
         }
@@ -248,8 +250,15 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Turns<At> {
 
     /// Adds `message` to the conversation and the session file.
     fn remember(&mut self, desk: &mut TurnDesk<'_>, message: Message) {
+        self.remember_by(desk, message, None);
+    }
+
+    /// Adds `message`, which opens a turn written `by` someone, to the conversation and the
+    /// session file (a session is named after a person's opening message).
+    fn remember_by(&mut self, desk: &mut TurnDesk<'_>, message: Message, by: Option<Writer>) {
         desk.record(&Record::Message {
             message: message.clone(),
+            by,
         });
         self.conversation.push(message);
     }

@@ -1,0 +1,96 @@
+//! What the terminal tells the interface, in the interface's own words: io translates
+//! crossterm's events into these, so the machine never sees a terminal library.
+
+/// Modifier keys held with a key.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct Mods {
+    /// Shift (seen with Enter only where the terminal has the keyboard enhancement protocol).
+    pub shift: bool,
+    /// Control.
+    pub ctrl: bool,
+    /// Alt (Meta, Option).
+    pub alt: bool,
+}
+
+/// A key, as the interface tells keys apart.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum KeyCode {
+    /// A character (with Control: the letter, not its control code).
+    Char(char),
+    /// Enter or Return.
+    Enter,
+    /// Tab.
+    Tab,
+    /// Shift+Tab.
+    BackTab,
+    /// Backspace.
+    Backspace,
+    /// Delete.
+    Delete,
+    /// Escape.
+    Esc,
+    /// Up arrow.
+    Up,
+    /// Down arrow.
+    Down,
+    /// Left arrow.
+    Left,
+    /// Right arrow.
+    Right,
+    /// Home.
+    Home,
+    /// End.
+    End,
+    /// Page Up.
+    PageUp,
+    /// Page Down.
+    PageDown,
+}
+
+/// One key press.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Key {
+    /// Which key.
+    pub code: KeyCode,
+    /// What was held with it.
+    pub mods: Mods,
+}
+
+impl Key {
+    /// A key pressed alone.
+    pub fn plain(code: KeyCode) -> Self {
+        Self {
+            code,
+            mods: Mods::default(),
+        }
+    }
+
+    /// `c` with Control.
+    pub fn ctrl(c: char) -> Self {
+        Self {
+            code: KeyCode::Char(c),
+            mods: Mods {
+                ctrl: true,
+                ..Mods::default()
+            },
+        }
+    }
+}
+
+/// Something that happened at the terminal.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TermEvent {
+    /// A key press.
+    Key(Key),
+    /// Pasted text, whole (bracketed paste).
+    Paste(String),
+    /// The terminal's new size, in cells.
+    Resize {
+        /// Columns.
+        width: u16,
+        /// Rows.
+        height: u16,
+    },
+    /// The mouse wheel: lines up (positive) or down (negative).
+    Scroll(i16),
+}

@@ -1,0 +1,23 @@
+//! `luxe-interface`: Luxe's full-screen terminal interface as a pure machine, a front door like
+//! `--acp`. It drives one session only through the protocol's actions (the JSON lines an
+//! `--rpc` client writes) and reads only its events (the typed values an `--rpc` client reads),
+//! so anything it does an `--rpc` client can do too. Keys, pastes, resizes and the wheel come
+//! in as [`TermEvent`]s with the time; the session's effects go out to io unchanged; the screen
+//! is drawn by a pure function into a `ratatui` `Buffer`. io owns the terminal.
+//!
+//! It is a crate of its own beside core rather than a module of it: core's dependencies stay
+//! data crates for the protocol and the agent, and ratatui's core types are needed only here.
+
+mod composer;
+mod keys;
+mod machine;
+mod one_shot;
+mod render;
+mod slash;
+mod text;
+mod transcript;
+mod view;
+
+pub use keys::{Key, KeyCode, Mods, TermEvent};
+pub use machine::{Interface, Request};
+pub use one_shot::{OnAsk, OneShot};

@@ -1,0 +1,423 @@
+//! [`Interface`]: the terminal interface as a machine in front of one session. Keys become the
+//! protocol's actions, sent to the session as the JSON lines an `--rpc` client writes; the
+//! session's frames come back as the typed events an `--rpc` client reads, and only change
+//! what is drawn. Effects pass through to io untouched.
+
+use std::collections::VecDeque;
+use std::time::{Duration, Instant};
+
+use luxe_core::effects::{Input, Output};
+use luxe_core::protocol::values::PermissionReply;
+use luxe_core::{Luxe, Machine};
+use ratatui_core::buffer::Buffer;
+use ratatui_core::layout::Rect;
+use serde_json::{Value, json};
+
+use crate::composer::Composer;
+use crate::keys::{Key, KeyCode, TermEvent};
+use crate::slash::{self, Command};
+use crate::transcript::Cell;
+use crate::view::View;
+
+/// How long a second Ctrl+C on an idle screen has to quit.
+const QUIT_WINDOW: Duration = Duration::from_secs(2);
+
+/// What the interface asks of io besides the session's effects.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Request {
+    /// Give the terminal back and stop the process (Ctrl+Z); redraw when it continues.
+    Suspend,
+}
+
+/// The interface and the session it drives.
+///
+/// Drive it as io drives any [`Machine`] (`handle_input`, `poll_output`, `poll_timeout`,
+/// `handle_timeout`), and besides: feed terminal events to [`Interface::handle_term`], take
+/// [`Interface::take_request`], and draw with [`Interface::render`] whenever
+/// [`Interface::needs_draw`] says so.
+pub struct Interface {
+    luxe: Luxe,
+    view: View,
+    composer: Composer,
+    /// Rows scrolled up from the bottom; 0 follows the stream.
+    scroll: usize,
+    size: (u16, u16),
+    dirty: bool,
+    /// When Ctrl+C last cleared an idle screen.
+    ctrl_c_at: Option<Instant>,
+    /// A one-line hint under the composer (how to quit, a refusal of the interface's own).
+    hint: Option<String>,
+    requests: VecDeque<Request>,
+    next_request: u64,
+    /// A turn or compaction runs.
+    busy: bool,
+    /// Which slash command the list selects.
+    slash_selected: usize,
+    /// Where the last drawing put the cursor.
+    cursor: (u16, u16),
+    /// Draw without colours (`NO_COLOR`): bold, dim and reverse still tell things apart.
+    no_colour: bool,
+}
+
+impl std::fmt::Debug for Interface {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Interface")
+            .field("cells", &self.view.transcript.len())
+            .field("size", &self.size)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Interface {
+    /// The interface in front of `luxe`, for a terminal of `width` × `height`.
+    pub fn new(luxe: Luxe, width: u16, height: u16) -> Self {
+        Self {
+            luxe,
+            view: View::default(),
+            composer: Composer::default(),
+            scroll: 0,
+            size: (width, height),
+            dirty: true,
+            ctrl_c_at: None,
+            hint: None,
+            requests: VecDeque::new(),
+            next_request: 0,
+            busy: false,
+            slash_selected: 0,
+            cursor: (0, 0),
+            no_colour: false,
+        }
+    }
+
+    /// The same interface drawing without colours, as `NO_COLOR` asks.
+    pub fn without_colour(mut self) -> Self {
+        self.no_colour = true;
+        self
+    }
+
+    /// Whether something changed since the last [`Interface::render`].
+    pub fn needs_draw(&self) -> bool {
+        self.dirty
+    }
+
+    /// The next thing io must do besides the session's effects.
+    pub fn take_request(&mut self) -> Option<Request> {
+        self.requests.pop_front()
+    }
+
+    /// Where the terminal's cursor goes (in the composer), as the last drawing placed it.
+    pub fn cursor(&self) -> (u16, u16) {
+        self.cursor
+    }
+
+    /// Notes where the drawing put the cursor.
+    pub(crate) fn set_cursor(&mut self, at: (u16, u16)) {
+        self.cursor = at;
+    }
+
+    /// Draws the whole screen into `buf` over `area`.
+    pub fn render(&mut self, area: Rect, buf: &mut Buffer) {
+        self.dirty = false;
+        crate::render::screen(self, area, buf);
+        if self.no_colour {
+            for cell in &mut buf.content {
+                cell.set_fg(ratatui_core::style::Color::Reset);
+                cell.set_bg(ratatui_core::style::Color::Reset);
+            }
+        }
+    }
+
+    /// Takes what happened at the terminal at `now`.
+    pub fn handle_term(&mut self, now: Instant, event: TermEvent) {
+        self.dirty = true;
+        match event {
+            TermEvent::Resize { width, height } => self.size = (width, height),
+            TermEvent::Paste(text) => {
+                if self.view.question.is_none() && self.view.permissions.is_empty() {
+                    self.composer.paste(&text);
+                }
+            }
+            TermEvent::Scroll(lines) => self.scroll_by(i64::from(lines) * 3),
+            TermEvent::Key(key) => self.key(now, key),
+        }
+    }
+
+    fn key(&mut self, now: Instant, key: Key) {
+        if key.mods.ctrl {
+            return self.control(now, key.code);
+        }
+        if !self.view.permissions.is_empty() {
+            return self.permission_key(now, key.code);
+        }
+        if self.view.question.is_some() && self.question_key(now, key.code) {
+            return;
+        }
+        self.hint = None;
+        let newline = key.mods.shift || key.mods.alt;
+        match key.code {
+            KeyCode::Enter if newline => self.composer.insert('\n'),
+            KeyCode::Enter => self.enter(now),
+            KeyCode::Tab if self.slash_listing() => self.complete_slash(),
+            KeyCode::Tab if self.busy && !self.composer.is_empty() => {
+                let text = self.composer.take();
+                self.send(now, "submit_user_message", json!({"text": text}));
+            }
+            KeyCode::Esc if self.busy => self.send(now, "interrupt_turn", Value::Null),
+            KeyCode::Esc => self.composer.clear(),
+            KeyCode::Char(c) => self.composer.insert(c),
+            KeyCode::Backspace => self.composer.backspace(),
+            KeyCode::Delete => self.composer.delete(),
+            KeyCode::Left => self.composer.left(),
+            KeyCode::Right => self.composer.right(),
+            KeyCode::Home => self.composer.home(),
+            KeyCode::End if self.composer.is_empty() => self.scroll = 0,
+            KeyCode::End => self.composer.end(),
+            KeyCode::Up if self.slash_listing() => {
+                self.slash_selected = self.slash_selected.saturating_sub(1);
+            }
+            KeyCode::Down if self.slash_listing() => self.slash_selected += 1,
+            KeyCode::Up => self.composer.up(),
+            KeyCode::Down => self.composer.down(),
+            KeyCode::PageUp => self.scroll_by(i64::from(self.size.1 / 2).max(1)),
+            KeyCode::PageDown => self.scroll_by(-i64::from(self.size.1 / 2).max(1)),
+            KeyCode::Tab | KeyCode::BackTab => {}
+        }
+    }
+
+    fn control(&mut self, now: Instant, code: KeyCode) {
+        match code {
+            KeyCode::Char('c') if self.busy => self.send(now, "interrupt_turn", Value::Null),
+            KeyCode::Char('c') if !self.composer.is_empty() => {
+                self.composer.clear();
+                self.ctrl_c_at = Some(now);
+                self.hint = Some("press Ctrl+C again to quit".into());
+            }
+            KeyCode::Char('c') => {
+                if self
+                    .ctrl_c_at
+                    .is_some_and(|at| now.saturating_duration_since(at) < QUIT_WINDOW)
+                {
+                    self.quit(now);
+                } else {
+                    self.ctrl_c_at = Some(now);
+                    self.hint = Some("press Ctrl+C again to quit".into());
+                }
+            }
+            KeyCode::Char('d') if self.composer.is_empty() => self.quit(now),
+            KeyCode::Char('u') => self.composer.clear(),
+            KeyCode::Char('j') => self.composer.insert('\n'),
+            KeyCode::Char('t') => self.view.transcript.toggle_thinking(),
+            KeyCode::Char('z') => self.requests.push_back(Request::Suspend),
+            KeyCode::Enter => self.composer.insert('\n'),
+            _ => {}
+        }
+    }
+
+    /// y, a, n or Esc answer the first prompt waiting.
+    fn permission_key(&mut self, now: Instant, code: KeyCode) {
+        let Some(id) = self.view.permissions.front().map(|p| p.id.clone()) else {
+            return;
+        };
+        let reply = match code {
+            KeyCode::Char('y') => PermissionReply::Once,
+            KeyCode::Char('a') => PermissionReply::Always,
+            KeyCode::Char('n') | KeyCode::Esc => PermissionReply::Reject,
+            _ => return,
+        };
+        let reply = serde_json::to_value(reply).unwrap_or(Value::Null);
+        self.send(now, "respond_permission", json!({"id": id, "reply": reply}));
+    }
+
+    /// Digits pick (or toggle, when several may be chosen), Enter answers, Esc dismisses;
+    /// other keys write a free answer in the composer. Whether the key was the question's.
+    fn question_key(&mut self, now: Instant, code: KeyCode) -> bool {
+        let Some(question) = self.view.question.clone() else {
+            return false;
+        };
+        match code {
+            KeyCode::Char(digit @ '1'..='9') if self.composer.is_empty() => {
+                let at = usize::from(digit as u8 - b'1');
+                if at >= question.options.len() {
+                    return true;
+                }
+                if question.multiple {
+                    match self.view.picked.iter().position(|p| *p == at) {
+                        Some(i) => {
+                            self.view.picked.remove(i);
+                        }
+                        None => self.view.picked.push(at),
+                    }
+                } else {
+                    let label = question.options[at].label.clone();
+                    self.answer(now, &question.id, json!({"answered": [label]}));
+                }
+                true
+            }
+            KeyCode::Enter if !self.composer.is_empty() => {
+                let text = self.composer.take();
+                self.answer(now, &question.id, json!({"custom": text}));
+                true
+            }
+            KeyCode::Enter => {
+                let labels: Vec<&str> = (self.view.picked.iter())
+                    .filter_map(|at| question.options.get(*at).map(|o| o.label.as_str()))
+                    .collect();
+                self.answer(now, &question.id, json!({"answered": labels}));
+                true
+            }
+            KeyCode::Esc => {
+                self.answer(now, &question.id, json!("dismissed"));
+                true
+            }
+            _ => false,
+        }
+    }
+
+    fn answer(&mut self, now: Instant, id: &str, reply: Value) {
+        self.send(now, "answer_question", json!({"id": id, "reply": reply}));
+    }
+
+    fn enter(&mut self, now: Instant) {
+        if self.slash_listing() {
+            let matching = slash::matching(self.composer.shown());
+            let typed = self.composer.shown().trim();
+            if !matching.iter().any(|(name, _)| typed.starts_with(name)) {
+                self.complete_slash();
+            }
+        }
+        if self.composer.shown().trim().is_empty() {
+            return;
+        }
+        let text = self.composer.take();
+        self.scroll = 0;
+        if text.starts_with('/') {
+            return self.command(now, &text);
+        }
+        if self.busy {
+            self.send(now, "steer_turn", json!({"text": text}));
+        } else {
+            self.view.transcript.push(Cell::User(text.clone()));
+            self.send(now, "submit_user_message", json!({"text": text}));
+        }
+    }
+
+    fn command(&mut self, now: Instant, line: &str) {
+        self.next_request += 1;
+        let request = format!("ui_{}", self.next_request);
+        match slash::parse(line, &request) {
+            Command::Action(kind, content) => self.send(now, kind, content),
+            Command::Help => self
+                .view
+                .transcript
+                .push(Cell::Note(crate::render::HELP.into())),
+            Command::Quit => self.quit(now),
+            Command::New => self.view.transcript.push(Cell::Error(
+                "/new is not built yet: quit and start luxe again".into(),
+            )),
+            Command::Wrong(why) => self.view.transcript.push(Cell::Error(why)),
+        }
+    }
+
+    /// Whether the composer holds a slash command's first word being typed.
+    pub(crate) fn slash_listing(&self) -> bool {
+        let text = self.composer.shown();
+        text.starts_with('/') && !text.contains(char::is_whitespace)
+    }
+
+    fn complete_slash(&mut self) {
+        let matching = slash::matching(self.composer.shown());
+        if let Some((name, _)) = matching.get(self.slash_selected.min(matching.len().max(1) - 1)) {
+            self.composer.set(format!("{name} "));
+        }
+        self.slash_selected = 0;
+    }
+
+    fn scroll_by(&mut self, rows: i64) {
+        let most = self
+            .view
+            .transcript
+            .rows_up_to(self.size.0.max(1), usize::MAX / 2);
+        let next = (self.scroll as i64 + rows).clamp(0, most as i64);
+        self.scroll = usize::try_from(next).unwrap_or(0);
+    }
+
+    fn quit(&mut self, now: Instant) {
+        self.send(now, "close", Value::Null);
+    }
+
+    /// Sends an action at `now` (the time matters only to the session's timers).
+    fn send(&mut self, now: Instant, kind: &str, content: Value) {
+        let mut frame = json!({"kind": kind});
+        if !content.is_null() {
+            frame["content"] = content;
+        }
+        let mut line = frame.to_string().into_bytes();
+        line.push(b'\n');
+        self.luxe.handle_input(now, Input::ClientBytes(&line));
+        self.dirty = true;
+    }
+
+    /// The parts the renderer reads.
+    pub(crate) fn parts(&mut self) -> Parts<'_> {
+        let slash = self.slash_listing().then_some(self.slash_selected);
+        Parts {
+            view: &mut self.view,
+            composer: &self.composer,
+            scroll: self.scroll,
+            hint: self.hint.as_deref(),
+            busy: self.busy,
+            slash,
+        }
+    }
+}
+
+/// What drawing reads of the interface.
+pub(crate) struct Parts<'a> {
+    pub view: &'a mut View,
+    pub composer: &'a Composer,
+    pub scroll: usize,
+    pub hint: Option<&'a str>,
+    pub busy: bool,
+    pub slash: Option<usize>,
+}
+
+impl Machine for Interface {
+    fn handle_input(&mut self, now: Instant, input: Input<'_>) {
+        self.luxe.handle_input(now, input);
+    }
+
+    /// The session's effects, for io; its frames change only what is drawn.
+    fn poll_output(&mut self) -> Option<Output> {
+        loop {
+            match self.luxe.poll_output()? {
+                Output::Frame(frame) => {
+                    // What a client of --rpc would be shown, secrets cut out.
+                    let event = frame.redacted_event();
+                    if let luxe_core::protocol::events::Event::StateChanged(state) = &event {
+                        self.busy = state.streaming;
+                    }
+                    self.view.take(&event);
+                    self.dirty = true;
+                }
+                Output::Flush | Output::Message(_) => {}
+                other => return Some(other),
+            }
+        }
+    }
+
+    fn poll_timeout(&self) -> Option<Instant> {
+        self.luxe.poll_timeout()
+    }
+
+    fn handle_timeout(&mut self, now: Instant) {
+        self.luxe.handle_timeout(now);
+    }
+
+    fn is_closed(&self) -> bool {
+        self.luxe.is_closed()
+    }
+}
+
+#[cfg(test)]
+#[path = "tests.rs"]
+mod tests;

@@ -1,0 +1,197 @@
+//! What the screen shows, built from the session's events only (the same typed events an
+//! `--rpc` client reads as JSON): the transcript, the prompts waiting for the person, the
+//! dock's facts.
+
+use std::collections::VecDeque;
+
+use luxe_core::protocol::events::{Event, PermissionRequested, QuestionAsked, ToolStatus};
+use luxe_core::protocol::github::WorkspaceUpdated;
+use luxe_core::protocol::values::TurnEndReason;
+
+use crate::transcript::{Cell, ToolCell, Transcript};
+
+/// The dock's facts: where, which model, how full, what it cost.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct Dock {
+    pub cwd: String,
+    pub workspace: Option<WorkspaceUpdated>,
+    pub model: Option<String>,
+    pub mode: String,
+    pub context_window: Option<u32>,
+    pub context_tokens: u64,
+    pub cost_usd: Option<f64>,
+    pub streaming: bool,
+}
+
+/// Everything drawn, but the composer.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct View {
+    pub transcript: Transcript,
+    pub permissions: VecDeque<PermissionRequested>,
+    pub question: Option<QuestionAsked>,
+    /// The options picked so far of a question that takes several.
+    pub picked: Vec<usize>,
+    pub queued: Vec<String>,
+    pub dock: Dock,
+}
+
+impl View {
+    /// Takes one event of the session.
+    pub(crate) fn take(&mut self, event: &Event) {
+        match event {
+            Event::Ready(ready) => self.dock.cwd = ready.cwd.clone(),
+            Event::StateChanged(state) => {
+                self.dock.model = state.model.as_ref().map(|m| m.id.clone());
+                if let Some(window) = state.model.as_ref().and_then(|m| m.context_window) {
+                    self.dock.context_window = Some(window);
+                }
+                self.dock.mode = format!("{:?}", state.mode).to_lowercase();
+                self.dock.streaming = state.streaming;
+            }
+            Event::SessionRestored(restored) => {
+                for message in &restored.messages {
+                    if message.role == "user" && !message.text.is_empty() {
+                        self.transcript.push(Cell::User(message.text.clone()));
+                    } else if !message.text.is_empty() {
+                        self.transcript.push(Cell::Answer(message.text.clone()));
+                    }
+                    for call in &message.tool_calls {
+                        self.transcript.push(Cell::Tool(ToolCell {
+                            call_id: call.id.clone(),
+                            title: format!("{} {}", call.name, brief(&call.input)),
+                            body: String::new(),
+                            ended: Some("ok".into()),
+                        }));
+                    }
+                }
+                if !restored.messages.is_empty() {
+                    self.transcript.push(Cell::Note(format!(
+                        "resumed: {} turns, ${:.4}",
+                        restored.turns, restored.cost_usd
+                    )));
+                }
+            }
+            Event::UserMessageQueued(queued) => self.queued.push(queued.text.clone()),
+            Event::TurnStarted(_) if !self.queued.is_empty() => {
+                self.queued.remove(0);
+            }
+            Event::TokenDelta(delta) => self.transcript.answer_delta(&delta.delta),
+            Event::ThinkingDelta(delta) => self.transcript.thinking_delta(&delta.delta),
+            Event::ToolStarted(started) => self.transcript.push(Cell::Tool(ToolCell {
+                call_id: started.call_id.clone(),
+                title: started.title.clone(),
+                body: String::new(),
+                ended: None,
+            })),
+            Event::ToolOutputDelta(delta) => {
+                self.transcript
+                    .tool(&delta.call_id, |tool| tool.body.push_str(&delta.chunk));
+            }
+            Event::ToolFinished(finished) => {
+                let ended = match finished.status {
+                    ToolStatus::Ok => "ok",
+                    ToolStatus::Error => "error",
+                    ToolStatus::Denied => "denied",
+                    ToolStatus::Interrupted => "interrupted",
+                };
+                self.transcript.tool(&finished.call_id, |tool| {
+                    tool.ended = Some(ended.to_owned());
+                    match (&finished.diff, finished.status) {
+                        (Some(diff), _) => tool.body = diff.clone(),
+                        (None, ToolStatus::Ok) if !tool.body.is_empty() => {}
+                        (None, _) => tool.body = finished.output.clone(),
+                    }
+                });
+            }
+            Event::PermissionRequested(asked) => self.permissions.push_back(asked.clone()),
+            Event::PermissionResolved(resolved) => {
+                self.permissions.retain(|p| p.id != resolved.id);
+            }
+            Event::QuestionAsked(asked) => {
+                self.question = Some(asked.clone());
+                self.picked.clear();
+            }
+            Event::QuestionResolved(resolved)
+                if self.question.as_ref().is_some_and(|q| q.id == resolved.id) =>
+            {
+                self.question = None;
+            }
+            Event::TurnUsage(usage) => {
+                self.dock.context_tokens = usage.context_tokens;
+                if usage.context_window.is_some() {
+                    self.dock.context_window = usage.context_window;
+                }
+                self.dock.cost_usd = usage.session_cost_usd;
+                let cost = usage
+                    .cost_usd
+                    .map_or_else(|| "cost unknown".to_owned(), |c| format!("${c:.4}"));
+                self.transcript.push(Cell::Note(format!(
+                    "{} in, {} out, {cost}",
+                    usage.prompt_tokens, usage.completion_tokens
+                )));
+            }
+            Event::TurnEnded(ended) => match (&ended.reason, &ended.error) {
+                (_, Some(error)) => self.transcript.push(Cell::Error(error.clone())),
+                (TurnEndReason::Interrupted, None) => {
+                    self.transcript.push(Cell::Note("interrupted".into()));
+                }
+                (TurnEndReason::MaxTokens, None) => {
+                    self.transcript
+                        .push(Cell::Note("the answer reached its token limit".into()));
+                }
+                _ => {}
+            },
+            Event::ModelRetrying(retry) => self.transcript.push(Cell::Note(format!(
+                "retrying in {:.1}s (attempt {}): {}",
+                retry.delay_ms as f64 / 1000.0,
+                retry.attempt,
+                retry.reason
+            ))),
+            Event::CompactionStarted(_) => {
+                self.transcript
+                    .push(Cell::Note("compacting the conversation…".into()));
+            }
+            Event::CompactionEnded(ended) => self.transcript.push(Cell::Note(match &ended.error {
+                Some(error) => format!("compaction failed: {error}"),
+                None => format!(
+                    "compacted: {} → {} tokens",
+                    ended.tokens_before, ended.tokens_after
+                ),
+            })),
+            Event::Error(error) => self.transcript.push(Cell::Error(error.message.clone())),
+            Event::ActionRejected(rejected) => {
+                self.transcript.push(Cell::Error(rejected.reason.clone()));
+            }
+            Event::WorkspaceUpdated(workspace) => {
+                self.dock.workspace = Some((**workspace).clone());
+            }
+            Event::ModelsListed(listed) => {
+                let ids: Vec<&str> = listed.models.iter().map(|m| m.id.as_str()).collect();
+                self.transcript.push(Cell::Note(format!(
+                    "models (/model ID to switch): {}",
+                    ids.join(", ")
+                )));
+            }
+            Event::SessionsListed(listed) => {
+                let mut text = String::from("sessions here, newest first (luxe --resume ID):");
+                for session in &listed.sessions {
+                    text.push_str(&format!("\n{}  {}", session.id, session.title));
+                }
+                if listed.sessions.is_empty() {
+                    text.push_str(" none");
+                }
+                self.transcript.push(Cell::Note(text));
+            }
+            _ => {}
+        }
+    }
+}
+
+/// A tool input in a few words (its path, command or pattern).
+fn brief(input: &serde_json::Value) -> String {
+    ["path", "command", "pattern", "question"]
+        .iter()
+        .find_map(|key| input.get(key).and_then(serde_json::Value::as_str))
+        .unwrap_or_default()
+        .to_owned()
+}

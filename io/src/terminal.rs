@@ -1,0 +1,249 @@
+//! The interface's shell: io owns the terminal. Raw mode, the alternate screen, bracketed
+//! paste and (where the terminal has it) the keyboard enhancement protocol, so Shift+Enter is
+//! seen; every frame drawn inside a synchronized update, only the cells that changed. The
+//! terminal is given back as it was on every way out: quitting, a panic (the terminal first,
+//! then the message), SIGTERM, SIGHUP, and Ctrl+Z (redrawn after `fg`).
+
+use std::io::{self, Stdout, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+
+use crossterm::event::{
+    self as term, Event as CtEvent, KeyCode as CtKey, KeyEventKind, KeyModifiers,
+    KeyboardEnhancementFlags,
+};
+use crossterm::{execute, terminal as ct};
+use luxe_core::effects::Completion;
+use luxe_interface::{Interface, Key, KeyCode, Mods, OneShot, Request, TermEvent};
+use ratatui_core::terminal::Terminal;
+use ratatui_crossterm::CrosstermBackend;
+use smol::channel::{Receiver, Sender};
+
+use crate::effects::Effects;
+use crate::front_loop;
+
+/// How many effect results may wait for the core before their producers wait too.
+const COMPLETION_BACKLOG: usize = 256;
+
+/// Whether the terminal is in the interface's modes (so a restore has something to undo).
+static TAKEN: AtomicBool = AtomicBool::new(false);
+
+/// Whether keyboard enhancement was pushed (and must be popped).
+static ENHANCED: AtomicBool = AtomicBool::new(false);
+
+/// Runs the interface made by `make` (given the terminal's size) to its end, and returns the
+/// process's exit status. The terminal is restored before this returns.
+pub fn run_interface(make: impl FnOnce(u16, u16) -> Interface) -> i32 {
+    let (width, height) = ct::size().unwrap_or((80, 24));
+    if let Err(err) = take_terminal() {
+        give_back_terminal();
+        eprintln!("luxe: cannot set up the terminal: {err}");
+        return 1;
+    }
+    let previous = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        give_back_terminal();
+        previous(info);
+    }));
+    let interface = make(width, height);
+    let (sender, completions) = smol::channel::bounded(COMPLETION_BACKLOG);
+    let effects = Effects::new(sender);
+    let local = effects.local_executor();
+    let (events_in, events) = smol::channel::unbounded();
+    std::thread::Builder::new()
+        .name("terminal-events".into())
+        .spawn(move || read_events(&events_in))
+        .map_err(|err| tracing::error!("terminal events: {err}"))
+        .ok();
+    let code = smol::block_on(local.run(drive(interface, effects, completions, events)));
+    give_back_terminal();
+    code
+}
+
+/// Puts the terminal in the interface's modes.
+fn take_terminal() -> io::Result<()> {
+    ct::enable_raw_mode()?;
+    TAKEN.store(true, Ordering::SeqCst);
+    let mut out = io::stdout();
+    execute!(out, ct::EnterAlternateScreen, term::EnableBracketedPaste)?;
+    if ct::supports_keyboard_enhancement().unwrap_or(false) {
+        let flags = KeyboardEnhancementFlags::DISAMBIGUATE_ESCAPE_CODES
+            | KeyboardEnhancementFlags::REPORT_ALTERNATE_KEYS;
+        execute!(out, term::PushKeyboardEnhancementFlags(flags))?;
+        ENHANCED.store(true, Ordering::SeqCst);
+    }
+    Ok(())
+}
+
+/// Gives the terminal back as it was: main screen, cooked mode, a visible cursor. Safe to call
+/// more than once, and from a panic.
+fn give_back_terminal() {
+    if !TAKEN.swap(false, Ordering::SeqCst) {
+        return;
+    }
+    let mut out = io::stdout();
+    if ENHANCED.swap(false, Ordering::SeqCst) {
+        let _ = execute!(out, term::PopKeyboardEnhancementFlags);
+    }
+    let _ = execute!(
+        out,
+        term::DisableBracketedPaste,
+        ct::LeaveAlternateScreen,
+        crossterm::cursor::Show
+    );
+    let _ = ct::disable_raw_mode();
+    let _ = out.flush();
+}
+
+/// Reads the terminal's events for as long as the process runs, in the interface's words.
+fn read_events(events: &Sender<TermEvent>) {
+    loop {
+        let event = match term::read() {
+            Ok(event) => event,
+            Err(err) => {
+                tracing::debug!("terminal events ended: {err}");
+                return;
+            }
+        };
+        if let Some(event) = translated(event)
+            && events.send_blocking(event).is_err()
+        {
+            return;
+        }
+    }
+}
+
+/// A crossterm event as the interface names it; `None` for what it does not use.
+fn translated(event: CtEvent) -> Option<TermEvent> {
+    match event {
+        CtEvent::Key(key) if key.kind != KeyEventKind::Release => {
+            let mods = Mods {
+                shift: key.modifiers.contains(KeyModifiers::SHIFT),
+                ctrl: key.modifiers.contains(KeyModifiers::CONTROL),
+                alt: key.modifiers.contains(KeyModifiers::ALT),
+            };
+            let code = match key.code {
+                CtKey::Char(c) => KeyCode::Char(c),
+                CtKey::Enter => KeyCode::Enter,
+                CtKey::Tab => KeyCode::Tab,
+                CtKey::BackTab => KeyCode::BackTab,
+                CtKey::Backspace => KeyCode::Backspace,
+                CtKey::Delete => KeyCode::Delete,
+                CtKey::Esc => KeyCode::Esc,
+                CtKey::Up => KeyCode::Up,
+                CtKey::Down => KeyCode::Down,
+                CtKey::Left => KeyCode::Left,
+                CtKey::Right => KeyCode::Right,
+                CtKey::Home => KeyCode::Home,
+                CtKey::End => KeyCode::End,
+                CtKey::PageUp => KeyCode::PageUp,
+                CtKey::PageDown => KeyCode::PageDown,
+                _ => return None,
+            };
+            Some(TermEvent::Key(Key { code, mods }))
+        }
+        CtEvent::Paste(text) => Some(TermEvent::Paste(text)),
+        CtEvent::Resize(width, height) => Some(TermEvent::Resize { width, height }),
+        CtEvent::Mouse(mouse) => match mouse.kind {
+            term::MouseEventKind::ScrollUp => Some(TermEvent::Scroll(1)),
+            term::MouseEventKind::ScrollDown => Some(TermEvent::Scroll(-1)),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+async fn drive(
+    mut interface: Interface,
+    effects: Effects,
+    completions: Receiver<Completion>,
+    events: Receiver<TermEvent>,
+) -> i32 {
+    let mut terminal = match Terminal::new(CrosstermBackend::new(io::stdout())) {
+        Ok(terminal) => terminal,
+        Err(err) => {
+            tracing::error!("terminal: {err}");
+            return 1;
+        }
+    };
+    let take = |interface: &mut Interface, now, event| interface.handle_term(now, event);
+    let between = |interface: &mut Interface| {
+        while let Some(request) = interface.take_request() {
+            match request {
+                Request::Suspend => {
+                    suspend(&mut terminal);
+                    // The whole screen again, at whatever size the terminal has now.
+                    let (width, height) = ct::size().unwrap_or((80, 24));
+                    interface.handle_term(Instant::now(), TermEvent::Resize { width, height });
+                }
+            }
+        }
+        if interface.needs_draw() {
+            draw(&mut terminal, interface);
+        }
+    };
+    front_loop::run(
+        &mut interface,
+        effects,
+        completions,
+        Some(events),
+        take,
+        between,
+    )
+    .await
+}
+
+/// Draws a frame inside a synchronized update, so the terminal shows it whole.
+fn draw(terminal: &mut Terminal<CrosstermBackend<Stdout>>, interface: &mut Interface) {
+    let _ = execute!(io::stdout(), ct::BeginSynchronizedUpdate);
+    let drawn = terminal.draw(|frame| {
+        let area = frame.area();
+        interface.render(area, frame.buffer_mut());
+        frame.set_cursor_position(interface.cursor());
+    });
+    let _ = execute!(io::stdout(), ct::EndSynchronizedUpdate);
+    if let Err(err) = drawn {
+        tracing::debug!("drawing failed: {err}");
+    }
+}
+
+/// Ctrl+Z: gives the terminal back, stops, and takes it again (a whole redraw) once
+/// continued.
+fn suspend(terminal: &mut Terminal<CrosstermBackend<Stdout>>) {
+    give_back_terminal();
+    let _ = rustix::process::kill_process(rustix::process::getpid(), rustix::process::Signal::TSTP);
+    if let Err(err) = take_terminal() {
+        tracing::warn!("taking the terminal back: {err}");
+    }
+    let _ = terminal.clear();
+}
+
+/// Runs `luxe -p`'s one turn to its end: the answer's text to stdout as it comes, a failure's
+/// reason to stderr; returns the exit status.
+pub fn run_one_shot(one: OneShot) -> i32 {
+    let mut one = one;
+    let (sender, completions) = smol::channel::bounded(COMPLETION_BACKLOG);
+    let effects = Effects::new(sender);
+    let local = effects.local_executor();
+    let no_events: Option<Receiver<()>> = None;
+    let between = |one: &mut OneShot| {
+        let text = one.take_text();
+        if !text.is_empty() {
+            let mut out = io::stdout().lock();
+            let _ = out.write_all(text.as_bytes());
+            let _ = out.flush();
+        }
+        if let Some(error) = one.take_error() {
+            eprintln!("luxe: {error}");
+        }
+    };
+    let run = front_loop::run(
+        &mut one,
+        effects,
+        completions,
+        no_events,
+        |_, _, ()| {},
+        between,
+    );
+    smol::block_on(local.run(run))
+}

@@ -1,0 +1,115 @@
+//! A real terminal for the interface's tests: a tmux server of the test's own (its own socket),
+//! typed into with `send-keys` and read with `capture-pane`, as a person would.
+
+use std::path::Path;
+use std::process::Command;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::{Duration, Instant};
+
+/// Sockets already used by this process's tests.
+static NEXT: AtomicU32 = AtomicU32::new(0);
+
+/// One tmux server with one window running a shell command.
+pub struct Tmux {
+    socket: String,
+}
+
+impl Tmux {
+    /// Runs `script` with `bash -c` in a `width`×`height` window, in `dir`.
+    ///
+    /// # Panics
+    /// When tmux is not installed (.ci/run installs it) or does not start.
+    pub fn start(dir: &Path, script: &str, width: u16, height: u16) -> Self {
+        let socket = format!(
+            "luxe-test-{}-{}",
+            std::process::id(),
+            NEXT.fetch_add(1, Ordering::SeqCst)
+        );
+        let status = Command::new("tmux")
+            .args([
+                "-L",
+                &socket,
+                "-f",
+                "/dev/null",
+                "new-session",
+                "-d",
+                "-s",
+                "t",
+            ])
+            .args(["-x", &width.to_string(), "-y", &height.to_string()])
+            .args(["-c", &dir.to_string_lossy()])
+            .args(["bash", "--norc", "-c", script])
+            .env("TERM", "xterm-256color")
+            .status()
+            .expect("tmux runs (.ci/run installs it)");
+        assert!(status.success(), "tmux did not start");
+        let tmux = Self { socket };
+        // The window outlives its command, so the tests can read what it left.
+        tmux.run(&["set-option", "-t", "t", "remain-on-exit", "on"]);
+        tmux
+    }
+
+    fn run(&self, args: &[&str]) -> String {
+        let out = Command::new("tmux")
+            .args(["-L", &self.socket])
+            .args(args)
+            .output()
+            .expect("tmux runs");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    /// Types `text` as it is.
+    pub fn type_text(&self, text: &str) {
+        self.run(&["send-keys", "-t", "t", "-l", text]);
+    }
+
+    /// Presses keys by tmux's names (`Enter`, `C-d`, `Escape`, `y`).
+    pub fn keys(&self, keys: &[&str]) {
+        let mut args = vec!["send-keys", "-t", "t"];
+        args.extend_from_slice(keys);
+        self.run(&args);
+    }
+
+    /// Resizes the window.
+    pub fn resize(&self, width: u16, height: u16) {
+        self.run(&[
+            "resize-window",
+            "-t",
+            "t",
+            "-x",
+            &width.to_string(),
+            "-y",
+            &height.to_string(),
+        ]);
+    }
+
+    /// The screen as it shows now.
+    pub fn screen(&self) -> String {
+        self.run(&["capture-pane", "-p", "-t", "t"])
+    }
+
+    /// The screen once it shows `needle`.
+    ///
+    /// # Panics
+    /// When it does not within `within`, with the screen.
+    pub fn wait_for(&self, needle: &str, within: Duration) -> String {
+        let deadline = Instant::now() + within;
+        loop {
+            let screen = self.screen();
+            if screen.contains(needle) {
+                return screen;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "the screen never showed {needle:?}:\n{screen}"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        self.run(&["kill-server"]);
+    }
+}

@@ -1,0 +1,153 @@
+//! `luxe` in a real terminal (tmux), driven with keys and read from the screen, against the
+//! loopback model server: a turn streams, a permission prompt takes `n` and `y`, quitting gives
+//! the terminal back exactly (`stty -g` before and after); and the ways in without a terminal:
+//! `-p` prints one turn's answer, and a `luxe` whose stdin is not a terminal says where to go.
+
+use std::process::Command;
+
+use luxe_tests::model_server::{ModelServer, Reply};
+use luxe_tests::process::{Workspace, luxe_bin, patience};
+use luxe_tests::tmux::Tmux;
+use serde_json::json;
+
+/// `luxe` with `flags` in tmux, its terminal settings saved before and after in the workspace
+/// and its exit status in `exit`.
+fn in_tmux(ws: &Workspace, server: &ModelServer, flags: &str) -> Tmux {
+    let script = format!(
+        "stty -g > before; env LUXE_HOME={home} ANTHROPIC_API_KEY=k ANTHROPIC_BASE_URL={url} \
+         {bin} --model anthropic/claude-sonnet-4-5 {flags}; echo $? > exit; stty -g > after",
+        home = ws.path().join("home").display(),
+        url = server.anthropic_base_url(),
+        bin = luxe_bin().display(),
+    );
+    Tmux::start(ws.path(), &script, 80, 24)
+}
+
+/// Waits for `luxe` to have exited; its status.
+fn exited(ws: &Workspace) -> String {
+    let deadline = std::time::Instant::now() + patience();
+    loop {
+        if let Ok(status) = std::fs::read_to_string(ws.path().join("after"))
+            .and_then(|_| std::fs::read_to_string(ws.path().join("exit")))
+        {
+            return status.trim().to_owned();
+        }
+        assert!(std::time::Instant::now() < deadline, "luxe did not exit");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn a_turn_streams_and_quitting_gives_the_terminal_back() {
+    let ws = Workspace::new();
+    let server = ModelServer::start();
+    server.push(Reply::text("Hello from the loopback model."));
+    let tmux = in_tmux(&ws, &server, "");
+    tmux.wait_for("›", patience());
+    tmux.type_text("say hello");
+    tmux.keys(&["Enter"]);
+    let screen = tmux.wait_for("Hello from the loopback model.", patience());
+    assert!(screen.contains("› say hello"), "{screen}");
+    assert!(
+        screen.contains("claude-sonnet-4-5"),
+        "the dock names the model: {screen}"
+    );
+    tmux.resize(60, 15);
+    tmux.wait_for("›", patience());
+    tmux.keys(&["C-d"]);
+    assert_eq!(exited(&ws), "0");
+    let before = std::fs::read_to_string(ws.path().join("before")).unwrap();
+    let after = std::fs::read_to_string(ws.path().join("after")).unwrap();
+    assert_eq!(before, after, "the terminal's settings are as they were");
+    let request = &server.requests()[0].body;
+    assert!(request.to_string().contains("say hello"));
+}
+
+#[test]
+fn a_permission_prompt_takes_n_then_y() {
+    let ws = Workspace::new();
+    let server = ModelServer::start();
+    for (id, command) in [("t1", "echo refused-run"), ("t2", "echo allowed-run")] {
+        server.push(Reply::tool_call(id, "bash", json!({"command": command})));
+    }
+    server.push(Reply::text("Both asked."));
+    let tmux = in_tmux(&ws, &server, "");
+    tmux.wait_for("›", patience());
+    tmux.type_text("run two commands");
+    tmux.keys(&["Enter"]);
+    let screen = tmux.wait_for("Allow bash?", patience());
+    assert!(screen.contains("echo refused-run"), "{screen}");
+    assert!(screen.contains("[y] once"), "{screen}");
+    tmux.keys(&["n"]);
+    let screen = tmux.wait_for("echo allowed-run", patience());
+    assert!(
+        screen.contains("Allow bash?"),
+        "the second prompt: {screen}"
+    );
+    tmux.keys(&["y"]);
+    let screen = tmux.wait_for("Both asked.", patience());
+    assert!(
+        screen.contains("denied"),
+        "the first call was denied: {screen}"
+    );
+    let bodies: Vec<String> = server
+        .requests()
+        .iter()
+        .map(|r| r.body.to_string())
+        .collect();
+    assert!(
+        bodies.last().is_some_and(|b| b.contains("allowed-run\\n")),
+        "the allowed command ran: {bodies:?}"
+    );
+    tmux.keys(&["C-c"]);
+    tmux.keys(&["C-c"]);
+    assert_eq!(exited(&ws), "0");
+}
+
+#[test]
+fn print_mode_writes_the_answer_and_fails_with_the_reason() {
+    let ws = Workspace::new();
+    let server = ModelServer::start();
+    server.push(Reply::text("Forty-two."));
+    let run = |flags: &[&str], model: bool| {
+        let mut cmd = Command::new(luxe_bin());
+        cmd.args(flags)
+            .current_dir(ws.path())
+            .env("LUXE_HOME", ws.path().join("home"))
+            .env_remove("OPENAI_API_KEY")
+            .env_remove("OPENAI_BASE_URL")
+            .env_remove("ANTHROPIC_API_KEY");
+        if model {
+            cmd.env("ANTHROPIC_API_KEY", "k")
+                .env("ANTHROPIC_BASE_URL", server.anthropic_base_url());
+        }
+        cmd.output().expect("luxe runs")
+    };
+    let answered = run(&["-p", "what is it?"], true);
+    assert_eq!(answered.status.code(), Some(0));
+    assert_eq!(String::from_utf8_lossy(&answered.stdout), "Forty-two.\n");
+    let failed = run(&["-p", "what is it?"], false);
+    assert_eq!(failed.status.code(), Some(1));
+    assert!(failed.stdout.is_empty());
+    let stderr = String::from_utf8_lossy(&failed.stderr);
+    assert!(stderr.contains("no model is configured"), "{stderr}");
+    let refused = run(&["--on-ask", "allow"], false);
+    assert_eq!(refused.status.code(), Some(2));
+}
+
+#[test]
+fn without_a_terminal_luxe_names_the_other_ways_in() {
+    let ws = Workspace::new();
+    let out = Command::new(luxe_bin())
+        .current_dir(ws.path())
+        .env("LUXE_HOME", ws.path().join("home"))
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("luxe runs");
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    for way in ["--rpc", "--acp", "-p"] {
+        assert!(stderr.contains(way), "{stderr}");
+    }
+    assert!(out.stdout.is_empty());
+}
