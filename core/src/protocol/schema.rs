@@ -23,6 +23,7 @@ pub fn schema() -> Value {
     let action = generator.subschema_for::<Action>();
     let event = generator.subschema_for::<Event>();
     let mut defs = generator.take_definitions(true);
+    branches::share_properties(&mut defs);
     branches::name_branches(&mut defs, &["Action", "Event"]);
     let mut document = json_schema!({
         "$schema": "https://json-schema.org/draft/2020-12/schema",

@@ -39,6 +39,44 @@ pub(super) fn name_branches(defs: &mut Map<String, Value>, skip: &[&str]) {
     defs.extend(named);
 }
 
+/// Moves the fields a union states beside its branches (a struct with a flattened tagged enum:
+/// `edit_review`'s `request_id` and `review_id` beside its `edit` variants) into each branch,
+/// so the union is branches only: a type generator makes a union of whole shapes of it instead
+/// of a twin type for the shared part (json-schema-to-typescript's `EditReview1`).
+pub(super) fn share_properties(defs: &mut Map<String, Value>) {
+    for def in defs.values_mut() {
+        let Some(def) = def.as_object_mut() else {
+            continue;
+        };
+        let all_objects = def
+            .get("oneOf")
+            .and_then(Value::as_array)
+            .is_some_and(|branches| {
+                branches
+                    .iter()
+                    .all(|b| b.get("properties").is_some_and(Value::is_object))
+            });
+        if !all_objects || !def.contains_key("properties") {
+            continue;
+        }
+        let shared = def.remove("properties").unwrap_or_default();
+        let required = def.remove("required").unwrap_or_default();
+        let Some(branches) = def.get_mut("oneOf").and_then(Value::as_array_mut) else {
+            continue;
+        };
+        for branch in branches {
+            let mut properties = shared.as_object().cloned().unwrap_or_default();
+            if let Some(own) = branch["properties"].as_object() {
+                properties.extend(own.clone());
+            }
+            branch["properties"] = Value::Object(properties);
+            let mut needed: Vec<Value> = required.as_array().cloned().unwrap_or_default();
+            needed.extend(branch["required"].as_array().cloned().unwrap_or_default());
+            branch["required"] = Value::Array(needed);
+        }
+    }
+}
+
 /// What tells the branch from its siblings: the value of its string `const` property, else the
 /// name of its only required field (`{"answered": […]}`).
 fn tag(branch: &Value) -> Option<String> {
