@@ -166,6 +166,21 @@ fn overlay(parts: &Parts<'_>, width: usize) -> Vec<Line<'static>> {
                 out.push(Line::raw(format!("  {row}")));
             }
         }
+        if let Some(change) = parts.view.changes.get(&asked.call_id) {
+            let shown: Vec<&str> = change.lines().collect();
+            for line in shown.iter().take(12) {
+                let colour = if line.starts_with('+') {
+                    Color::Green
+                } else {
+                    Color::Red
+                };
+                let row = cut(&visible(line), width.saturating_sub(2));
+                out.push(Line::styled(format!("  {row}"), Style::new().fg(colour)));
+            }
+            if shown.len() > 12 {
+                out.push(Line::raw(format!("  … {} more lines", shown.len() - 12)));
+            }
+        }
         let keys = format!(
             "[y] once   [a] always ({})   [n] no",
             visible(&asked.always_rule)

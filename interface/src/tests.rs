@@ -438,3 +438,31 @@ fn no_color_draws_without_colours() {
     });
     assert!(!coloured);
 }
+
+#[test]
+fn a_write_or_an_edit_waiting_for_permission_shows_its_change() {
+    let (mut ui, _) = interface(80, 24);
+    event(
+        &mut ui,
+        Event::ToolStarted(ToolStarted {
+            call_id: "call_9".into(),
+            name: "edit".into(),
+            title: "edit src/lib.rs".into(),
+            input: serde_json::json!({"path": "src/lib.rs", "old_text": "old();", "new_text": "new();"}),
+        }),
+    );
+    event(
+        &mut ui,
+        Event::PermissionRequested(PermissionRequested {
+            id: "perm_9".into(),
+            call_id: "call_9".into(),
+            tool: "edit".into(),
+            title: "edit src/lib.rs".into(),
+            detail: "src/lib.rs".into(),
+            always_rule: "edit(src/**)".into(),
+        }),
+    );
+    let shown = screen(&mut ui);
+    assert!(shown.contains("  -old();\n  +new();"), "{shown}");
+    insta::assert_snapshot!("permission_for_an_edit_80x24", shown);
+}
