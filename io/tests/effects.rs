@@ -279,6 +279,22 @@ fn spawn(program: &str, args: &[&str]) -> Output {
     }
 }
 
+/// `bash args`, with `change` made to what it gets besides (its added variables, the ones
+/// it does not get, its stdin).
+fn spawn_with(
+    args: &[&str],
+    change: impl FnOnce(&mut Vec<(String, String)>, &mut Vec<String>, &mut Vec<u8>),
+) -> Output {
+    let mut output = spawn("bash", args);
+    if let Output::Spawn {
+        env, unset, stdin, ..
+    } = &mut output
+    {
+        change(env, unset, stdin);
+    }
+    output
+}
+
 /// Output per stream until the process exits, and how it exited.
 async fn run_out(
     results: &Receiver<Completion>,
@@ -317,25 +333,10 @@ fn a_process_reports_both_streams_then_its_exit_code() {
 fn the_variables_unset_do_not_reach_the_process() {
     let (mut effects, results) = performer();
     smol::block_on(async {
-        let Output::Spawn {
-            id,
-            program,
-            args,
-            cwd,
-            ..
-        } = spawn("bash", &["-c", "echo \"${HOME:-none}:${PATH:+path}\""])
-        else {
-            unreachable!()
-        };
-        effects.start(Output::Spawn {
-            id,
-            program,
-            args,
-            cwd,
-            env: Vec::new(),
-            unset: vec!["HOME".to_owned()],
-            stdin: Vec::new(),
-        });
+        let command = "echo \"${HOME:-none}:${PATH:+path}\"";
+        effects.start(spawn_with(&["-c", command], |_, unset, _| {
+            unset.push("HOME".to_owned());
+        }));
         let (stdout, _, status) = run_out(&results).await;
         assert_eq!(stdout, b"none:path\n");
         assert_eq!(status, Ok(Some(0)));
@@ -346,26 +347,10 @@ fn the_variables_unset_do_not_reach_the_process() {
 fn the_variables_given_reach_the_process_on_top_of_luxes_own() {
     let (mut effects, results) = performer();
     smol::block_on(async {
-        let Output::Spawn {
-            id,
-            program,
-            args,
-            cwd,
-            ..
-        } = spawn("bash", &["-c", "echo \"$LUXE_TEST_VAR:${PATH:+path}\""])
-        else {
-            unreachable!()
-        };
-        let env = vec![("LUXE_TEST_VAR".to_owned(), "given".to_owned())];
-        effects.start(Output::Spawn {
-            id,
-            program,
-            args,
-            cwd,
-            env,
-            unset: Vec::new(),
-            stdin: Vec::new(),
-        });
+        let command = "echo \"$LUXE_TEST_VAR:${PATH:+path}\"";
+        effects.start(spawn_with(&["-c", command], |env, _, _| {
+            env.push(("LUXE_TEST_VAR".to_owned(), "given".to_owned()));
+        }));
         let (stdout, _, status) = run_out(&results).await;
         assert_eq!(stdout, b"given:path\n");
         assert_eq!(status, Ok(Some(0)));
@@ -378,25 +363,10 @@ fn a_process_reads_what_it_is_given_on_stdin_then_its_end() {
     smol::block_on(async {
         // More than a pipe holds, so the writer must wait for the reader.
         let given = "line\n".repeat(40_000);
-        let Output::Spawn {
-            id,
-            program,
-            args,
-            cwd,
-            ..
-        } = spawn("bash", &["-c", "wc -c; cat >/dev/null; echo eof"])
-        else {
-            unreachable!()
-        };
-        effects.start(Output::Spawn {
-            id,
-            program,
-            args,
-            cwd,
-            env: Vec::new(),
-            unset: Vec::new(),
-            stdin: given.clone().into_bytes(),
-        });
+        let command = "wc -c; cat >/dev/null; echo eof";
+        effects.start(spawn_with(&["-c", command], |_, _, stdin| {
+            stdin.extend_from_slice(given.as_bytes());
+        }));
         let (stdout, _, status) = run_out(&results).await;
         assert_eq!(
             String::from_utf8_lossy(&stdout),

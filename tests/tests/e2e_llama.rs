@@ -19,8 +19,13 @@ fn one_at_a_time() -> MutexGuard<'static, ()> {
 }
 
 fn spawn_luxe(ws: &Workspace, server: &LlamaServer, extra: &[&str]) -> LuxeProcess {
+    spawn_luxe_at(ws, &server.base_url(), extra)
+}
+
+/// Luxe on the server at `base_url` (the server itself, or a proxy in front of it).
+fn spawn_luxe_at(ws: &Workspace, base_url: &str, extra: &[&str]) -> LuxeProcess {
     let mut cmd = ws.luxe();
-    cmd.env("OPENAI_BASE_URL", server.base_url())
+    cmd.env("OPENAI_BASE_URL", base_url)
         .env_remove("OPENAI_API_KEY")
         .env_remove("ANTHROPIC_API_KEY")
         .args(["--model", "openai/smollm2"])
@@ -38,6 +43,22 @@ fn spawn_luxe(ws: &Workspace, server: &LlamaServer, extra: &[&str]) -> LuxeProce
 fn turn(luxe: &mut LuxeProcess, text: &str) -> Vec<Value> {
     luxe.send(&json!({"kind":"submit_user_message","content":{"text":text}}).to_string());
     until_turn_ended(luxe)
+}
+
+/// Turn `i` of a long session: a list of 120 numbers (dense in tokens), answered in a word;
+/// its frames, once it ended well (or at its token limit).
+fn list_turn(luxe: &mut LuxeProcess, i: usize) -> Vec<Value> {
+    let items: String = (1..=120).map(|n| format!("{n}, ")).collect();
+    let frames = turn(
+        luxe,
+        &format!("Turn {i}. Here is a list: {items}. Reply with one word: ok."),
+    );
+    let end = ended(&frames);
+    assert!(
+        end["reason"] == "end_turn" || end["reason"] == "max_tokens",
+        "turn {i}: {end} {frames:?}"
+    );
+    frames
 }
 
 #[test]
@@ -171,19 +192,11 @@ fn a_session_at_2048_overflows_again_and_again_and_keeps_working() {
     };
     let ws = Workspace::new();
     let mut luxe = spawn_luxe(&ws, &server, &[]);
-    let items: String = (1..=120).map(|i| format!("{i}, ")).collect();
     let mut compactions = 0;
     for i in 0..3 {
         let started = std::time::Instant::now();
-        let frames = turn(
-            &mut luxe,
-            &format!("Turn {i}. Here is a list: {items}. Reply with one word: ok."),
-        );
+        let frames = list_turn(&mut luxe, i);
         let end = ended(&frames);
-        assert!(
-            end["reason"] == "end_turn" || end["reason"] == "max_tokens",
-            "turn {i}: {end} {frames:?}"
-        );
         compactions += of_kind(&frames, "compaction_started").len();
         eprintln!(
             "turn {i}: {} in {:?}, {compactions} compactions so far",
@@ -213,25 +226,9 @@ fn every_request_fits_the_window_with_its_cap_as_the_server_counts_it() {
     };
     let proxy = luxe_tests::recording_proxy::RecordingProxy::start(server.port());
     let ws = Workspace::new();
-    let mut cmd = ws.luxe();
-    cmd.env("OPENAI_BASE_URL", proxy.base_url())
-        .env_remove("OPENAI_API_KEY")
-        .env_remove("ANTHROPIC_API_KEY")
-        .args(["--model", "openai/smollm2"]);
-    let mut luxe = LuxeProcess::spawn(cmd);
-    luxe.set_patience(std::time::Duration::from_secs(300));
-    luxe.expect("ready");
-    let items: String = (1..=120).map(|i| format!("{i}, ")).collect();
+    let mut luxe = spawn_luxe_at(&ws, &proxy.base_url(), &[]);
     for i in 0..3 {
-        let frames = turn(
-            &mut luxe,
-            &format!("Turn {i}. Here is a list: {items}. Reply with one word: ok."),
-        );
-        let end = ended(&frames);
-        assert!(
-            end["reason"] == "end_turn" || end["reason"] == "max_tokens",
-            "turn {i}: {end} {frames:?}"
-        );
+        list_turn(&mut luxe, i);
     }
     luxe.send(r#"{"kind":"close"}"#);
     luxe.wait();
