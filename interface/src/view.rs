@@ -68,8 +68,9 @@ impl View {
                     }
                 }
                 if !restored.messages.is_empty() {
+                    let plural = if restored.turns == 1 { "" } else { "s" };
                     self.transcript.push(Cell::Note(format!(
-                        "resumed: {} turns, ${:.4}",
+                        "resumed: {} turn{plural}, ${:.4}",
                         restored.turns, restored.cost_usd
                     )));
                 }

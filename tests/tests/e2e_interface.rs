@@ -151,3 +151,30 @@ fn without_a_terminal_luxe_names_the_other_ways_in() {
     }
     assert!(out.stdout.is_empty());
 }
+
+#[test]
+fn continuing_shows_the_earlier_conversation() {
+    let ws = Workspace::new();
+    let server = ModelServer::start();
+    server.push(Reply::text("An answer to remember."));
+    let first = Command::new(luxe_bin())
+        .args([
+            "-p",
+            "a question to remember",
+            "--model",
+            "anthropic/claude-sonnet-4-5",
+        ])
+        .current_dir(ws.path())
+        .env("LUXE_HOME", ws.path().join("home"))
+        .env("ANTHROPIC_API_KEY", "k")
+        .env("ANTHROPIC_BASE_URL", server.anthropic_base_url())
+        .output()
+        .expect("luxe runs");
+    assert_eq!(first.status.code(), Some(0));
+    let tmux = in_tmux(&ws, &server, "-c");
+    let screen = tmux.wait_for("An answer to remember.", patience());
+    assert!(screen.contains("› a question to remember"), "{screen}");
+    assert!(screen.contains("resumed: 1 turn,"), "{screen}");
+    tmux.keys(&["C-d"]);
+    assert_eq!(exited(&ws), "0");
+}
