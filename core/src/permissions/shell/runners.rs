@@ -251,7 +251,7 @@ fn script(args: &[Word]) -> Layer {
         } else if let Some(bundle) = text.strip_prefix('-').filter(|b| !b.is_empty()) {
             let mut command = None;
             for (at, flag) in bundle.char_indices() {
-                let rest = &bundle[at + 1..];
+                let rest = &bundle[at + flag.len_utf8()..];
                 match flag {
                     'a' | 'e' | 'f' | 'q' | 'V' | 'h' => continue,
                     'c' => command = Some((!rest.is_empty()).then_some(rest)),
@@ -375,6 +375,9 @@ mod tests {
         ("script --comm 'git push'", "gh"),
         ("script -x", "?"),
         ("script -q /dev/null <<< 'git push'", "?"),
+        // A bundle with a character wider than a byte (the fuzzer's find: it panicked).
+        ("script -\u{97} -c 'git push'", "?"),
+        ("script -é", "?"),
     ];
 
     #[test]
