@@ -91,6 +91,4 @@ pub enum TermEvent {
         /// Rows.
         height: u16,
     },
-    /// The mouse wheel: lines up (positive) or down (negative).
-    Scroll(i16),
 }

@@ -49,8 +49,6 @@ pub struct Interface {
     hint: Option<String>,
     requests: VecDeque<Request>,
     next_request: u64,
-    /// A turn or compaction runs.
-    busy: bool,
     /// Which slash command the list selects.
     slash_selected: usize,
     /// Where the last drawing put the cursor.
@@ -82,7 +80,6 @@ impl Interface {
             hint: None,
             requests: VecDeque::new(),
             next_request: 0,
-            busy: false,
             slash_selected: 0,
             cursor: (0, 0),
             no_colour: false,
@@ -137,7 +134,6 @@ impl Interface {
                     self.composer.paste(&text);
                 }
             }
-            TermEvent::Scroll(lines) => self.scroll_by(i64::from(lines) * 3),
             TermEvent::Key(key) => self.key(now, key),
         }
     }
@@ -158,11 +154,11 @@ impl Interface {
             KeyCode::Enter if newline => self.composer.insert('\n'),
             KeyCode::Enter => self.enter(now),
             KeyCode::Tab if self.slash_listing() => self.complete_slash(),
-            KeyCode::Tab if self.busy && !self.composer.is_empty() => {
+            KeyCode::Tab if self.busy() && !self.composer.is_empty() => {
                 let text = self.composer.take();
                 self.send(now, "submit_user_message", json!({"text": text}));
             }
-            KeyCode::Esc if self.busy => self.send(now, "interrupt_turn", Value::Null),
+            KeyCode::Esc if self.busy() => self.send(now, "interrupt_turn", Value::Null),
             KeyCode::Esc => self.composer.clear(),
             KeyCode::Char(c) => self.composer.insert(c),
             KeyCode::Backspace => self.composer.backspace(),
@@ -186,7 +182,7 @@ impl Interface {
 
     fn control(&mut self, now: Instant, code: KeyCode) {
         match code {
-            KeyCode::Char('c') if self.busy => self.send(now, "interrupt_turn", Value::Null),
+            KeyCode::Char('c') if self.busy() => self.send(now, "interrupt_turn", Value::Null),
             KeyCode::Char('c') if !self.composer.is_empty() => {
                 self.composer.clear();
                 self.ctrl_c_at = Some(now);
@@ -293,7 +289,7 @@ impl Interface {
         if text.starts_with('/') {
             return self.command(now, &text);
         }
-        if self.busy {
+        if self.busy() {
             self.send(now, "steer_turn", json!({"text": text}));
         } else {
             self.view.transcript.push(Cell::User(text.clone()));
@@ -318,6 +314,11 @@ impl Interface {
         }
     }
 
+    /// Whether a turn or a compaction runs (as the last `state_changed` said).
+    fn busy(&self) -> bool {
+        self.view.dock.streaming
+    }
+
     /// Whether the composer holds a slash command's first word being typed.
     pub(crate) fn slash_listing(&self) -> bool {
         let text = self.composer.shown();
@@ -333,10 +334,9 @@ impl Interface {
     }
 
     fn scroll_by(&mut self, rows: i64) {
-        let most = self
-            .view
-            .transcript
-            .rows_up_to(self.size.0.max(1), usize::MAX / 2);
+        // Counting stops past where this scroll can reach: only those cells are folded.
+        let reach = (self.scroll as i64 + rows).max(0) as usize + usize::from(self.size.1);
+        let most = self.view.transcript.rows_up_to(self.size.0.max(1), reach);
         let next = (self.scroll as i64 + rows).clamp(0, most as i64);
         self.scroll = usize::try_from(next).unwrap_or(0);
     }
@@ -365,7 +365,6 @@ impl Interface {
             composer: &self.composer,
             scroll: self.scroll,
             hint: self.hint.as_deref(),
-            busy: self.busy,
             slash,
         }
     }
@@ -377,7 +376,6 @@ pub(crate) struct Parts<'a> {
     pub composer: &'a Composer,
     pub scroll: usize,
     pub hint: Option<&'a str>,
-    pub busy: bool,
     pub slash: Option<usize>,
 }
 
@@ -392,11 +390,7 @@ impl Machine for Interface {
             match self.luxe.poll_output()? {
                 Output::Frame(frame) => {
                     // What a client of --rpc would be shown, secrets cut out.
-                    let event = frame.redacted_event();
-                    if let luxe_core::protocol::events::Event::StateChanged(state) = &event {
-                        self.busy = state.streaming;
-                    }
-                    self.view.take(&event);
+                    self.view.take(&frame.redacted_event());
                     self.dirty = true;
                 }
                 Output::Flush | Output::Message(_) => {}

@@ -9,7 +9,6 @@ use ratatui_core::text::Line;
 
 use crate::machine::{Interface, Parts};
 use crate::slash;
-use crate::text::width;
 use crate::text::{cut, fold, visible};
 use crate::view::Dock;
 
@@ -99,7 +98,7 @@ fn composer_rows(text: &str, cursor: usize, width: usize) -> (Vec<String>, (usiz
         if (offset..=line_end).contains(&cursor) {
             // The cursor's column in this line, counted in display width.
             let before = visible(&line[..cursor - offset]);
-            let col = width_of_prefix(&before);
+            let col = crate::text::width(&before);
             let (row, col) = (col / inner, col % inner);
             at = (
                 rows.len() + row.min(folded.len().saturating_sub(1) + 1),
@@ -119,14 +118,10 @@ fn composer_rows(text: &str, cursor: usize, width: usize) -> (Vec<String>, (usiz
     (rows, at)
 }
 
-fn width_of_prefix(text: &str) -> usize {
-    self::width(text)
-}
-
 /// The line over the composer: whether a turn runs, queued messages, a hint.
 fn separator(parts: &Parts<'_>, width: usize) -> Line<'static> {
     let mut label = String::new();
-    if parts.busy {
+    if parts.view.dock.streaming {
         label.push_str(" working · Esc interrupts · Enter steers · Tab queues ");
     }
     if !parts.view.queued.is_empty() {
@@ -295,7 +290,7 @@ pub(crate) fn dock_line(dock: &Dock, width: usize) -> Line<'static> {
             .collect::<Vec<_>>()
             .join(" · ")
     };
-    while parts.len() > 1 && self::width(&joined(&parts)) > width {
+    while parts.len() > 1 && crate::text::width(&joined(&parts)) > width {
         if let Some(at) = (0..parts.len()).max_by_key(|i| parts[*i].0) {
             parts.remove(at);
         }

@@ -144,11 +144,6 @@ fn translated(event: CtEvent) -> Option<TermEvent> {
         }
         CtEvent::Paste(text) => Some(TermEvent::Paste(text)),
         CtEvent::Resize(width, height) => Some(TermEvent::Resize { width, height }),
-        CtEvent::Mouse(mouse) => match mouse.kind {
-            term::MouseEventKind::ScrollUp => Some(TermEvent::Scroll(1)),
-            term::MouseEventKind::ScrollDown => Some(TermEvent::Scroll(-1)),
-            _ => None,
-        },
         _ => None,
     }
 }

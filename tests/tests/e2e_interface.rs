@@ -133,6 +133,11 @@ fn print_mode_writes_the_answer_and_fails_with_the_reason() {
     assert!(stderr.contains("no model is configured"), "{stderr}");
     let refused = run(&["--on-ask", "allow"], false);
     assert_eq!(refused.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        stderr.contains("--on-ask is for -p"),
+        "not the terminal check: {stderr}"
+    );
 }
 
 #[test]

@@ -115,6 +115,11 @@ impl Store {
         };
         let mut bytes = encode(&header);
         bytes.extend(encode(settings));
+        self.append(port, path, bytes);
+    }
+
+    /// Issues the append of `bytes` to `path`; until it is answered, the file may end inside it.
+    fn append(&mut self, port: &mut Port, path: String, bytes: Vec<u8>) {
         let id = port.effect_id(Owner::Store);
         self.tail = Tail::Pending(id);
         port.push(Output::AppendFile { id, path, bytes });
@@ -145,9 +150,7 @@ impl Store {
             bytes.extend(encode(&settings()));
         }
         bytes.extend(encode(record));
-        let id = port.effect_id(Owner::Store);
-        self.tail = Tail::Pending(id);
-        port.push(Output::AppendFile { id, path, bytes });
+        self.append(port, path, bytes);
     }
 
     /// Records `settings`, now in force, once the file is started (until then the header
