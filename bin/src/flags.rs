@@ -180,13 +180,44 @@ impl Flags {
             None if self.continue_session => Resume::Latest,
             None => return Ok(None),
         };
-        let path = resume.path(dir, cwd, environment::session_heads)?;
-        let bytes = std::fs::read(&path).map_err(|err| {
-            let absent = err.kind() == std::io::ErrorKind::NotFound;
-            resume.unreadable(dir.unwrap_or_default(), &path, absent, &err.to_string())
-        })?;
-        Ok(Some(SessionFile { path, bytes }))
+        read_session(&resume, dir, cwd).map(Some)
     }
+}
+
+/// The stored session `resume` names, read whole; an error is one line saying why not.
+fn read_session(resume: &Resume, dir: Option<&str>, cwd: &str) -> Result<SessionFile, String> {
+    let path = resume.path(dir, cwd, environment::session_heads)?;
+    let bytes = std::fs::read(&path).map_err(|err| {
+        let absent = err.kind() == std::io::ErrorKind::NotFound;
+        resume.unreadable(dir.unwrap_or_default(), &path, absent, &err.to_string())
+    })?;
+    Ok(SessionFile { path, bytes })
+}
+
+/// The config of the session the interface starts in place of the one `base` started
+/// (`/new`, or `/sessions` resuming `resume`): the same directory, flags, settings and
+/// providers; a new id and clock; none of `--issue`'s or `--from-pr`'s start-up, which was
+/// the first session's.
+pub fn next_session(base: &Config, resume: Option<&str>) -> Result<Config, String> {
+    let mut config = base.clone();
+    config.session_id = environment::new_session_id();
+    config.unix_ms = environment::unix_ms();
+    config.rng_seed = environment::random_seed();
+    config.today = environment::today();
+    config.issue = None;
+    config.requested.issue = None;
+    config.requested.from_pr = None;
+    config.requested.worktree = None;
+    config.requested.resume = resume.is_some();
+    config.resume = match resume {
+        Some(id) => Some(read_session(
+            &Resume::Id(id.to_owned()),
+            config.sessions_dir.as_deref(),
+            &config.cwd,
+        )?),
+        None => None,
+    };
+    Ok(config)
 }
 
 fn parse_mode(name: &str) -> Result<PermissionMode, String> {

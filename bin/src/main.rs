@@ -50,6 +50,8 @@ fn main() -> ExitCode {
             Err(err) => refuse(&err.to_string()),
         };
     }
+    // What /new and /sessions start from: this session's config, with a new id.
+    let base = (door == FrontDoor::Interface).then(|| config.clone());
     let luxe = match Luxe::new(config, now) {
         Ok(luxe) => luxe,
         Err(err) => return refuse(&err.to_string()),
@@ -66,14 +68,20 @@ fn main() -> ExitCode {
         }
         FrontDoor::Interface => {
             let no_colour = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
-            exit(luxe_io::run_interface(|width, height| {
+            let make = |width, height| {
                 let interface = Interface::new(luxe, width, height);
                 if no_colour {
                     interface.without_colour()
                 } else {
                     interface
                 }
-            }))
+            };
+            let open = |resume: Option<&str>| {
+                let base = base.as_ref().ok_or("no session to start from")?;
+                let config = flags::next_session(base, resume)?;
+                Luxe::new(config, Instant::now()).map_err(|err| err.to_string())
+            };
+            exit(luxe_io::run_interface(make, open))
         }
         FrontDoor::Rpc | FrontDoor::Acp => exit(luxe_io::run(luxe)),
     }

@@ -169,6 +169,31 @@ impl Composer {
         whole
     }
 
+    /// The `@` word the cursor ends, if any: where its `@` is, and what follows it up to the
+    /// cursor (`@src/ma|` gives the `@`'s offset and `src/ma`).
+    pub(crate) fn at_word(&self) -> Option<(usize, &str)> {
+        let before = &self.text[..self.cursor];
+        let start = before.rfind(char::is_whitespace).map_or(0, |at| {
+            at + before[at..].chars().next().map_or(1, char::len_utf8)
+        });
+        before[start..].strip_prefix('@').map(|word| (start, word))
+    }
+
+    /// Replaces the text from byte `start` to the cursor with `with`, the cursor after it.
+    pub(crate) fn replace_to_cursor(&mut self, start: usize, with: &str) {
+        let start = start.min(self.cursor);
+        self.text.replace_range(start..self.cursor, with);
+        self.cursor = start + with.len();
+        self.walking = None;
+    }
+
+    /// Takes what is written, as shown, leaving the composer empty and the history as it was.
+    pub(crate) fn take_draft(&mut self) -> String {
+        self.cursor = 0;
+        self.walking = None;
+        std::mem::take(&mut self.text)
+    }
+
     /// Replaces the text (a completion), with the cursor at its end.
     pub(crate) fn set(&mut self, text: String) {
         self.cursor = text.len();
@@ -217,6 +242,24 @@ mod tests {
         c.paste(&pasted);
         assert_eq!(c.shown(), "[pasted 1500 lines]");
         assert_eq!(c.take(), pasted.replace("\r\n", "\n"));
+    }
+
+    #[test]
+    fn the_at_word_is_the_one_the_cursor_ends_and_replacing_it_keeps_the_rest() {
+        let mut c = typed("look at @src/ma");
+        assert_eq!(c.at_word(), Some((8, "src/ma")));
+        c.replace_to_cursor(8, "@src/main.rs ");
+        assert_eq!(c.shown(), "look at @src/main.rs ");
+        assert_eq!(c.at_word(), None, "a space ends the word");
+        let mut c = typed("é\u{3000}@x");
+        assert_eq!(c.at_word().map(|(_, w)| w), Some("x"));
+        c.home();
+        assert_eq!(c.at_word(), None);
+        assert_eq!(
+            typed("mail@host").at_word(),
+            None,
+            "only a word that starts with @"
+        );
     }
 
     #[test]

@@ -84,6 +84,11 @@ pub enum TermEvent {
     Key(Key),
     /// Pasted text, whole (bracketed paste).
     Paste(String),
+    /// The mouse wheel turned one notch: up (towards older rows) or down.
+    Wheel {
+        /// Towards the top of the transcript.
+        up: bool,
+    },
     /// The terminal's new size, in cells.
     Resize {
         /// Columns.

@@ -11,7 +11,9 @@
 mod composer;
 mod keys;
 mod machine;
+mod mention;
 mod one_shot;
+mod picker;
 mod render;
 mod slash;
 mod text;

@@ -7,6 +7,7 @@ use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
 use luxe_core::effects::{Input, Output};
+use luxe_core::protocol::events::Event;
 use luxe_core::protocol::values::PermissionReply;
 use luxe_core::{Luxe, Machine};
 use ratatui_core::buffer::Buffer;
@@ -15,6 +16,8 @@ use serde_json::{Value, json};
 
 use crate::composer::Composer;
 use crate::keys::{Key, KeyCode, TermEvent};
+use crate::mention::Mention;
+use crate::picker::{Entry, Pick};
 use crate::slash::{self, Command};
 use crate::transcript::Cell;
 use crate::view::View;
@@ -22,11 +25,20 @@ use crate::view::View;
 /// How long a second Ctrl+C on an idle screen has to quit.
 const QUIT_WINDOW: Duration = Duration::from_secs(2);
 
+/// How many rows one notch of the wheel scrolls.
+const WHEEL_ROWS: i64 = 3;
+
 /// What the interface asks of io besides the session's effects.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Request {
     /// Give the terminal back and stop the process (Ctrl+Z); redraw when it continues.
     Suspend,
+    /// Make another session to take this one's place: a new one (`/new`), or the stored one
+    /// with this id (`/sessions`). Answer with [`Interface::open`] or [`Interface::refuse_open`].
+    Open {
+        /// The stored session to resume; `None` starts a new one.
+        resume: Option<String>,
+    },
 }
 
 /// The interface and the session it drives.
@@ -55,6 +67,16 @@ pub struct Interface {
     cursor: (u16, u16),
     /// Draw without colours (`NO_COLOR`): bold, dim and reverse still tell things apart.
     no_colour: bool,
+    /// The `@` word being completed.
+    mention: Option<Mention>,
+    /// The session that takes over once the current one has closed.
+    next: Option<Luxe>,
+    /// When io should poll again though nothing came in: the `close` sent outside a key's
+    /// handling (by [`Interface::open`]) has outputs waiting.
+    poll_at: Option<Instant>,
+    /// Whether the current session was just replaced: nothing more is polled until io has
+    /// finished the old session's effects and called [`Interface::take_replaced`].
+    replaced: bool,
 }
 
 impl std::fmt::Debug for Interface {
@@ -83,6 +105,10 @@ impl Interface {
             slash_selected: 0,
             cursor: (0, 0),
             no_colour: false,
+            mention: None,
+            next: None,
+            poll_at: None,
+            replaced: false,
         }
     }
 
@@ -100,6 +126,29 @@ impl Interface {
     /// The next thing io must do besides the session's effects.
     pub fn take_request(&mut self) -> Option<Request> {
         self.requests.pop_front()
+    }
+
+    /// The session io made for a [`Request::Open`]: the current one is closed (as `close`
+    /// closes it: its records written, its commands stopped), then `luxe` takes its place.
+    pub fn open(&mut self, now: Instant, luxe: Luxe) {
+        self.next = Some(luxe);
+        self.send(now, "close", Value::Null);
+        self.poll_at = Some(now);
+    }
+
+    /// io could not make the session a [`Request::Open`] asked for: why, in one line. The
+    /// current session goes on.
+    pub fn refuse_open(&mut self, why: &str) {
+        self.view
+            .transcript
+            .push(Cell::Error(format!("cannot switch sessions: {why}")));
+        self.dirty = true;
+    }
+
+    /// Whether the session was replaced at its exit (so the exit is not the interface's):
+    /// io has finished the old session's effects and now runs the new one's.
+    pub fn take_replaced(&mut self) -> bool {
+        std::mem::take(&mut self.replaced)
     }
 
     /// Where the terminal's cursor goes (in the composer), as the last drawing placed it.
@@ -135,6 +184,13 @@ impl Interface {
                 }
             }
             TermEvent::Key(key) => self.key(now, key),
+            TermEvent::Wheel { up } => {
+                let rows = if up { WHEEL_ROWS } else { -WHEEL_ROWS };
+                match self.view.picker.as_mut() {
+                    Some(picker) => picker.step(if up { -1 } else { 1 }),
+                    None => self.scroll_by(rows),
+                }
+            }
         }
     }
 
@@ -145,10 +201,22 @@ impl Interface {
         if !self.view.permissions.is_empty() {
             return self.permission_key(now, key.code);
         }
+        if self.view.picker.is_some() {
+            return self.picker_key(now, key.code);
+        }
         if self.view.question.is_some() && self.question_key(now, key.code) {
             return;
         }
         self.hint = None;
+        if self.mention.as_ref().is_some_and(Mention::is_offered) && self.mention_key(key) {
+            return;
+        }
+        self.composer_key(now, key);
+        self.follow_mention(now);
+    }
+
+    /// A key for the composer (and what it does to the session).
+    fn composer_key(&mut self, now: Instant, key: Key) {
         let newline = key.mods.shift || key.mods.alt;
         match key.code {
             KeyCode::Enter if newline => self.composer.insert('\n'),
@@ -161,6 +229,9 @@ impl Interface {
             KeyCode::Esc if self.busy() => self.send(now, "interrupt_turn", Value::Null),
             KeyCode::Esc => self.composer.clear(),
             KeyCode::Char(c) => self.composer.insert(c),
+            KeyCode::Backspace if self.composer.is_empty() && !self.view.queued.is_empty() => {
+                self.send(now, "withdraw_queued_message", Value::Null);
+            }
             KeyCode::Backspace => self.composer.backspace(),
             KeyCode::Delete => self.composer.delete(),
             KeyCode::Left => self.composer.left(),
@@ -178,6 +249,46 @@ impl Interface {
             KeyCode::PageDown => self.scroll_by(-i64::from(self.size.1 / 2).max(1)),
             KeyCode::Tab | KeyCode::BackTab => {}
         }
+    }
+
+    /// Up, Down, Tab, Enter and Esc while paths are offered for an `@` word; whether the key
+    /// was the list's.
+    fn mention_key(&mut self, key: Key) -> bool {
+        let Some(mention) = self.mention.as_mut() else {
+            return false;
+        };
+        match key.code {
+            KeyCode::Up => mention.step(-1),
+            KeyCode::Down => mention.step(1),
+            KeyCode::Esc => mention.dismissed = true,
+            KeyCode::Tab | KeyCode::Enter if !key.mods.shift && !key.mods.alt => {
+                if let Some(chosen) = mention.chosen() {
+                    let start = mention.start;
+                    self.composer.replace_to_cursor(start, &chosen);
+                }
+                self.mention = None;
+            }
+            _ => return false,
+        }
+        true
+    }
+
+    /// Asks the session for paths when the `@` word at the cursor changed; forgets the list
+    /// when there is no such word.
+    fn follow_mention(&mut self, now: Instant) {
+        let Some((start, prefix)) = self.composer.at_word() else {
+            self.mention = None;
+            return;
+        };
+        if (self.mention.as_ref()).is_some_and(|m| m.start == start && m.prefix == prefix) {
+            return;
+        }
+        let prefix = prefix.to_owned();
+        self.next_request += 1;
+        let request_id = format!("ui_{}", self.next_request);
+        self.mention = Some(Mention::asked(start, &prefix, request_id.clone()));
+        let content = json!({"request_id": request_id, "prefix": prefix});
+        self.send(now, "complete_path", content);
     }
 
     fn control(&mut self, now: Instant, code: KeyCode) {
@@ -222,6 +333,45 @@ impl Interface {
         };
         let reply = serde_json::to_value(reply).unwrap_or(Value::Null);
         self.send(now, "respond_permission", json!({"id": id, "reply": reply}));
+    }
+
+    /// Up and Down move, typing narrows, Enter takes, Esc closes the list.
+    fn picker_key(&mut self, now: Instant, code: KeyCode) {
+        let Some(picker) = self.view.picker.as_mut() else {
+            return;
+        };
+        match code {
+            KeyCode::Up => picker.step(-1),
+            KeyCode::Down => picker.step(1),
+            KeyCode::PageUp => picker.step(-10),
+            KeyCode::PageDown => picker.step(10),
+            KeyCode::Char(c) => picker.type_char(c),
+            KeyCode::Backspace => picker.backspace(),
+            KeyCode::Esc => self.view.picker = None,
+            KeyCode::Enter => {
+                let Some(entry) = picker.current().cloned() else {
+                    return;
+                };
+                self.view.picker = None;
+                self.take_pick(now, entry);
+            }
+            _ => {}
+        }
+    }
+
+    fn take_pick(&mut self, now: Instant, entry: Entry) {
+        match entry.pick {
+            Pick::Model(_) if entry.unavailable.is_some() => {
+                let why = entry.unavailable.unwrap_or_default();
+                self.view.transcript.push(Cell::Error(why));
+            }
+            Pick::Model(id) => self.send(now, "set_model", json!({"model": id})),
+            Pick::Session(id) if id == self.view.session_id => {
+                let note = "that is this session".to_owned();
+                self.view.transcript.push(Cell::Note(note));
+            }
+            Pick::Session(id) => self.requests.push_back(Request::Open { resume: Some(id) }),
+        }
     }
 
     /// Digits pick (or toggle, when several may be chosen), Enter answers, Esc dismisses;
@@ -307,9 +457,7 @@ impl Interface {
                 .transcript
                 .push(Cell::Note(crate::render::HELP.into())),
             Command::Quit => self.quit(now),
-            Command::New => self.view.transcript.push(Cell::Error(
-                "/new is not built yet: quit and start luxe again".into(),
-            )),
+            Command::New => self.requests.push_back(Request::Open { resume: None }),
             Command::Wrong(why) => self.view.transcript.push(Cell::Error(why)),
         }
     }
@@ -357,6 +505,29 @@ impl Interface {
         self.dirty = true;
     }
 
+    /// What the session's events do to the composer and its list: paths offered for the `@`
+    /// word, a withdrawn message back in the composer.
+    fn composer_event(&mut self, event: &Event) {
+        match event {
+            Event::PathsCompleted(done) => {
+                if let Some(mention) = self.mention.as_mut() {
+                    mention.answered(&done.request_id, &done.paths);
+                }
+            }
+            // Back where it can be edited; text typed meanwhile stays after it.
+            Event::UserMessageWithdrawn(withdrawn) => {
+                let typed = self.composer.take_draft();
+                let text = if typed.is_empty() {
+                    withdrawn.text.clone()
+                } else {
+                    format!("{} {typed}", withdrawn.text)
+                };
+                self.composer.set(text);
+            }
+            _ => {}
+        }
+    }
+
     /// The parts the renderer reads.
     pub(crate) fn parts(&mut self) -> Parts<'_> {
         let slash = self.slash_listing().then_some(self.slash_selected);
@@ -366,6 +537,7 @@ impl Interface {
             scroll: self.scroll,
             hint: self.hint.as_deref(),
             slash,
+            mention: self.mention.as_ref().filter(|m| m.is_offered()),
         }
     }
 }
@@ -377,6 +549,8 @@ pub(crate) struct Parts<'a> {
     pub scroll: usize,
     pub hint: Option<&'a str>,
     pub slash: Option<usize>,
+    /// Paths offered for the `@` word, when they are on screen.
+    pub mention: Option<&'a Mention>,
 }
 
 impl Machine for Interface {
@@ -384,13 +558,30 @@ impl Machine for Interface {
         self.luxe.handle_input(now, input);
     }
 
-    /// The session's effects, for io; its frames change only what is drawn.
+    /// The session's effects, for io; its frames change only what is drawn. At the exit of a
+    /// session being replaced, the next one takes its place and the exit goes to io, which
+    /// finishes the old session's effects before it polls again.
     fn poll_output(&mut self) -> Option<Output> {
+        if self.replaced {
+            return None;
+        }
         loop {
             match self.luxe.poll_output()? {
+                Output::Exit { code } if self.next.is_some() => {
+                    if let Some(next) = self.next.take() {
+                        self.luxe = next;
+                    }
+                    self.view = View::default();
+                    self.scroll = 0;
+                    self.replaced = true;
+                    self.dirty = true;
+                    return Some(Output::Exit { code });
+                }
                 Output::Frame(frame) => {
                     // What a client of --rpc would be shown, secrets cut out.
-                    self.view.take(&frame.redacted_event());
+                    let event = frame.redacted_event();
+                    self.composer_event(&event);
+                    self.view.take(&event);
                     self.dirty = true;
                 }
                 Output::Flush | Output::Message(_) => {}
@@ -400,10 +591,16 @@ impl Machine for Interface {
     }
 
     fn poll_timeout(&self) -> Option<Instant> {
-        self.luxe.poll_timeout()
+        match (self.luxe.poll_timeout(), self.poll_at) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
     }
 
     fn handle_timeout(&mut self, now: Instant) {
+        if self.poll_at.is_some_and(|at| at <= now) {
+            self.poll_at = None;
+        }
         self.luxe.handle_timeout(now);
     }
 

@@ -8,6 +8,7 @@ use ratatui_core::style::{Color, Modifier, Style};
 use ratatui_core::text::Line;
 
 use crate::machine::{Interface, Parts};
+use crate::picker::Picker;
 use crate::slash;
 use crate::text::{cut, fold, visible};
 use crate::view::Dock;
@@ -17,10 +18,12 @@ const COMPOSER_MAX_ROWS: usize = 8;
 
 /// What `/help` shows: the keys (the contract) and the commands.
 pub(crate) const HELP: &str = "Keys: Enter sends (steers a running turn) · Shift+Enter, Alt+Enter or Ctrl+J: a new line · \
-Tab queues while a turn runs · Esc or Ctrl+C interrupts · Up/Down: earlier inputs · Ctrl+U clears · \
-PageUp/PageDown scroll, End follows · Ctrl+T unfolds thinking · Ctrl+Z suspends · Ctrl+C twice or Ctrl+D quits.\n\
+Tab queues while a turn runs; Backspace on an empty composer takes the last queued back · Esc or Ctrl+C interrupts · \
+Up/Down: earlier inputs · @ completes a path · Ctrl+U clears · PageUp/PageDown or the wheel scroll, End follows · \
+Ctrl+T unfolds thinking · Ctrl+Z suspends · Ctrl+C twice or Ctrl+D quits.\n\
 Prompts: y once · a always · n or Esc rejects. Questions: a digit picks, Enter answers, typing answers freely.\n\
-Commands: /help /model [id] /mode build|plan /thinking off|low|medium|high /auto-approve on|off /compact [hint] /sessions /quit";
+Commands: /help /model [id] /mode build|plan /thinking off|low|medium|high /auto-approve on|off /compact [hint] \
+/sessions /new /quit";
 
 /// Draws `interface` over `area` of `buf`, and notes where the cursor goes.
 pub(crate) fn screen(interface: &mut Interface, area: Rect, buf: &mut Buffer) {
@@ -210,6 +213,32 @@ fn overlay(parts: &Parts<'_>, width: usize) -> Vec<Line<'static>> {
         out.push(Line::styled(cut(keys, width), Style::new().fg(Color::Cyan)));
         return out;
     }
+    if let Some(picker) = &parts.view.picker {
+        return picker_rows(picker, width);
+    }
+    if let Some(mention) = parts.mention {
+        let first = mention.selected.saturating_sub(PICKER_ROWS - 1);
+        for (i, path) in mention
+            .paths
+            .iter()
+            .enumerate()
+            .skip(first)
+            .take(PICKER_ROWS)
+        {
+            let style = if i == mention.selected {
+                Style::new().add_modifier(Modifier::REVERSED)
+            } else {
+                Style::new()
+            };
+            out.push(Line::styled(
+                cut(&visible(&format!("@{path}")), width),
+                style,
+            ));
+        }
+        let keys = "Tab or Enter takes · Up/Down choose · Esc closes";
+        out.push(Line::styled(cut(keys, width), Style::new().fg(Color::Cyan)));
+        return out;
+    }
     if let Some(selected) = parts.slash {
         let matching = slash::matching(parts.composer.shown());
         let selected = selected.min(matching.len().saturating_sub(1));
@@ -230,6 +259,66 @@ fn overlay(parts: &Parts<'_>, width: usize) -> Vec<Line<'static>> {
                 Style::new().fg(Color::Red),
             ));
         }
+        return out;
+    }
+    let dim = Style::new().add_modifier(Modifier::DIM);
+    for text in &parts.view.queued {
+        let first = text.lines().next().unwrap_or_default();
+        out.push(Line::styled(
+            cut(&visible(&format!("queued: {first}")), width),
+            dim,
+        ));
+    }
+    if !parts.view.queued.is_empty() && parts.composer.is_empty() {
+        let keys = "Backspace takes the last queued message back";
+        out.push(Line::styled(cut(keys, width), Style::new().fg(Color::Cyan)));
+    }
+    out
+}
+
+/// The most entries a list shows at once.
+const PICKER_ROWS: usize = 10;
+
+/// A list to choose from: its title, what was typed, and a window of its entries around the
+/// highlighted one.
+fn picker_rows(picker: &Picker, width: usize) -> Vec<Line<'static>> {
+    let bold = Style::new().add_modifier(Modifier::BOLD);
+    let mut out = vec![Line::styled(cut(&visible(&picker.title), width), bold)];
+    if !picker.filter.is_empty() {
+        let typed = format!("  matching {:?}", picker.filter);
+        out.push(Line::styled(
+            cut(&visible(&typed), width),
+            Style::new().fg(Color::Cyan),
+        ));
+    }
+    let matching = picker.matching();
+    let selected = picker.selected();
+    let first = selected.saturating_sub(PICKER_ROWS - 1);
+    for (i, entry) in matching.iter().enumerate().skip(first).take(PICKER_ROWS) {
+        let mut text = format!("{} {}", if i == selected { "›" } else { " " }, entry.label);
+        if let Some(why) = &entry.unavailable {
+            text.push_str(&format!("  ({why})"));
+        }
+        let mut style = Style::new();
+        if i == selected {
+            style = style.add_modifier(Modifier::REVERSED);
+        }
+        if entry.unavailable.is_some() {
+            style = style.add_modifier(Modifier::DIM);
+        }
+        out.push(Line::styled(cut(&visible(&text), width), style));
+    }
+    if matching.is_empty() {
+        out.push(Line::styled(
+            cut("  nothing matches", width),
+            Style::new().fg(Color::Red),
+        ));
+    } else if matching.len() > PICKER_ROWS {
+        let more = format!("  {} of {}", selected + 1, matching.len());
+        out.push(Line::styled(
+            cut(&more, width),
+            Style::new().add_modifier(Modifier::DIM),
+        ));
     }
     out
 }

@@ -341,6 +341,11 @@ enum Step {
     Resize(u16, u16),
     Answer(String),
     Tool(String),
+    Wheel(bool),
+    /// A list to choose from (`/sessions`' answer), a queued message, paths for an `@` word.
+    Listed(Vec<String>),
+    Queued(String),
+    Offered(Vec<String>),
 }
 
 impl quickcheck::Arbitrary for Step {
@@ -360,7 +365,11 @@ impl quickcheck::Arbitrary for Step {
             KeyCode::PageUp,
             KeyCode::PageDown,
         ];
-        match u8::arbitrary(g) % 6 {
+        match u8::arbitrary(g) % 10 {
+            6 => Self::Wheel(bool::arbitrary(g)),
+            7 => Self::Listed(Vec::arbitrary(g)),
+            8 => Self::Queued(String::arbitrary(g)),
+            9 => Self::Offered(Vec::arbitrary(g)),
             0 => Self::Paste(String::arbitrary(g)),
             1 => Self::Resize(u16::arbitrary(g) % 200, u16::arbitrary(g) % 60),
             2 => Self::Answer(String::arbitrary(g)),
@@ -375,7 +384,7 @@ impl quickcheck::Arbitrary for Step {
             }),
             _ => {
                 let c = *g
-                    .choose(&['a', '/', 'm', ' ', '1', 'é', '日', 'y', 'n', 't', 'j'])
+                    .choose(&['a', '/', 'm', ' ', '1', 'é', '日', 'y', 'n', 't', 'j', '@'])
                     .expect("c");
                 Self::Key(Key {
                     code: KeyCode::Char(c),
@@ -408,6 +417,27 @@ quickcheck::quickcheck! {
                         stream: luxe_core::protocol::events::OutputStream::Stderr,
                         chunk: text,
                     }));
+                }
+                Step::Wheel(up) => ui.handle_term(now, TermEvent::Wheel { up }),
+                Step::Listed(ids) => event(&mut ui, Event::SessionsListed(
+                    luxe_core::protocol::events::SessionsListed {
+                        request_id: "r".into(),
+                        sessions: ids.into_iter().map(|id| luxe_core::protocol::events::SessionSummary {
+                            title: id.clone(), id, updated: 0, turns: 1, cost_usd: 0.0,
+                        }).collect(),
+                    },
+                )),
+                Step::Queued(text) => event(&mut ui, Event::UserMessageQueued(
+                    luxe_core::protocol::events::UserMessageQueued { text, position: 1 },
+                )),
+                Step::Offered(paths) => {
+                    if let Some(request_id) = ui.mention.as_ref().map(|m| m.request_id.clone()) {
+                        ui.composer_event(&Event::PathsCompleted(
+                            luxe_core::protocol::events::PathsCompleted {
+                                request_id, prefix: String::new(), paths,
+                            },
+                        ));
+                    }
                 }
             }
             let (width, height) = ui.size;
@@ -473,3 +503,9 @@ fn a_write_or_an_edit_waiting_for_permission_shows_its_change() {
     assert!(shown.contains("  -old();\n  +new();"), "{shown}");
     insta::assert_snapshot!("permission_for_an_edit_80x24", shown);
 }
+
+#[path = "session_switch_tests.rs"]
+mod session_switch;
+
+#[path = "composer_keys_tests.rs"]
+mod composer_keys;

@@ -8,6 +8,7 @@ use luxe_core::protocol::events::{Event, PermissionRequested, QuestionAsked, Too
 use luxe_core::protocol::github::WorkspaceUpdated;
 use luxe_core::protocol::values::TurnEndReason;
 
+use crate::picker::{Entry, Pick, Picker};
 use crate::transcript::{Cell, ToolCell, Transcript};
 
 /// The dock's facts: where, which model, how full, what it cost.
@@ -36,13 +37,20 @@ pub(crate) struct View {
     pub picked: Vec<usize>,
     pub queued: Vec<String>,
     pub dock: Dock,
+    /// The session's id, as `ready` gave it.
+    pub session_id: String,
+    /// A list waiting for a choice (`/model`, `/sessions`).
+    pub picker: Option<Picker>,
 }
 
 impl View {
     /// Takes one event of the session.
     pub(crate) fn take(&mut self, event: &Event) {
         match event {
-            Event::Ready(ready) => self.dock.cwd = ready.cwd.clone(),
+            Event::Ready(ready) => {
+                self.dock.cwd = ready.cwd.clone();
+                self.session_id = ready.session_id.clone();
+            }
             Event::StateChanged(state) => {
                 self.dock.model = state.model.as_ref().map(|m| m.id.clone());
                 if let Some(window) = state.model.as_ref().and_then(|m| m.context_window) {
@@ -76,6 +84,12 @@ impl View {
                 }
             }
             Event::UserMessageQueued(queued) => self.queued.push(queued.text.clone()),
+            Event::UserMessageWithdrawn(withdrawn) => {
+                let at = usize::try_from(withdrawn.position).unwrap_or(usize::MAX);
+                if (1..=self.queued.len()).contains(&at) {
+                    self.queued.remove(at - 1);
+                }
+            }
             Event::TurnStarted(_) if !self.queued.is_empty() => {
                 self.queued.remove(0);
             }
@@ -179,21 +193,52 @@ impl View {
                 self.dock.workspace = Some((**workspace).clone());
             }
             Event::ModelsListed(listed) => {
-                let ids: Vec<&str> = listed.models.iter().map(|m| m.id.as_str()).collect();
-                self.transcript.push(Cell::Note(format!(
-                    "models (/model ID to switch): {}",
-                    ids.join(", ")
-                )));
+                let entries = (listed.models.iter())
+                    .map(|model| Entry {
+                        label: format!("{}  {}", model.id, model.name),
+                        unavailable: (!model.available).then(|| {
+                            let hint = listed
+                                .providers
+                                .iter()
+                                .find(|p| p.provider == model.provider);
+                            hint.and_then(|p| p.hint.clone())
+                                .unwrap_or_else(|| format!("{} is not configured", model.provider))
+                        }),
+                        pick: Pick::Model(model.id.clone()),
+                    })
+                    .collect();
+                self.picker = Some(Picker::new(
+                    "Switch the model (Enter takes, Esc closes, typing narrows)",
+                    entries,
+                ));
+            }
+            Event::SessionsListed(listed) if listed.sessions.is_empty() => {
+                let none = "no sessions stored for this directory".to_owned();
+                self.transcript.push(Cell::Note(none));
             }
             Event::SessionsListed(listed) => {
-                let mut text = String::from("sessions here, newest first (luxe --resume ID):");
-                for session in &listed.sessions {
-                    text.push_str(&format!("\n{}  {}", session.id, session.title));
-                }
-                if listed.sessions.is_empty() {
-                    text.push_str(" none");
-                }
-                self.transcript.push(Cell::Note(text));
+                let entries = (listed.sessions.iter())
+                    .map(|session| {
+                        let plural = if session.turns == 1 { "" } else { "s" };
+                        let title = if session.title.is_empty() {
+                            "(no message)"
+                        } else {
+                            &session.title
+                        };
+                        Entry {
+                            label: format!(
+                                "{title}  · {} turn{plural}, ${:.4}  {}",
+                                session.turns, session.cost_usd, session.id
+                            ),
+                            unavailable: None,
+                            pick: Pick::Session(session.id.clone()),
+                        }
+                    })
+                    .collect();
+                self.picker = Some(Picker::new(
+                    "Resume a session here, newest first (Enter resumes, Esc closes)",
+                    entries,
+                ));
             }
             _ => {}
         }

@@ -10,10 +10,10 @@ use std::time::Instant;
 
 use crossterm::event::{
     self as term, Event as CtEvent, KeyCode as CtKey, KeyEventKind, KeyModifiers,
-    KeyboardEnhancementFlags,
+    KeyboardEnhancementFlags, MouseEventKind,
 };
 use crossterm::{execute, terminal as ct};
-use luxe_core::effects::Completion;
+use luxe_core::Luxe;
 use luxe_interface::{Interface, Key, KeyCode, Mods, OneShot, Request, TermEvent};
 use ratatui_core::terminal::Terminal;
 use ratatui_crossterm::CrosstermBackend;
@@ -28,12 +28,24 @@ const COMPLETION_BACKLOG: usize = 256;
 /// Whether the terminal is in the interface's modes (so a restore has something to undo).
 static TAKEN: AtomicBool = AtomicBool::new(false);
 
+/// Reports mouse buttons and the wheel (1000) in SGR encoding (1006); no motion (1002, 1003),
+/// which crossterm's `EnableMouseCapture` would add.
+const MOUSE_ON: &[u8] = b"\x1b[?1000h\x1b[?1006h";
+
+/// Turns [`MOUSE_ON`] off again.
+const MOUSE_OFF: &[u8] = b"\x1b[?1006l\x1b[?1000l";
+
 /// Whether keyboard enhancement was pushed (and must be popped).
 static ENHANCED: AtomicBool = AtomicBool::new(false);
 
 /// Runs the interface made by `make` (given the terminal's size) to its end, and returns the
-/// process's exit status. The terminal is restored before this returns.
-pub fn run_interface(make: impl FnOnce(u16, u16) -> Interface) -> i32 {
+/// process's exit status. `open` makes the session a [`Request::Open`] asks for (`None`: a
+/// new one; an id: that stored session resumed), or says in one line why it cannot. The
+/// terminal is restored before this returns.
+pub fn run_interface(
+    make: impl FnOnce(u16, u16) -> Interface,
+    open: impl FnMut(Option<&str>) -> Result<Luxe, String>,
+) -> i32 {
     let (width, height) = ct::size().unwrap_or((80, 24));
     if let Err(err) = take_terminal() {
         give_back_terminal();
@@ -46,16 +58,13 @@ pub fn run_interface(make: impl FnOnce(u16, u16) -> Interface) -> i32 {
         previous(info);
     }));
     let interface = make(width, height);
-    let (sender, completions) = smol::channel::bounded(COMPLETION_BACKLOG);
-    let effects = Effects::new(sender);
-    let local = effects.local_executor();
     let (events_in, events) = smol::channel::unbounded();
     std::thread::Builder::new()
         .name("terminal-events".into())
         .spawn(move || read_events(&events_in))
         .map_err(|err| tracing::error!("terminal events: {err}"))
         .ok();
-    let code = smol::block_on(local.run(drive(interface, effects, completions, events)));
+    let code = smol::block_on(drive(interface, open, events));
     give_back_terminal();
     code
 }
@@ -66,6 +75,10 @@ fn take_terminal() -> io::Result<()> {
     TAKEN.store(true, Ordering::SeqCst);
     let mut out = io::stdout();
     execute!(out, ct::EnterAlternateScreen, term::EnableBracketedPaste)?;
+    // Buttons and the wheel only (no motion), in SGR form: the wheel scrolls, and Shift+drag
+    // still selects text in the terminals that capture allows it in.
+    out.write_all(MOUSE_ON)?;
+    out.flush()?;
     if ct::supports_keyboard_enhancement().unwrap_or(false) {
         let flags = KeyboardEnhancementFlags::DISAMBIGUATE_ESCAPE_CODES
             | KeyboardEnhancementFlags::REPORT_ALTERNATE_KEYS;
@@ -85,6 +98,7 @@ fn give_back_terminal() {
     if ENHANCED.swap(false, Ordering::SeqCst) {
         let _ = execute!(out, term::PopKeyboardEnhancementFlags);
     }
+    let _ = out.write_all(MOUSE_OFF);
     let _ = execute!(
         out,
         term::DisableBracketedPaste,
@@ -143,15 +157,21 @@ fn translated(event: CtEvent) -> Option<TermEvent> {
             Some(TermEvent::Key(Key { code, mods }))
         }
         CtEvent::Paste(text) => Some(TermEvent::Paste(text)),
+        CtEvent::Mouse(mouse) => match mouse.kind {
+            MouseEventKind::ScrollUp => Some(TermEvent::Wheel { up: true }),
+            MouseEventKind::ScrollDown => Some(TermEvent::Wheel { up: false }),
+            _ => None,
+        },
         CtEvent::Resize(width, height) => Some(TermEvent::Resize { width, height }),
         _ => None,
     }
 }
 
+/// Runs one session after another in the same terminal: each with effects of its own, so
+/// nothing of a replaced session reaches the next; the interface's exit ends the loop.
 async fn drive(
     mut interface: Interface,
-    effects: Effects,
-    completions: Receiver<Completion>,
+    mut open: impl FnMut(Option<&str>) -> Result<Luxe, String>,
     events: Receiver<TermEvent>,
 ) -> i32 {
     let mut terminal = match Terminal::new(CrosstermBackend::new(io::stdout())) {
@@ -161,31 +181,43 @@ async fn drive(
             return 1;
         }
     };
-    let take = |interface: &mut Interface, now, event| interface.handle_term(now, event);
-    let between = |interface: &mut Interface| {
-        while let Some(request) = interface.take_request() {
-            match request {
-                Request::Suspend => {
-                    suspend(&mut terminal);
-                    // The whole screen again, at whatever size the terminal has now.
-                    let (width, height) = ct::size().unwrap_or((80, 24));
-                    interface.handle_term(Instant::now(), TermEvent::Resize { width, height });
+    loop {
+        let (sender, completions) = smol::channel::bounded(COMPLETION_BACKLOG);
+        let effects = Effects::new(sender);
+        let local = effects.local_executor();
+        let take = |interface: &mut Interface, now, event| interface.handle_term(now, event);
+        let between = |interface: &mut Interface| {
+            while let Some(request) = interface.take_request() {
+                match request {
+                    Request::Suspend => {
+                        suspend(&mut terminal);
+                        // The whole screen again, at whatever size the terminal has now.
+                        let (width, height) = ct::size().unwrap_or((80, 24));
+                        interface.handle_term(Instant::now(), TermEvent::Resize { width, height });
+                    }
+                    Request::Open { resume } => match open(resume.as_deref()) {
+                        Ok(luxe) => interface.open(Instant::now(), luxe),
+                        Err(why) => interface.refuse_open(&why),
+                    },
                 }
             }
+            if interface.needs_draw() {
+                draw(&mut terminal, interface);
+            }
+        };
+        let run = front_loop::run(
+            &mut interface,
+            effects,
+            completions,
+            Some(events.clone()),
+            take,
+            between,
+        );
+        let code = local.run(run).await;
+        if !interface.take_replaced() {
+            return code;
         }
-        if interface.needs_draw() {
-            draw(&mut terminal, interface);
-        }
-    };
-    front_loop::run(
-        &mut interface,
-        effects,
-        completions,
-        Some(events),
-        take,
-        between,
-    )
-    .await
+    }
 }
 
 /// Draws a frame inside a synchronized update, so the terminal shows it whole.

@@ -6,6 +6,9 @@ use std::process::Command;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
+use crate::model_server::ModelServer;
+use crate::process::{Workspace, luxe_bin, patience};
+
 /// Sockets already used by this process's tests.
 static NEXT: AtomicU32 = AtomicU32::new(0);
 
@@ -105,6 +108,38 @@ impl Tmux {
             );
             std::thread::sleep(Duration::from_millis(50));
         }
+    }
+}
+
+/// `luxe` with `flags` in tmux at 80×24, in the workspace, against the loopback model server
+/// (Anthropic's wire format, model `anthropic/claude-sonnet-4-5`), with `$LUXE_HOME` in the
+/// workspace; its terminal settings are saved before and after (`before`, `after`) and its
+/// exit status in `exit`, for [`luxe_exited`].
+pub fn luxe_in_tmux(ws: &Workspace, server: &ModelServer, flags: &str) -> Tmux {
+    let script = format!(
+        "stty -g > before; env LUXE_HOME={home} ANTHROPIC_API_KEY=k ANTHROPIC_BASE_URL={url} \
+         {bin} --model anthropic/claude-sonnet-4-5 {flags}; echo $? > exit; stty -g > after",
+        home = ws.path().join("home").display(),
+        url = server.anthropic_base_url(),
+        bin = luxe_bin().display(),
+    );
+    Tmux::start(ws.path(), &script, 80, 24)
+}
+
+/// Waits for the `luxe` of [`luxe_in_tmux`] to have exited; its status.
+///
+/// # Panics
+/// When it does not within the tests' patience.
+pub fn luxe_exited(ws: &Workspace) -> String {
+    let deadline = Instant::now() + patience();
+    loop {
+        if let Ok(status) = std::fs::read_to_string(ws.path().join("after"))
+            .and_then(|_| std::fs::read_to_string(ws.path().join("exit")))
+        {
+            return status.trim().to_owned();
+        }
+        assert!(Instant::now() < deadline, "luxe did not exit");
+        std::thread::sleep(Duration::from_millis(50));
     }
 }
 

@@ -7,42 +7,15 @@ use std::process::Command;
 
 use luxe_tests::model_server::{ModelServer, Reply};
 use luxe_tests::process::{Workspace, luxe_bin, patience};
-use luxe_tests::tmux::Tmux;
+use luxe_tests::tmux::{luxe_exited, luxe_in_tmux};
 use serde_json::json;
-
-/// `luxe` with `flags` in tmux, its terminal settings saved before and after in the workspace
-/// and its exit status in `exit`.
-fn in_tmux(ws: &Workspace, server: &ModelServer, flags: &str) -> Tmux {
-    let script = format!(
-        "stty -g > before; env LUXE_HOME={home} ANTHROPIC_API_KEY=k ANTHROPIC_BASE_URL={url} \
-         {bin} --model anthropic/claude-sonnet-4-5 {flags}; echo $? > exit; stty -g > after",
-        home = ws.path().join("home").display(),
-        url = server.anthropic_base_url(),
-        bin = luxe_bin().display(),
-    );
-    Tmux::start(ws.path(), &script, 80, 24)
-}
-
-/// Waits for `luxe` to have exited; its status.
-fn exited(ws: &Workspace) -> String {
-    let deadline = std::time::Instant::now() + patience();
-    loop {
-        if let Ok(status) = std::fs::read_to_string(ws.path().join("after"))
-            .and_then(|_| std::fs::read_to_string(ws.path().join("exit")))
-        {
-            return status.trim().to_owned();
-        }
-        assert!(std::time::Instant::now() < deadline, "luxe did not exit");
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
-}
 
 #[test]
 fn a_turn_streams_and_quitting_gives_the_terminal_back() {
     let ws = Workspace::new();
     let server = ModelServer::start();
     server.push(Reply::text("Hello from the loopback model."));
-    let tmux = in_tmux(&ws, &server, "");
+    let tmux = luxe_in_tmux(&ws, &server, "");
     tmux.wait_for("›", patience());
     tmux.type_text("say hello");
     tmux.keys(&["Enter"]);
@@ -55,7 +28,7 @@ fn a_turn_streams_and_quitting_gives_the_terminal_back() {
     tmux.resize(60, 15);
     tmux.wait_for("›", patience());
     tmux.keys(&["C-d"]);
-    assert_eq!(exited(&ws), "0");
+    assert_eq!(luxe_exited(&ws), "0");
     let before = std::fs::read_to_string(ws.path().join("before")).unwrap();
     let after = std::fs::read_to_string(ws.path().join("after")).unwrap();
     assert_eq!(before, after, "the terminal's settings are as they were");
@@ -71,7 +44,7 @@ fn a_permission_prompt_takes_n_then_y() {
         server.push(Reply::tool_call(id, "bash", json!({"command": command})));
     }
     server.push(Reply::text("Both asked."));
-    let tmux = in_tmux(&ws, &server, "");
+    let tmux = luxe_in_tmux(&ws, &server, "");
     tmux.wait_for("›", patience());
     tmux.type_text("run two commands");
     tmux.keys(&["Enter"]);
@@ -101,7 +74,7 @@ fn a_permission_prompt_takes_n_then_y() {
     );
     tmux.keys(&["C-c"]);
     tmux.keys(&["C-c"]);
-    assert_eq!(exited(&ws), "0");
+    assert_eq!(luxe_exited(&ws), "0");
 }
 
 #[test]
@@ -176,10 +149,10 @@ fn continuing_shows_the_earlier_conversation() {
         .output()
         .expect("luxe runs");
     assert_eq!(first.status.code(), Some(0));
-    let tmux = in_tmux(&ws, &server, "-c");
+    let tmux = luxe_in_tmux(&ws, &server, "-c");
     let screen = tmux.wait_for("An answer to remember.", patience());
     assert!(screen.contains("› a question to remember"), "{screen}");
     assert!(screen.contains("resumed: 1 turn,"), "{screen}");
     tmux.keys(&["C-d"]);
-    assert_eq!(exited(&ws), "0");
+    assert_eq!(luxe_exited(&ws), "0");
 }

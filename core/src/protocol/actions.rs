@@ -24,6 +24,8 @@ frame_enum! {
         SteerTurn(SteerTurn) = "steer_turn",
         /// End the running turn.
         InterruptTurn = "interrupt_turn",
+        /// Take back the last message queued behind the running turn.
+        WithdrawQueuedMessage = "withdraw_queued_message",
         /// Answer a `permission_requested`.
         RespondPermission(RespondPermission) = "respond_permission",
         /// Answer a `question_asked`.
@@ -40,6 +42,8 @@ frame_enum! {
         ListModels(RequestOnly) = "list_models",
         /// Ask for this directory's sessions.
         ListSessions(RequestOnly) = "list_sessions",
+        /// Ask for paths under the working directory that complete what was typed.
+        CompletePath(CompletePath) = "complete_path",
         /// Summarise the conversation to free context.
         Compact(Compact) = "compact",
         /// Read a diff as a guided review and open it.
@@ -244,6 +248,15 @@ pub struct Image {
 pub struct SteerTurn {
     /// Added to the running turn.
     pub text: String,
+}
+
+/// `complete_path`: paths under the working directory for what a person typed after `@`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct CompletePath {
+    /// Echoed by `paths_completed`.
+    pub request_id: String,
+    /// What was typed: a path relative to the working directory, or any part of one.
+    pub prefix: String,
 }
 
 /// `respond_permission`: the user's answer to a `permission_requested` prompt.

@@ -10,6 +10,7 @@ pub const ACTION_KINDS: &[&str] = &[
     "submit_user_message",
     "steer_turn",
     "interrupt_turn",
+    "withdraw_queued_message",
     "respond_permission",
     "answer_question",
     "set_permission_auto_approve",
@@ -18,6 +19,7 @@ pub const ACTION_KINDS: &[&str] = &[
     "set_thinking",
     "list_models",
     "list_sessions",
+    "complete_path",
     "compact",
     "close",
     // Guided review
@@ -68,10 +70,12 @@ pub const EVENT_KINDS: &[&str] = &[
     "session_restored",
     "sessions_listed",
     "models_listed",
+    "paths_completed",
     "action_rejected",
     "error",
     "turn_started",
     "user_message_queued",
+    "user_message_withdrawn",
     "turn_steered",
     "token_delta",
     "thinking_delta",
@@ -159,7 +163,8 @@ mod tests {
 
     #[test]
     fn event_catalogue_matches_design_count() {
-        // Design §9 lists sixty event kinds ("about sixty"); the MCP client adds two.
-        assert_eq!(EVENT_KINDS.len(), 62);
+        // Design §9 lists sixty event kinds ("about sixty"); the MCP client adds two, the
+        // terminal interface two (`user_message_withdrawn`, `paths_completed`).
+        assert_eq!(EVENT_KINDS.len(), 64);
     }
 }

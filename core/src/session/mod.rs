@@ -71,6 +71,7 @@ mod mcp_tools;
 mod model_step;
 mod own_commands;
 mod owners;
+mod path_completion;
 mod port;
 mod pr_review;
 mod review;
@@ -147,6 +148,8 @@ pub struct Session {
     commit: commit_chapters::Commits,
     github: github::Github,
     stacks: stack::Stacks,
+    /// `complete_path` requests waiting for their listing.
+    completion: path_completion::PathCompletion,
     closed: bool,
     /// The outputs not yet polled, and every effect id issued with who takes its results.
     port: port::Port,
@@ -220,6 +223,7 @@ impl Session {
             commit: commit_chapters::commits(),
             github: github::Github::default(),
             stacks: stack::Stacks::default(),
+            completion: path_completion::PathCompletion::default(),
             closed: false,
             port: port::Port::default(),
             mcp: mcp_tools::machine(config, loaded.mcp_servers.clone()),
@@ -316,6 +320,15 @@ impl Session {
         match owner {
             Owner::Store => self.store_result(&input),
             Owner::Listing => self.sessions_read(&input),
+            Owner::Completion => {
+                if let Some((answer, failure)) = self.completion.listed(&input) {
+                    // Answered with no paths; why goes to the log, not to every keystroke's screen.
+                    if let Some(failure) = failure {
+                        self.port.push(Output::Log(failure));
+                    }
+                    self.emit(Event::PathsCompleted(answer));
+                }
+            }
             Owner::Review => match input {
                 // Taken by value: the core keeps the diff until the review is built.
                 Input::DiffRead { id, result } => self.diff_read(now, id, result),
@@ -386,6 +399,10 @@ impl Session {
                     self.reject(refuse("steer_turn", reason));
                 }
             }
+            Action::WithdrawQueuedMessage => match self.turns.withdraw_queued() {
+                Some(withdrawn) => self.emit(Event::UserMessageWithdrawn(withdrawn)),
+                None => self.reject(refuse("withdraw_queued_message", "no message is queued")),
+            },
             Action::InterruptTurn => {
                 if self.turns.is_running() {
                     self.interrupt(now);
@@ -435,6 +452,10 @@ impl Session {
                 self.emit(Event::ModelsListed(listed));
             }
             Action::ListSessions(list) => self.list_sessions(list.request_id),
+            Action::CompletePath(complete) => {
+                let cwd = &self.facts.cwd;
+                (self.completion).ask(&mut self.port, cwd, complete.request_id, complete.prefix);
+            }
             Action::Compact(compact) => {
                 if let Err(reason) = self.compact(now, compact) {
                     self.reject(refuse("compact", &reason));

@@ -13,6 +13,8 @@ pub(super) enum Owner {
     Store,
     /// `list_sessions`' read of the sessions directory.
     Listing,
+    /// `complete_path`'s listing of the working directory.
+    Completion,
     /// The guided review: its diff, its session file.
     Review,
     /// `commit_review_chapters`' git commands and patch files.

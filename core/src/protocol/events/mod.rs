@@ -4,6 +4,7 @@
 mod compaction;
 mod mcp;
 mod models;
+mod paths;
 mod plan;
 mod problems;
 mod prompts;
@@ -16,6 +17,7 @@ mod turn;
 pub use compaction::{CompactionEnded, CompactionStarted};
 pub use mcp::{McpServer, McpServersListed, McpServersUpdated};
 pub use models::{ModelCost, ModelInfo, ModelsListed, ProviderStatus};
+pub use paths::PathsCompleted;
 pub use plan::{PlanEntry, PlanStatus, PlanUpdated};
 pub use problems::{ActionRejected, ErrorEvent, RequestFailed};
 pub use prompts::{
@@ -36,6 +38,7 @@ pub use tools::{
 };
 pub use turn::{
     ModelRetrying, TokenDelta, TurnEnded, TurnStarted, TurnSteered, TurnUsage, UserMessageQueued,
+    UserMessageWithdrawn,
 };
 
 use super::frame_enum::frame_enum;
@@ -66,6 +69,8 @@ frame_enum! {
         TurnEnded(TurnEnded) = "turn_ended",
         /// A message arrived while a turn ran; it runs next.
         UserMessageQueued(UserMessageQueued) = "user_message_queued",
+        /// A queued message was taken back.
+        UserMessageWithdrawn(UserMessageWithdrawn) = "user_message_withdrawn",
         /// Text was added to the running turn.
         TurnSteered(TurnSteered) = "turn_steered",
         /// Streamed answer text.
@@ -98,6 +103,8 @@ frame_enum! {
         ModelsListed(ModelsListed) = "models_listed",
         /// This directory's stored sessions, answering `list_sessions`.
         SessionsListed(SessionsListed) = "sessions_listed",
+        /// The answer to `complete_path`.
+        PathsCompleted(PathsCompleted) = "paths_completed",
         /// A resumed session's conversation, after `state_changed`.
         SessionRestored(SessionRestored) = "session_restored",
         /// The model is asked for a summary of the older conversation.

@@ -36,6 +36,16 @@ pub struct UserMessageQueued {
     pub position: u32,
 }
 
+/// `user_message_withdrawn`: `withdraw_queued_message` took a queued message back; it will not
+/// run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct UserMessageWithdrawn {
+    /// The message taken back, whole (a client may put it back in its composer).
+    pub text: String,
+    /// The place it had in the queue, from 1; the messages behind it move up one.
+    pub position: u32,
+}
+
 /// `turn_steered`: `steer_turn`'s text joined the running turn.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct TurnSteered {

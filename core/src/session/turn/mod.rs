@@ -28,7 +28,9 @@ use crate::effects::Output;
 use crate::github::startup::IssueContext;
 use crate::model::conversation::{Block, Message, Role};
 use crate::protocol::actions::Image;
-use crate::protocol::events::{Event, TurnEnded, TurnStarted, TurnSteered, UserMessageQueued};
+use crate::protocol::events::{
+    Event, TurnEnded, TurnStarted, TurnSteered, UserMessageQueued, UserMessageWithdrawn,
+};
 use crate::protocol::values::{TurnEndReason, TurnSource};
 use crate::store::{Record, Writer};
 
@@ -165,6 +167,17 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Turns<At> {
         } else {
             self.start_turn(desk, now, queued, source)
         }
+    }
+
+    /// Takes back the last message a client queued (never a review's turn): what it said and
+    /// the place it had.
+    pub(super) fn withdraw_queued(&mut self) -> Option<UserMessageWithdrawn> {
+        let at = self.queue.iter().rposition(|q| q.review.is_none())?;
+        let queued = self.queue.remove(at)?;
+        Some(UserMessageWithdrawn {
+            text: queued.text,
+            position: u32::try_from(at + 1).unwrap_or(u32::MAX),
+        })
     }
 
     /// Adds a turn's or `compact` run's cost; an unknown cost makes the total unknown.

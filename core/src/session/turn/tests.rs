@@ -512,3 +512,43 @@ fn compact_replaces_the_older_conversation_with_the_summary_and_frees_the_sessio
     assert!(ended["tokens_after"].as_u64() < ended["tokens_before"].as_u64());
     assert!(turns.conversation().estimated_tokens() < before && !turns.is_running());
 }
+
+#[test]
+fn a_withdrawn_message_never_runs_and_only_the_last_is_taken_back() {
+    let mut bench = Bench::new();
+    let mut turns = Turns::<Ms>::new(None);
+    let _ = turns.submit(&mut bench.desk(), Ms(0), message("hi"), TurnSource::User);
+    assert!(turns.withdraw_queued().is_none(), "nothing is queued yet");
+    let [first] = requests(&bench.outputs())[..] else {
+        panic!("one request")
+    };
+    for text in ["second", "third"] {
+        let _ = turns.submit(&mut bench.desk(), Ms(1), message(text), TurnSource::User);
+    }
+    let withdrawn = turns.withdraw_queued().expect("the last queued");
+    assert_eq!((withdrawn.text.as_str(), withdrawn.position), ("third", 2));
+    let _ = answer(
+        &mut turns,
+        &mut bench,
+        Ms(5),
+        first,
+        &text_answer(None, "Hello."),
+    );
+    let _ = bench.outputs();
+    let _ = turns.after_run(&mut bench.desk(), Ms(6), false);
+    let out = bench.outputs();
+    assert_eq!(requests(&out).len(), 1, "the one message left runs");
+    let body: String = (out.iter())
+        .filter_map(|output| match output {
+            Output::HttpRequest { request, .. } => {
+                Some(String::from_utf8_lossy(&request.body).into_owned())
+            }
+            _ => None,
+        })
+        .collect();
+    assert!(body.contains("second") && !body.contains("third"), "{body}");
+    assert!(
+        turns.withdraw_queued().is_none(),
+        "the queue is empty again"
+    );
+}

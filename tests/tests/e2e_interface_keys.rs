@@ -1,0 +1,212 @@
+//! The interface's keys in a real terminal (tmux) against the loopback model server: steering a
+//! running turn, queueing behind it and taking a queued message back, interrupting, answering a
+//! question with a digit, allowing always with `a`, `@` completing a path, the mouse wheel, and
+//! `/new` and `/sessions` switching sessions in place.
+
+use std::time::Duration;
+
+use luxe_tests::model_server::{ModelServer, Reply};
+use luxe_tests::process::{Workspace, patience};
+use luxe_tests::tmux::{luxe_exited, luxe_in_tmux};
+use serde_json::json;
+
+/// The request bodies the model server has seen, as text.
+fn bodies(server: &ModelServer) -> Vec<String> {
+    (server.requests().iter())
+        .map(|r| r.body.to_string())
+        .collect()
+}
+
+#[test]
+fn steer_queue_take_back_and_interrupt_a_running_turn() {
+    let ws = Workspace::new();
+    let server = ModelServer::start();
+    // Turn 1: a command that runs long enough to steer and queue behind it.
+    server.push(Reply::tool_call(
+        "t1",
+        "bash",
+        json!({"command": "sleep 3; echo slept"}),
+    ));
+    server.push(Reply::text("Steered answer."));
+    // Turn 2: the queued message that was not taken back.
+    server.push(Reply::text("Queue answered."));
+    // Turn 3: a command to interrupt.
+    server.push(Reply::tool_call(
+        "t3",
+        "bash",
+        json!({"command": "sleep 60"}),
+    ));
+    let tmux = luxe_in_tmux(&ws, &server, "--auto-approve");
+    tmux.wait_for("›", patience());
+    tmux.type_text("start a long command");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("sleep 3; echo slept", patience());
+    tmux.type_text("also mention steering");
+    tmux.keys(&["Enter"]);
+    tmux.type_text("queued one");
+    tmux.keys(&["Tab"]);
+    tmux.type_text("queued two");
+    tmux.keys(&["Tab"]);
+    let screen = tmux.wait_for("queued: queued two", patience());
+    assert!(screen.contains("queued: queued one"), "{screen}");
+    // Backspace on the empty composer takes the last one back into it.
+    tmux.keys(&["BSpace"]);
+    let screen = tmux.wait_for("› queued two", patience());
+    assert!(!screen.contains("queued: queued two"), "{screen}");
+    tmux.keys(&["C-u"]);
+    tmux.wait_for("Queue answered.", patience());
+    let seen = bodies(&server);
+    assert_eq!(seen.len(), 3, "{seen:?}");
+    assert!(
+        seen[1].contains("also mention steering"),
+        "steered: {}",
+        seen[1]
+    );
+    assert!(
+        seen[2].contains("queued one") && !seen[2].contains("queued two"),
+        "only the message left in the queue ran: {}",
+        seen[2]
+    );
+    tmux.type_text("run forever");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("sleep 60", patience());
+    tmux.keys(&["Escape"]);
+    let screen = tmux.wait_for("interrupted", patience());
+    assert!(screen.contains("sleep 60"), "{screen}");
+    tmux.keys(&["C-d"]);
+    assert_eq!(luxe_exited(&ws), "0");
+}
+
+#[test]
+fn a_digit_answers_a_question_and_a_allows_always() {
+    let ws = Workspace::new();
+    let server = ModelServer::start();
+    let question = json!({
+        "question": "Which colour?",
+        "options": [{"label": "red"}, {"label": "blue", "description": "the calm one"}],
+    });
+    server.push(Reply::tool_call("q1", "ask_user", question));
+    server.push(Reply::tool_call(
+        "b1",
+        "bash",
+        json!({"command": "echo first-always"}),
+    ));
+    server.push(Reply::tool_call(
+        "b2",
+        "bash",
+        json!({"command": "echo first-always"}),
+    ));
+    server.push(Reply::text("All done."));
+    let tmux = luxe_in_tmux(&ws, &server, "");
+    tmux.wait_for("›", patience());
+    tmux.type_text("ask me");
+    tmux.keys(&["Enter"]);
+    let screen = tmux.wait_for("Which colour?", patience());
+    assert!(
+        screen.contains("1. red") && screen.contains("2. blue — the calm one"),
+        "{screen}"
+    );
+    tmux.keys(&["2"]);
+    let screen = tmux.wait_for("Allow bash?", patience());
+    assert!(screen.contains("[a] always"), "{screen}");
+    tmux.keys(&["a"]);
+    // The same command again runs without a prompt: the rule `a` added.
+    tmux.wait_for("All done.", patience());
+    let seen = bodies(&server);
+    assert!(seen[1].contains("blue"), "the answer: {}", seen[1]);
+    assert_eq!(seen.len(), 4, "no prompt stopped the second call: {seen:?}");
+    assert!(seen[3].contains("first-always"), "{}", seen[3]);
+    tmux.keys(&["C-d"]);
+    assert_eq!(luxe_exited(&ws), "0");
+}
+
+#[test]
+fn at_completes_a_path_and_the_wheel_scrolls() {
+    let ws = Workspace::new();
+    std::fs::create_dir_all(ws.path().join("src/deep")).expect("a directory");
+    std::fs::write(ws.path().join("src/deep/wanted_file.rs"), "fn main() {}\n").expect("a file");
+    std::fs::write(ws.path().join("other.txt"), "x\n").expect("a file");
+    let server = ModelServer::start();
+    let long: String = (1..=60)
+        .map(|n| format!("line {n} of a long answer\n"))
+        .collect();
+    server.push(Reply::text(&long));
+    server.push(Reply::text("Read it."));
+    let tmux = luxe_in_tmux(&ws, &server, "");
+    tmux.wait_for("›", patience());
+    tmux.type_text("print a long answer");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("line 60 of a long answer", patience());
+    // The wheel, as the terminal reports it (SGR: button 64 up, 65 down).
+    for _ in 0..5 {
+        tmux.type_text("\x1b[<64;10;5M");
+    }
+    let screen = tmux.wait_for("line 40 of a long answer", patience());
+    assert!(
+        !screen.contains("line 60 of a long answer"),
+        "scrolled up: {screen}"
+    );
+    tmux.keys(&["End"]);
+    tmux.wait_for("line 60 of a long answer", patience());
+    tmux.type_text("look at @wanted");
+    let screen = tmux.wait_for("@src/deep/wanted_file.rs", patience());
+    assert!(!screen.contains("@other.txt"), "{screen}");
+    tmux.keys(&["Tab"]);
+    tmux.wait_for("› look at @src/deep/wanted_file.rs", patience());
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("Read it.", patience());
+    let seen = bodies(&server);
+    assert!(
+        seen[1].contains("look at @src/deep/wanted_file.rs"),
+        "{}",
+        seen[1]
+    );
+    tmux.keys(&["C-d"]);
+    assert_eq!(luxe_exited(&ws), "0");
+}
+
+#[test]
+fn new_and_sessions_switch_sessions_in_place() {
+    let ws = Workspace::new();
+    let server = ModelServer::start();
+    server.push(Reply::text("The first session's answer."));
+    let tmux = luxe_in_tmux(&ws, &server, "");
+    tmux.wait_for("›", patience());
+    tmux.type_text("the first question");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("The first session's answer.", patience());
+    tmux.type_text("/new");
+    tmux.keys(&["Enter"]);
+    wait_until_gone(&tmux, "The first session's answer.");
+    tmux.type_text("/sessions");
+    tmux.keys(&["Enter"]);
+    let screen = tmux.wait_for("Resume a session here", patience());
+    assert!(screen.contains("the first question"), "{screen}");
+    tmux.keys(&["Enter"]);
+    let screen = tmux.wait_for("The first session's answer.", patience());
+    assert!(screen.contains("› the first question"), "{screen}");
+    assert!(screen.contains("resumed: 1 turn"), "{screen}");
+    // A session file that cannot be read is one line; the current session goes on.
+    let sessions = ws.path().join("home/sessions");
+    for entry in std::fs::read_dir(&sessions).expect("the sessions") {
+        std::fs::remove_file(entry.expect("an entry").path()).expect("removed");
+    }
+    tmux.type_text("/sessions");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("no sessions stored", patience());
+    tmux.keys(&["C-d"]);
+    assert_eq!(luxe_exited(&ws), "0");
+}
+
+/// Waits until the screen no longer shows `text`.
+fn wait_until_gone(tmux: &luxe_tests::tmux::Tmux, text: &str) {
+    let deadline = std::time::Instant::now() + patience();
+    while tmux.screen().contains(text) {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "{text:?} stayed:\n{}",
+            tmux.screen()
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
