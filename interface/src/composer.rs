@@ -3,6 +3,10 @@
 /// A paste longer than this many lines shows as `[pasted N lines]` (and is sent whole).
 const PASTE_SHOWN_LINES: usize = 1_000;
 
+/// A paste longer than this many bytes shows as a placeholder too, however few its lines: the
+/// composer is folded on every frame, and a 10 MB line would cost each frame its length.
+const PASTE_SHOWN_BYTES: usize = 64 * 1024;
+
 /// The text being written.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub(crate) struct Composer {
@@ -46,8 +50,12 @@ impl Composer {
     pub(crate) fn paste(&mut self, pasted: &str) {
         let pasted = pasted.replace("\r\n", "\n").replace('\r', "\n");
         let lines = pasted.lines().count();
-        let shown = if lines > PASTE_SHOWN_LINES {
-            let placeholder = format!("[pasted {lines} lines]");
+        let shown = if lines > PASTE_SHOWN_LINES || pasted.len() > PASTE_SHOWN_BYTES {
+            let placeholder = if lines > PASTE_SHOWN_LINES {
+                format!("[pasted {lines} lines]")
+            } else {
+                format!("[pasted {} KB]", pasted.len().div_ceil(1024))
+            };
             self.pastes.push((placeholder.clone(), pasted));
             placeholder
         } else {
@@ -260,6 +268,15 @@ mod tests {
             None,
             "only a word that starts with @"
         );
+    }
+
+    #[test]
+    fn a_huge_paste_of_few_lines_shows_as_its_size_and_is_sent_whole() {
+        let mut c = typed("see: ");
+        let pasted = "x".repeat(10_000_000);
+        c.paste(&pasted);
+        assert_eq!(c.shown(), "see: [pasted 9766 KB]");
+        assert_eq!(c.take(), format!("see: {pasted}"));
     }
 
     #[test]

@@ -374,29 +374,40 @@ impl Interface {
         }
     }
 
-    /// Digits pick (or toggle, when several may be chosen), Enter answers, Esc dismisses;
-    /// other keys write a free answer in the composer. Whether the key was the question's.
+    /// Digits pick (or toggle, when several may be chosen), Up and Down move the highlight,
+    /// Space toggles it, Enter answers (the highlighted option, or those toggled), Esc
+    /// dismisses; other keys write a free answer in the composer. Whether the key was the
+    /// question's.
     fn question_key(&mut self, now: Instant, code: KeyCode) -> bool {
         let Some(question) = self.view.question.clone() else {
             return false;
         };
+        let count = question.options.len();
         match code {
             KeyCode::Char(digit @ '1'..='9') if self.composer.is_empty() => {
                 let at = usize::from(digit as u8 - b'1');
-                if at >= question.options.len() {
+                if at >= count {
                     return true;
                 }
+                self.view.question_at = at;
                 if question.multiple {
-                    match self.view.picked.iter().position(|p| *p == at) {
-                        Some(i) => {
-                            self.view.picked.remove(i);
-                        }
-                        None => self.view.picked.push(at),
-                    }
+                    self.view.toggle_picked(at);
                 } else {
                     let label = question.options[at].label.clone();
                     self.answer(now, &question.id, json!({"answered": [label]}));
                 }
+                true
+            }
+            KeyCode::Char(' ') if self.composer.is_empty() && question.multiple => {
+                self.view.toggle_picked(self.view.question_at);
+                true
+            }
+            KeyCode::Up if self.composer.is_empty() => {
+                self.view.question_at = self.view.question_at.saturating_sub(1);
+                true
+            }
+            KeyCode::Down if self.composer.is_empty() => {
+                self.view.question_at = (self.view.question_at + 1).min(count.saturating_sub(1));
                 true
             }
             KeyCode::Enter if !self.composer.is_empty() => {
@@ -405,7 +416,12 @@ impl Interface {
                 true
             }
             KeyCode::Enter => {
-                let labels: Vec<&str> = (self.view.picked.iter())
+                let chosen = if question.multiple {
+                    self.view.picked.clone()
+                } else {
+                    vec![self.view.question_at]
+                };
+                let labels: Vec<&str> = (chosen.iter())
                     .filter_map(|at| question.options.get(*at).map(|o| o.label.as_str()))
                     .collect();
                 self.answer(now, &question.id, json!({"answered": labels}));

@@ -194,21 +194,26 @@ fn overlay(parts: &Parts<'_>, width: usize) -> Vec<Line<'static>> {
             out.push(Line::styled(row, bold));
         }
         for (i, option) in question.options.iter().enumerate() {
-            let picked = if parts.view.picked.contains(&i) {
-                "[x] "
-            } else {
-                ""
+            let picked = match (question.multiple, parts.view.picked.contains(&i)) {
+                (false, _) => "",
+                (true, true) => "[x] ",
+                (true, false) => "[ ] ",
             };
             let mut text = format!("{}. {picked}{}", i + 1, visible(&option.label));
             if let Some(description) = &option.description {
                 text.push_str(&format!(" — {}", visible(description)));
             }
-            out.push(Line::raw(cut(&text, width)));
+            let style = if i == parts.view.question_at && parts.composer.is_empty() {
+                Style::new().add_modifier(Modifier::REVERSED)
+            } else {
+                Style::new()
+            };
+            out.push(Line::styled(cut(&text, width), style));
         }
         let keys = if question.multiple {
-            "a digit toggles · Enter answers · typing answers freely · Esc dismisses"
+            "a digit or Space toggles · Enter answers · typing answers freely · Esc dismisses"
         } else {
-            "a digit answers · typing answers freely · Esc dismisses"
+            "a digit or Enter answers · typing answers freely · Esc dismisses"
         };
         out.push(Line::styled(cut(keys, width), Style::new().fg(Color::Cyan)));
         return out;

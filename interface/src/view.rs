@@ -35,6 +35,8 @@ pub(crate) struct View {
     pub question: Option<QuestionAsked>,
     /// The options picked so far of a question that takes several.
     pub picked: Vec<usize>,
+    /// The highlighted option of the question.
+    pub question_at: usize,
     pub queued: Vec<String>,
     pub dock: Dock,
     /// The session's id, as `ready` gave it.
@@ -44,6 +46,16 @@ pub(crate) struct View {
 }
 
 impl View {
+    /// Picks option `at` of a question that takes several, or unpicks it.
+    pub(crate) fn toggle_picked(&mut self, at: usize) {
+        match self.picked.iter().position(|p| *p == at) {
+            Some(i) => {
+                self.picked.remove(i);
+            }
+            None => self.picked.push(at),
+        }
+    }
+
     /// Takes one event of the session.
     pub(crate) fn take(&mut self, event: &Event) {
         match event {
@@ -137,6 +149,7 @@ impl View {
             Event::QuestionAsked(asked) => {
                 self.question = Some(asked.clone());
                 self.picked.clear();
+                self.question_at = 0;
             }
             Event::QuestionResolved(resolved)
                 if self.question.as_ref().is_some_and(|q| q.id == resolved.id) =>

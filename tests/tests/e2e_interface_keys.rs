@@ -17,6 +17,16 @@ fn bodies(server: &ModelServer) -> Vec<String> {
         .collect()
 }
 
+/// The text of the tool result for `call` in a request body (Anthropic's Messages format).
+fn tool_result(body: &serde_json::Value, call: &str) -> String {
+    let messages = body["messages"].as_array().cloned().unwrap_or_default();
+    (messages.iter())
+        .flat_map(|m| m["content"].as_array().cloned().unwrap_or_default())
+        .find(|block| block["tool_use_id"] == call)
+        .map(|block| block["content"].to_string())
+        .unwrap_or_default()
+}
+
 #[test]
 fn steer_queue_take_back_and_interrupt_a_running_turn() {
     let ws = Workspace::new();
@@ -86,6 +96,12 @@ fn a_digit_answers_a_question_and_a_allows_always() {
         "options": [{"label": "red"}, {"label": "blue", "description": "the calm one"}],
     });
     server.push(Reply::tool_call("q1", "ask_user", question));
+    let several = json!({
+        "question": "Which fruits?",
+        "options": [{"label": "apple"}, {"label": "banana"}, {"label": "cherry"}],
+        "multiple": true,
+    });
+    server.push(Reply::tool_call("q2", "ask_user", several));
     server.push(Reply::tool_call(
         "b1",
         "bash",
@@ -107,6 +123,16 @@ fn a_digit_answers_a_question_and_a_allows_always() {
         "{screen}"
     );
     tmux.keys(&["2"]);
+    let screen = tmux.wait_for("Which fruits?", patience());
+    assert!(screen.contains("1. [ ] apple"), "{screen}");
+    // Down and Space toggle the second; a digit toggles the third; Enter answers both.
+    tmux.keys(&["Down", "Space", "3"]);
+    let screen = tmux.wait_for("3. [x] cherry", patience());
+    assert!(
+        screen.contains("2. [x] banana") && screen.contains("1. [ ] apple"),
+        "{screen}"
+    );
+    tmux.keys(&["Enter"]);
     let screen = tmux.wait_for("Allow bash?", patience());
     assert!(screen.contains("[a] always"), "{screen}");
     tmux.keys(&["a"]);
@@ -114,8 +140,13 @@ fn a_digit_answers_a_question_and_a_allows_always() {
     tmux.wait_for("All done.", patience());
     let seen = bodies(&server);
     assert!(seen[1].contains("blue"), "the answer: {}", seen[1]);
-    assert_eq!(seen.len(), 4, "no prompt stopped the second call: {seen:?}");
-    assert!(seen[3].contains("first-always"), "{}", seen[3]);
+    let answered = tool_result(&server.requests()[2].body, "q2");
+    assert!(
+        answered.contains("banana") && answered.contains("cherry") && !answered.contains("apple"),
+        "the answers: {answered}"
+    );
+    assert_eq!(seen.len(), 5, "no prompt stopped the second call: {seen:?}");
+    assert!(seen[4].contains("first-always"), "{}", seen[4]);
     tmux.keys(&["C-d"]);
     assert_eq!(luxe_exited(&ws), "0");
 }
