@@ -4,6 +4,7 @@
 mod flags;
 
 use std::io::{self, IsTerminal as _, Read as _};
+use std::path::Path;
 use std::process::ExitCode;
 use std::time::Instant;
 
@@ -52,6 +53,11 @@ fn main() -> ExitCode {
     }
     // What /new and /sessions start from: this session's config, with a new id.
     let base = (door == FrontDoor::Interface).then(|| config.clone());
+    let history = config
+        .luxe_home
+        .as_ref()
+        .map(|home| Path::new(home).join("history.jsonl"));
+    let cwd = config.cwd.clone();
     let luxe = match Luxe::new(config, now) {
         Ok(luxe) => luxe,
         Err(err) => return refuse(&err.to_string()),
@@ -68,8 +74,13 @@ fn main() -> ExitCode {
         }
         FrontDoor::Interface => {
             let no_colour = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+            // A history file that cannot be read gives no earlier inputs; the session goes on.
+            let earlier = (history.as_ref())
+                .and_then(|path| std::fs::read(path).ok())
+                .map(|bytes| luxe_interface::earlier_inputs(&bytes, &cwd))
+                .unwrap_or_default();
             let make = |width, height| {
-                let interface = Interface::new(luxe, width, height);
+                let interface = Interface::new(luxe, width, height).with_history(earlier);
                 if no_colour {
                     interface.without_colour()
                 } else {
@@ -81,7 +92,7 @@ fn main() -> ExitCode {
                 let config = flags::next_session(base, resume)?;
                 Luxe::new(config, Instant::now()).map_err(|err| err.to_string())
             };
-            exit(luxe_io::run_interface(make, open))
+            exit(luxe_io::run_interface(make, open, history))
         }
         FrontDoor::Rpc | FrontDoor::Acp => exit(luxe_io::run(luxe)),
     }

@@ -19,6 +19,8 @@ pub(crate) struct Composer {
     walking: Option<usize>,
     /// What was being written before the walk began.
     draft: String,
+    /// An input just added to `history`, not yet taken to be kept across runs.
+    fresh: Option<String>,
     /// Large pastes, kept whole and shown as a placeholder: (placeholder, text).
     pastes: Vec<(String, String)>,
 }
@@ -170,6 +172,7 @@ impl Composer {
             whole = whole.replacen(&placeholder, &pasted, 1);
         }
         if !shown.trim().is_empty() && self.history.last() != Some(&shown) {
+            self.fresh = Some(shown.clone());
             self.history.push(shown);
         }
         self.cursor = 0;
@@ -193,6 +196,17 @@ impl Composer {
         self.text.replace_range(start..self.cursor, with);
         self.cursor = start + with.len();
         self.walking = None;
+    }
+
+    /// Starts the history with inputs from earlier runs, oldest first.
+    pub(crate) fn with_history(mut self, earlier: Vec<String>) -> Self {
+        self.history = earlier;
+        self
+    }
+
+    /// The input last added to the history, once (to be kept across runs).
+    pub(crate) fn take_fresh(&mut self) -> Option<String> {
+        self.fresh.take()
     }
 
     /// Takes what is written, as shown, leaving the composer empty and the history as it was.

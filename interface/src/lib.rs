@@ -9,6 +9,7 @@
 //! data crates for the protocol and the agent, and ratatui's core types are needed only here.
 
 mod composer;
+mod history;
 mod keys;
 mod machine;
 mod mention;
@@ -20,6 +21,7 @@ mod text;
 mod transcript;
 mod view;
 
+pub use history::earlier_inputs;
 pub use keys::{Key, KeyCode, Mods, TermEvent};
 pub use machine::{Interface, Request};
 pub use one_shot::{OnAsk, OneShot};

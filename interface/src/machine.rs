@@ -33,6 +33,11 @@ const WHEEL_ROWS: i64 = 3;
 pub enum Request {
     /// Give the terminal back and stop the process (Ctrl+Z); redraw when it continues.
     Suspend,
+    /// Append this line to the history file (an input, to walk with Up in later runs).
+    Remember {
+        /// The line's bytes, its newline included.
+        line: Vec<u8>,
+    },
     /// Make another session to take this one's place: a new one (`/new`), or the stored one
     /// with this id (`/sessions`). Answer with [`Interface::open`] or [`Interface::refuse_open`].
     Open {
@@ -110,6 +115,13 @@ impl Interface {
             poll_at: None,
             replaced: false,
         }
+    }
+
+    /// The same interface with `earlier` inputs (oldest first) for Up to walk, as
+    /// [`crate::earlier_inputs`] read them from the history file.
+    pub fn with_history(mut self, earlier: Vec<String>) -> Self {
+        self.composer = std::mem::take(&mut self.composer).with_history(earlier);
+        self
     }
 
     /// The same interface drawing without colours, as `NO_COLOR` asks.
@@ -195,6 +207,15 @@ impl Interface {
     }
 
     fn key(&mut self, now: Instant, key: Key) {
+        self.pressed(now, key);
+        if let Some(input) = self.composer.take_fresh()
+            && let Some(line) = crate::history::history_line(&self.view.dock.cwd, &input)
+        {
+            self.requests.push_back(Request::Remember { line });
+        }
+    }
+
+    fn pressed(&mut self, now: Instant, key: Key) {
         if key.mods.ctrl {
             return self.control(now, key.code);
         }

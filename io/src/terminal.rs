@@ -5,6 +5,7 @@
 //! then the message), SIGTERM, SIGHUP, and Ctrl+Z (redrawn after `fg`).
 
 use std::io::{self, Stdout, Write};
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
@@ -40,11 +41,13 @@ static ENHANCED: AtomicBool = AtomicBool::new(false);
 
 /// Runs the interface made by `make` (given the terminal's size) to its end, and returns the
 /// process's exit status. `open` makes the session a [`Request::Open`] asks for (`None`: a
-/// new one; an id: that stored session resumed), or says in one line why it cannot. The
-/// terminal is restored before this returns.
+/// new one; an id: that stored session resumed), or says in one line why it cannot. Inputs
+/// to remember are appended to `history` (`None`: none are kept). The terminal is restored
+/// before this returns.
 pub fn run_interface(
     make: impl FnOnce(u16, u16) -> Interface,
     open: impl FnMut(Option<&str>) -> Result<Luxe, String>,
+    history: Option<PathBuf>,
 ) -> i32 {
     let (width, height) = ct::size().unwrap_or((80, 24));
     if let Err(err) = take_terminal() {
@@ -64,7 +67,7 @@ pub fn run_interface(
         .spawn(move || read_events(&events_in))
         .map_err(|err| tracing::error!("terminal events: {err}"))
         .ok();
-    let code = smol::block_on(drive(interface, open, events));
+    let code = smol::block_on(drive(interface, open, history, events));
     give_back_terminal();
     code
 }
@@ -172,6 +175,7 @@ fn translated(event: CtEvent) -> Option<TermEvent> {
 async fn drive(
     mut interface: Interface,
     mut open: impl FnMut(Option<&str>) -> Result<Luxe, String>,
+    history: Option<PathBuf>,
     events: Receiver<TermEvent>,
 ) -> i32 {
     let mut terminal = match Terminal::new(CrosstermBackend::new(io::stdout())) {
@@ -194,6 +198,13 @@ async fn drive(
                         // The whole screen again, at whatever size the terminal has now.
                         let (width, height) = ct::size().unwrap_or((80, 24));
                         interface.handle_term(Instant::now(), TermEvent::Resize { width, height });
+                    }
+                    Request::Remember { line } => {
+                        if let Some(path) = &history
+                            && let Err(err) = append_private(path, &line)
+                        {
+                            tracing::warn!("keeping the input in {}: {err}", path.display());
+                        }
                     }
                     Request::Open { resume } => match open(resume.as_deref()) {
                         Ok(luxe) => interface.open(Instant::now(), luxe),
@@ -218,6 +229,20 @@ async fn drive(
             return code;
         }
     }
+}
+
+/// Appends `bytes` to the file at `path`, made readable by its owner only if it is new.
+fn append_private(path: &std::path::Path, bytes: &[u8]) -> io::Result<()> {
+    use std::os::unix::fs::OpenOptionsExt as _;
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    let mut file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .mode(0o600)
+        .open(path)?;
+    file.write_all(bytes)
 }
 
 /// Draws a frame inside a synchronized update, so the terminal shows it whole.

@@ -241,3 +241,29 @@ fn wait_until_gone(tmux: &luxe_tests::tmux::Tmux, text: &str) {
         std::thread::sleep(Duration::from_millis(50));
     }
 }
+
+#[test]
+fn up_walks_this_directorys_inputs_from_an_earlier_run() {
+    let ws = Workspace::new();
+    let server = ModelServer::start();
+    server.push(Reply::text("Noted."));
+    let tmux = luxe_in_tmux(&ws, &server, "");
+    tmux.wait_for("›", patience());
+    tmux.type_text("an input worth remembering");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("Noted.", patience());
+    tmux.keys(&["C-d"]);
+    assert_eq!(luxe_exited(&ws), "0");
+    drop(tmux);
+    for name in ["before", "after", "exit"] {
+        std::fs::remove_file(ws.path().join(name)).expect("removed");
+    }
+    let again = luxe_in_tmux(&ws, &server, "");
+    again.wait_for("›", patience());
+    again.keys(&["Up"]);
+    again.wait_for("› an input worth remembering", patience());
+    again.keys(&["C-u", "C-d"]);
+    assert_eq!(luxe_exited(&ws), "0");
+    let history = std::fs::read_to_string(ws.path().join("home/history.jsonl")).expect("kept");
+    assert_eq!(history.lines().count(), 1, "{history}");
+}
