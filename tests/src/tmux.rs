@@ -86,6 +86,19 @@ impl Tmux {
         ]);
     }
 
+    /// The process ids of the window's shell's children (the program the script runs).
+    pub fn children(&self) -> Vec<u32> {
+        let shell = self.run(&["list-panes", "-t", "t", "-F", "#{pane_pid}"]);
+        let out = Command::new("pgrep")
+            .args(["-P", shell.trim()])
+            .output()
+            .expect("pgrep runs");
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .filter_map(|pid| pid.trim().parse().ok())
+            .collect()
+    }
+
     /// The screen as it shows now.
     pub fn screen(&self) -> String {
         self.run(&["capture-pane", "-p", "-t", "t"])

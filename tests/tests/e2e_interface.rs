@@ -156,3 +156,36 @@ fn continuing_shows_the_earlier_conversation() {
     tmux.keys(&["C-d"]);
     assert_eq!(luxe_exited(&ws), "0");
 }
+
+#[test]
+fn sigterm_and_sighup_give_the_terminal_back() {
+    for signal in ["TERM", "HUP"] {
+        let ws = Workspace::new();
+        let server = ModelServer::start();
+        let tmux = luxe_in_tmux(&ws, &server, "");
+        tmux.wait_for("›", patience());
+        let children = tmux.children();
+        let [luxe] = children[..] else {
+            panic!("one child of the shell: {children:?}")
+        };
+        let killed = Command::new("kill")
+            .args([&format!("-{signal}"), &luxe.to_string()])
+            .status()
+            .expect("kill runs");
+        assert!(killed.success());
+        let status = luxe_exited(&ws);
+        let before = std::fs::read_to_string(ws.path().join("before")).unwrap();
+        let after = std::fs::read_to_string(ws.path().join("after")).unwrap();
+        assert_eq!(
+            before, after,
+            "SIG{signal}: the terminal's settings are as they were"
+        );
+        assert!(
+            !tmux.screen().contains("› "),
+            "SIG{signal}: back on the main screen: {}",
+            tmux.screen()
+        );
+        // As under --rpc: the records are written and luxe exits 0.
+        assert_eq!(status, "0", "SIG{signal}");
+    }
+}
