@@ -89,7 +89,6 @@ fn backspace_on_an_empty_composer_takes_the_last_queued_message_back_into_it() {
         text: "second later".into(),
         position: 2,
     });
-    ui.composer_event(&withdrawn);
     event(&mut ui, withdrawn);
     assert_eq!(ui.composer.shown(), "second later");
     assert_eq!(ui.view.queued, ["first later"]);

@@ -16,6 +16,7 @@ mod mention;
 mod one_shot;
 mod picker;
 mod render;
+mod sheet;
 mod slash;
 mod text;
 mod transcript;

@@ -18,7 +18,8 @@ use crate::composer::Composer;
 use crate::keys::{Key, KeyCode, TermEvent};
 use crate::mention::Mention;
 use crate::picker::{Entry, Pick};
-use crate::slash::{self, Command};
+use crate::sheet::{Asked, PullRequestSheet, RestackSheet, Sheet, StackSheet};
+use crate::slash::{self, Command, SheetKind};
 use crate::transcript::Cell;
 use crate::view::View;
 
@@ -74,6 +75,8 @@ pub struct Interface {
     no_colour: bool,
     /// The `@` word being completed.
     mention: Option<Mention>,
+    /// A sheet open over the conversation (`/github`, `/pr`, `/stack`, `/restack`).
+    sheet: Option<Sheet>,
     /// The session that takes over once the current one has closed.
     next: Option<Luxe>,
     /// When io should poll again though nothing came in: the `close` sent outside a key's
@@ -111,6 +114,7 @@ impl Interface {
             cursor: (0, 0),
             no_colour: false,
             mention: None,
+            sheet: None,
             next: None,
             poll_at: None,
             replaced: false,
@@ -216,6 +220,10 @@ impl Interface {
     }
 
     fn pressed(&mut self, now: Instant, key: Key) {
+        let global = key.mods.ctrl && matches!(key.code, KeyCode::Char('c' | 'd' | 'z'));
+        if self.sheet.is_some() && !global {
+            return self.sheet_key(now, key);
+        }
         if key.mods.ctrl {
             return self.control(now, key.code);
         }
@@ -269,6 +277,36 @@ impl Interface {
             KeyCode::PageUp => self.scroll_by(i64::from(self.size.1 / 2).max(1)),
             KeyCode::PageDown => self.scroll_by(-i64::from(self.size.1 / 2).max(1)),
             KeyCode::Tab | KeyCode::BackTab => {}
+        }
+    }
+
+    /// A key for the open sheet: what it asks is sent, or closes the sheet.
+    fn sheet_key(&mut self, now: Instant, key: Key) {
+        let writes = self.view.writes;
+        let Some(sheet) = self.sheet.as_mut() else {
+            return;
+        };
+        match sheet.key(key, writes) {
+            Asked::Nothing => {}
+            Asked::Close => self.sheet = None,
+            Asked::Send(kind, content) => self.send(now, kind, content),
+        }
+    }
+
+    /// Opens the sheet `kind` and asks the session for what fills it.
+    fn open_sheet(&mut self, now: Instant, kind: SheetKind, request_id: String) {
+        let sheet = match kind {
+            SheetKind::Github => Sheet::Github,
+            SheetKind::PullRequest => {
+                Sheet::PullRequest(Box::new(PullRequestSheet::new(request_id.clone())))
+            }
+            SheetKind::Stack => Sheet::Stack(StackSheet::new(request_id.clone())),
+            SheetKind::Restack => Sheet::Restack(RestackSheet::new(request_id.clone())),
+        };
+        let opening = sheet.opening(&request_id);
+        self.sheet = Some(sheet);
+        if let Some((kind, content)) = opening {
+            self.send(now, kind, content);
         }
     }
 
@@ -495,6 +533,7 @@ impl Interface {
                 .push(Cell::Note(crate::render::HELP.into())),
             Command::Quit => self.quit(now),
             Command::New => self.requests.push_back(Request::Open { resume: None }),
+            Command::Sheet(kind) => self.open_sheet(now, kind, request),
             Command::Wrong(why) => self.view.transcript.push(Cell::Error(why)),
         }
     }
@@ -542,6 +581,16 @@ impl Interface {
         self.dirty = true;
     }
 
+    /// Takes one event of the session: the view, the composer and an open sheet follow it.
+    fn take_event(&mut self, event: &Event) {
+        self.composer_event(event);
+        if let Some(sheet) = self.sheet.as_mut() {
+            sheet.take(event);
+        }
+        self.view.take(event);
+        self.dirty = true;
+    }
+
     /// What the session's events do to the composer and its list: paths offered for the `@`
     /// word, a withdrawn message back in the composer.
     fn composer_event(&mut self, event: &Event) {
@@ -575,6 +624,7 @@ impl Interface {
             hint: self.hint.as_deref(),
             slash,
             mention: self.mention.as_ref().filter(|m| m.is_offered()),
+            sheet: self.sheet.as_ref(),
         }
     }
 }
@@ -588,6 +638,8 @@ pub(crate) struct Parts<'a> {
     pub slash: Option<usize>,
     /// Paths offered for the `@` word, when they are on screen.
     pub mention: Option<&'a Mention>,
+    /// The sheet open over the conversation.
+    pub sheet: Option<&'a Sheet>,
 }
 
 impl Machine for Interface {
@@ -616,10 +668,7 @@ impl Machine for Interface {
                 }
                 Output::Frame(frame) => {
                     // What a client of --rpc would be shown, secrets cut out.
-                    let event = frame.redacted_event();
-                    self.composer_event(&event);
-                    self.view.take(&event);
-                    self.dirty = true;
+                    self.take_event(&frame.redacted_event());
                 }
                 Output::Flush | Output::Message(_) => {}
                 other => return Some(other),

@@ -9,6 +9,7 @@ use ratatui_core::text::Line;
 
 use crate::machine::{Interface, Parts};
 use crate::picker::Picker;
+use crate::sheet::Sheet;
 use crate::slash;
 use crate::text::{cut, fold, visible};
 use crate::view::Dock;
@@ -42,6 +43,19 @@ pub(crate) fn screen(interface: &mut Interface, area: Rect, buf: &mut Buffer) {
         &dock_line(&parts.view.dock, width),
     );
     if area.height == 1 {
+        return;
+    }
+    if let Some(sheet) = parts.sheet {
+        let at = sheet_screen(
+            sheet,
+            &parts,
+            Rect {
+                height: area.height - 1,
+                ..area
+            },
+            buf,
+        );
+        interface.set_cursor(at);
         return;
     }
     // The composer: its rows, under a separator when there is room for one.
@@ -279,6 +293,51 @@ fn overlay(parts: &Parts<'_>, width: usize) -> Vec<Line<'static>> {
         out.push(Line::styled(cut(keys, width), Style::new().fg(Color::Cyan)));
     }
     out
+}
+
+/// A sheet over everything but the dock: its title, its rows (the first that fit), its status
+/// and its keys. Returns where the cursor rests (the end of the keys' row).
+fn sheet_screen(sheet: &Sheet, parts: &Parts<'_>, area: Rect, buf: &mut Buffer) -> (u16, u16) {
+    let width = usize::from(area.width);
+    let writes = parts.view.writes;
+    let title = Line::styled(
+        cut(&format!(" {} ", sheet.title()), width),
+        Style::new().add_modifier(Modifier::BOLD | Modifier::REVERSED),
+    );
+    let mut footer = Vec::new();
+    if let Some(status) = sheet.status() {
+        footer.push(crate::sheet::status_line(status, width));
+    }
+    let hints = cut(&sheet.hints(writes), width);
+    let hints_width = crate::text::width(&hints);
+    footer.push(Line::styled(hints, Style::new().fg(Color::Cyan)));
+    let height = usize::from(area.height);
+    // On a very short terminal the keys stay, then the status, then the title and the body.
+    while footer.len() > height {
+        footer.remove(0);
+    }
+    let mut rows = vec![title];
+    let body_room = height.saturating_sub(1 + footer.len());
+    rows.extend(
+        sheet
+            .rows(parts.view.dock.workspace.as_ref(), width)
+            .into_iter()
+            .take(body_room),
+    );
+    // The footer keeps the bottom rows; on a very short terminal it wins over the body.
+    let top_rows = height.saturating_sub(footer.len()).min(rows.len());
+    for (i, line) in rows.iter().take(top_rows).enumerate() {
+        draw_line(buf, area.x, area.y + i as u16, area.width, line);
+    }
+    let footer_top = area.y + area.height.saturating_sub(footer.len() as u16);
+    for (i, line) in footer.iter().enumerate() {
+        draw_line(buf, area.x, footer_top + i as u16, area.width, line);
+    }
+    let last = area.y + area.height - 1;
+    (
+        area.x + (hints_width.min(width.saturating_sub(1))) as u16,
+        last,
+    )
 }
 
 /// The most entries a list shows at once.

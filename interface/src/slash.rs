@@ -16,6 +16,13 @@ pub(crate) const COMMANDS: &[(&str, &str)] = &[
     ("/compact", "[hint] summarize the older conversation"),
     ("/sessions", "this directory's sessions, newest first"),
     ("/new", "start a new session"),
+    (
+        "/github",
+        "the branch's pull request, its checks and review",
+    ),
+    ("/pr", "open a pull request for this branch"),
+    ("/stack", "open a stack of pull requests"),
+    ("/restack", "move a stack onto its moved base"),
     ("/quit", "leave Luxe"),
 ];
 
@@ -28,10 +35,25 @@ pub(crate) enum Command {
     Help,
     /// Start afresh: a new session.
     New,
+    /// Open a sheet.
+    Sheet(SheetKind),
     /// Leave.
     Quit,
     /// Not a command, or used wrongly: why.
     Wrong(String),
+}
+
+/// Which sheet a command opens.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum SheetKind {
+    /// `/github`.
+    Github,
+    /// `/pr`.
+    PullRequest,
+    /// `/stack`.
+    Stack,
+    /// `/restack`.
+    Restack,
 }
 
 /// The commands `typed` (the composer's text, starting with `/`) could be.
@@ -53,6 +75,10 @@ pub(crate) fn parse(line: &str, request: &str) -> Command {
         ("/help", _) => Command::Help,
         ("/quit" | "/exit", _) => Command::Quit,
         ("/new", _) => Command::New,
+        ("/github", _) => Command::Sheet(SheetKind::Github),
+        ("/pr", _) => Command::Sheet(SheetKind::PullRequest),
+        ("/stack", _) => Command::Sheet(SheetKind::Stack),
+        ("/restack", _) => Command::Sheet(SheetKind::Restack),
         ("/model", "") => Command::Action("list_models", json!({"request_id": request})),
         ("/model", model) => Command::Action("set_model", json!({"model": model})),
         ("/mode", mode @ ("build" | "plan")) => Command::Action("set_mode", json!({"mode": mode})),

@@ -59,8 +59,7 @@ fn screen(interface: &mut Interface) -> String {
 }
 
 fn event(interface: &mut Interface, event: Event) {
-    interface.view.take(&event);
-    interface.dirty = true;
+    interface.take_event(&event);
 }
 
 #[test]
@@ -346,6 +345,8 @@ enum Step {
     Listed(Vec<String>),
     Queued(String),
     Offered(Vec<String>),
+    /// A slash command that opens a sheet.
+    Sheet(u8),
 }
 
 impl quickcheck::Arbitrary for Step {
@@ -365,7 +366,8 @@ impl quickcheck::Arbitrary for Step {
             KeyCode::PageUp,
             KeyCode::PageDown,
         ];
-        match u8::arbitrary(g) % 10 {
+        match u8::arbitrary(g) % 11 {
+            10 => Self::Sheet(u8::arbitrary(g)),
             6 => Self::Wheel(bool::arbitrary(g)),
             7 => Self::Listed(Vec::arbitrary(g)),
             8 => Self::Queued(String::arbitrary(g)),
@@ -419,6 +421,12 @@ quickcheck::quickcheck! {
                     }));
                 }
                 Step::Wheel(up) => ui.handle_term(now, TermEvent::Wheel { up }),
+                Step::Sheet(which) => {
+                    let line = ["/github", "/pr", "/stack", "/restack"][usize::from(which % 4)];
+                    ui.composer.clear();
+                    typed(&mut ui, now, line);
+                    press(&mut ui, now, Key::plain(KeyCode::Enter));
+                }
                 Step::Listed(ids) => event(&mut ui, Event::SessionsListed(
                     luxe_core::protocol::events::SessionsListed {
                         request_id: "r".into(),
@@ -448,7 +456,11 @@ quickcheck::quickcheck! {
                 // The composer is the row right above the dock: `›` alone when it is empty,
                 // else one of its rows (marked `›`, or indented under it).
                 let last = rows[rows.len() - 2];
-                let composer = if ui.composer.is_empty() {
+                // A sheet covers the conversation: its keys take the composer's row.
+                let hints = ui.sheet.as_ref().map(|s| s.hints(ui.view.writes));
+                let composer = if let Some(hints) = hints {
+                    hints.starts_with(last.trim_end_matches('…')) && !last.is_empty()
+                } else if ui.composer.is_empty() {
                     last == "›"
                 } else {
                     last.starts_with('›') || last.starts_with("  ") || last.is_empty()
@@ -509,3 +521,6 @@ mod session_switch;
 
 #[path = "composer_keys_tests.rs"]
 mod composer_keys;
+
+#[path = "sheet_tests.rs"]
+mod sheets;

@@ -9,6 +9,7 @@ use luxe_core::protocol::github::WorkspaceUpdated;
 use luxe_core::protocol::values::TurnEndReason;
 
 use crate::picker::{Entry, Pick, Picker};
+use crate::sheet::Writes;
 use crate::transcript::{Cell, ToolCell, Transcript};
 
 /// The dock's facts: where, which model, how full, what it cost.
@@ -41,6 +42,8 @@ pub(crate) struct View {
     pub dock: Dock,
     /// The session's id, as `ready` gave it.
     pub session_id: String,
+    /// Whether GitHub writes are on, as `ready` said.
+    pub writes: Writes,
     /// A list waiting for a choice (`/model`, `/sessions`).
     pub picker: Option<Picker>,
 }
@@ -62,6 +65,10 @@ impl View {
             Event::Ready(ready) => {
                 self.dock.cwd = ready.cwd.clone();
                 self.session_id = ready.session_id.clone();
+                self.writes = Writes {
+                    github: ready.github_writes,
+                    read_only: ready.read_only,
+                };
             }
             Event::StateChanged(state) => {
                 self.dock.model = state.model.as_ref().map(|m| m.id.clone());

@@ -1,6 +1,7 @@
 //! A real terminal for the interface's tests: a tmux server of the test's own (its own socket),
 //! typed into with `send-keys` and read with `capture-pane`, as a person would.
 
+use std::ffi::OsString;
 use std::path::Path;
 use std::process::Command;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -129,8 +130,26 @@ impl Tmux {
 /// workspace; its terminal settings are saved before and after (`before`, `after`) and its
 /// exit status in `exit`, for [`luxe_exited`].
 pub fn luxe_in_tmux(ws: &Workspace, server: &ModelServer, flags: &str) -> Tmux {
+    luxe_in_tmux_with(ws, server, flags, &[])
+}
+
+/// [`luxe_in_tmux`] with more environment variables (a fake gh's `PATH`, say).
+pub fn luxe_in_tmux_with(
+    ws: &Workspace,
+    server: &ModelServer,
+    flags: &str,
+    envs: &[(&str, OsString)],
+) -> Tmux {
+    let more: String = (envs.iter())
+        .map(|(name, value)| {
+            format!(
+                "{name}='{}' ",
+                value.to_string_lossy().replace('\'', "'\\''")
+            )
+        })
+        .collect();
     let script = format!(
-        "stty -g > before; env LUXE_HOME={home} ANTHROPIC_API_KEY=k ANTHROPIC_BASE_URL={url} \
+        "stty -g > before; env {more}LUXE_HOME={home} ANTHROPIC_API_KEY=k ANTHROPIC_BASE_URL={url} \
          {bin} --model anthropic/claude-sonnet-4-5 {flags}; echo $? > exit; stty -g > after",
         home = ws.path().join("home").display(),
         url = server.anthropic_base_url(),

@@ -1,0 +1,100 @@
+//! The GitHub sheets in a real terminal (tmux), against a real repository with a bare origin
+//! and the fake gh: `/github` shows the branch's pull request and its checks, `/pr` drafts a
+//! pull request, takes an edited title and opens it (the branch is pushed, gh opens it once),
+//! and without `--github-writes` the key says why it is off and nothing is pushed.
+
+use luxe_tests::fake_gh::{FakeGh, example_state};
+use luxe_tests::git_repo::{bare_origin, git, init_repo, write};
+use luxe_tests::model_server::ModelServer;
+use luxe_tests::process::{Workspace, patience};
+use luxe_tests::tmux::{luxe_exited, luxe_in_tmux_with};
+
+/// A repository on `feature`, two commits over `main`, with a bare origin holding `main`.
+fn project() -> (Workspace, tempfile::TempDir) {
+    let ws = Workspace::new();
+    init_repo(ws.path(), &[("src/frob.rs", "fn frob() {}\n")]);
+    let origin = bare_origin(ws.path());
+    git(ws.path(), &["checkout", "--quiet", "-b", "feature"]);
+    write(ws.path(), "src/frob.rs", "fn frob() { 1 }\n");
+    git(ws.path(), &["commit", "--quiet", "-am", "Frob returns one"]);
+    (ws, origin)
+}
+
+#[test]
+fn pr_opens_the_branchs_pull_request_with_the_edited_title() {
+    let (ws, origin) = project();
+    let fake = FakeGh::new(&example_state());
+    let server = ModelServer::start();
+    let tmux = luxe_in_tmux_with(&ws, &server, "--github-writes", &fake.envs());
+    tmux.wait_for("›", patience());
+    tmux.type_text("/pr");
+    tmux.keys(&["Enter"]);
+    let screen = tmux.wait_for("Frob returns one", patience());
+    assert!(screen.contains("main ← feature"), "{screen}");
+    assert!(screen.contains("Enter opens it"), "{screen}");
+    tmux.keys(&["End"]);
+    tmux.type_text(", for real");
+    tmux.keys(&["Enter"]);
+    let screen = tmux.wait_for("✓ opened #", patience());
+    let created = fake.state()["pull_requests"]
+        .as_array()
+        .expect("pull requests")
+        .iter()
+        .find(|p| p["headRefName"] == "feature")
+        .cloned()
+        .expect("opened through gh");
+    assert_eq!(created["title"], "Frob returns one, for real", "{screen}");
+    let number = created["number"].as_u64().expect("a number");
+    assert!(screen.contains(&format!("opened #{number}")), "{screen}");
+    assert_eq!(
+        git(origin.path(), &["rev-parse", "feature"]),
+        git(ws.path(), &["rev-parse", "feature"]),
+        "the head was pushed"
+    );
+    // Enter again opens nothing more: the sheet is done.
+    tmux.keys(&["Enter"]);
+    let opened: Vec<_> = fake.state()["pull_requests"]
+        .as_array()
+        .expect("pull requests")
+        .iter()
+        .filter(|p| p["headRefName"] == "feature")
+        .cloned()
+        .collect();
+    assert_eq!(opened.len(), 1);
+    tmux.keys(&["Escape"]);
+    tmux.wait_for("›", patience());
+    tmux.type_text("/github");
+    tmux.keys(&["Enter"]);
+    let screen = tmux.wait_for("Checks (", patience());
+    assert!(
+        screen.contains(&format!("Pull request #{number}")),
+        "{screen}"
+    );
+    tmux.keys(&["q", "C-d"]);
+    assert_eq!(luxe_exited(&ws), "0");
+}
+
+#[test]
+fn without_github_writes_pr_says_why_and_pushes_nothing() {
+    let (ws, origin) = project();
+    let fake = FakeGh::new(&example_state());
+    let server = ModelServer::start();
+    let tmux = luxe_in_tmux_with(&ws, &server, "", &fake.envs());
+    tmux.wait_for("›", patience());
+    tmux.type_text("/pr");
+    tmux.keys(&["Enter"]);
+    let screen = tmux.wait_for("Frob returns one", patience());
+    assert!(
+        screen.contains("Enter: off (GitHub writes are off"),
+        "{screen}"
+    );
+    tmux.keys(&["Enter"]);
+    tmux.wait_for(
+        "✗ GitHub writes are off: start luxe with --github-writes",
+        patience(),
+    );
+    let refs = git(origin.path(), &["branch", "--list", "feature"]);
+    assert!(refs.trim().is_empty(), "nothing pushed: {refs}");
+    tmux.keys(&["Escape", "C-d"]);
+    assert_eq!(luxe_exited(&ws), "0");
+}
