@@ -17,4 +17,5 @@ pub mod recording_proxy;
 pub mod rig;
 pub mod sim;
 pub mod sockets;
+pub mod stack_repo;
 pub mod tmux;

@@ -7,6 +7,7 @@ use luxe_tests::fake_gh::{FakeGh, example_state};
 use luxe_tests::git_repo::{bare_origin, git, init_repo, write};
 use luxe_tests::model_server::ModelServer;
 use luxe_tests::process::{Workspace, patience};
+use luxe_tests::stack_repo::{Stack, advance_main, rev};
 use luxe_tests::tmux::{luxe_exited, luxe_in_tmux_with};
 
 /// A repository on `feature`, two commits over `main`, with a bare origin holding `main`.
@@ -97,4 +98,49 @@ fn without_github_writes_pr_says_why_and_pushes_nothing() {
     assert!(refs.trim().is_empty(), "nothing pushed: {refs}");
     tmux.keys(&["Escape", "C-d"]);
     assert_eq!(luxe_exited(&ws), "0");
+}
+
+#[test]
+fn stack_opens_a_stack_and_restack_moves_it_after_its_base_moved() {
+    let stack = Stack::new(2);
+    stack
+        .fake
+        .update_state(|s| s["pull_requests"] = serde_json::json!([]));
+    let server = ModelServer::start();
+    let tmux = luxe_in_tmux_with(&stack.ws, &server, "--github-writes", &stack.fake.envs());
+    tmux.wait_for("›", patience());
+    tmux.type_text("/stack");
+    tmux.keys(&["Enter"]);
+    let screen = tmux.wait_for("2 branches, bottom first", patience());
+    assert!(
+        screen.contains("s1 → main") && screen.contains("s2 → s1"),
+        "{screen}"
+    );
+    tmux.keys(&["Enter"]);
+    let screen = tmux.wait_for("✓ opened 2 pull requests", patience());
+    assert!(
+        screen.contains("#1 commit 1") && screen.contains("#2 commit 2"),
+        "{screen}"
+    );
+    tmux.keys(&["q"]);
+    advance_main(&stack, "other.txt", "new on main\n");
+    tmux.type_text("/restack");
+    tmux.keys(&["Enter"]);
+    let screen = tmux.wait_for("2 branches move, bottom first", patience());
+    assert!(
+        screen.contains("s1 (#1)") && screen.contains("onto origin/main"),
+        "{screen}"
+    );
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("✓ restacked 2 branches and pushed them", patience());
+    // s1 now sits on the moved main, on origin too.
+    let main = stack.origin_git(&["rev-parse", "main"]);
+    let base = git(stack.path(), &["merge-base", "s1", "origin/main"]);
+    assert_eq!(base.trim(), main.trim());
+    assert_eq!(
+        stack.origin_git(&["rev-parse", "s2"]).trim(),
+        rev(stack.path(), "s2")
+    );
+    tmux.keys(&["q", "C-d"]);
+    assert_eq!(luxe_exited(&stack.ws), "0");
 }
