@@ -21,6 +21,7 @@ fn ready(ui: &mut Interface, github_writes: bool) {
             github_writes,
             read_only: false,
             resumed: false,
+            started: None,
         }),
     );
 }

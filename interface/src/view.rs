@@ -4,7 +4,7 @@
 
 use std::collections::VecDeque;
 
-use luxe_core::protocol::events::{Event, PermissionRequested, QuestionAsked, ToolStatus};
+use luxe_core::protocol::events::{Event, PermissionRequested, QuestionAsked, Started, ToolStatus};
 use luxe_core::protocol::github::WorkspaceUpdated;
 use luxe_core::protocol::values::TurnEndReason;
 
@@ -48,6 +48,32 @@ pub(crate) struct View {
     pub picker: Option<Picker>,
 }
 
+/// What the start-up flags did, a line each, for the first screen.
+fn started_lines(started: &Started) -> Vec<String> {
+    let mut lines = Vec::new();
+    if let Some(worktree) = &started.worktree {
+        lines.push(format!(
+            "--worktree: working in {} on the new branch {}",
+            worktree.path, worktree.branch
+        ));
+    }
+    if let Some(number) = started.from_pr {
+        lines.push(format!("--from-pr: pull request #{number} is checked out"));
+    }
+    if let Some(issue) = &started.issue {
+        let url = if issue.url.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", issue.url)
+        };
+        lines.push(format!(
+            "--issue: #{} “{}”{url} opens your first message",
+            issue.number, issue.title
+        ));
+    }
+    lines
+}
+
 impl View {
     /// Picks option `at` of a question that takes several, or unpicks it.
     pub(crate) fn toggle_picked(&mut self, at: usize) {
@@ -69,6 +95,9 @@ impl View {
                     github: ready.github_writes,
                     read_only: ready.read_only,
                 };
+                for line in ready.started.iter().flat_map(started_lines) {
+                    self.transcript.push(Cell::Note(line));
+                }
             }
             Event::StateChanged(state) => {
                 self.dock.model = state.model.as_ref().map(|m| m.id.clone());

@@ -693,7 +693,13 @@ fn issue_and_from_pr_prepare_the_session_before_the_first_frame() {
         .env("ANTHROPIC_BASE_URL", server.anthropic_base_url())
         .args(["--issue", "12", "--from-pr", "7"]);
     let mut luxe = LuxeProcess::spawn(cmd);
-    luxe.expect("ready");
+    let ready = luxe.expect("ready");
+    assert_eq!(
+        ready["started"],
+        json!({"issue": {"number": 12, "title": "Frobs crash",
+            "url": "https://github.com/acme/widgets/issues/12"}, "from_pr": 7}),
+        "ready says what the flags did: {ready}"
+    );
     luxe.expect("state_changed");
     let branch = git(ws.path(), &["branch", "--show-current"]);
     assert_eq!(

@@ -144,3 +144,38 @@ fn stack_opens_a_stack_and_restack_moves_it_after_its_base_moved() {
     tmux.keys(&["q", "C-d"]);
     assert_eq!(luxe_exited(&stack.ws), "0");
 }
+
+#[test]
+fn the_first_screen_says_what_issue_from_pr_and_worktree_did() {
+    let ws = Workspace::new();
+    init_repo(ws.path(), &[("src/frob.rs", "fn frob() {}\n")]);
+    let _origin = bare_origin(ws.path());
+    git(ws.path(), &["checkout", "--quiet", "-b", "frobs"]);
+    git(ws.path(), &["push", "--quiet", "-u", "origin", "frobs"]);
+    git(ws.path(), &["checkout", "--quiet", "main"]);
+    let mut state = example_state();
+    state["issues"] = serde_json::json!([{"number": 12, "title": "Frobs crash",
+        "body": "Steps: frob twice.", "url": "https://github.com/acme/widgets/issues/12",
+        "state": "OPEN"}]);
+    let fake = FakeGh::new(&state);
+    let server = ModelServer::start();
+    let flags = "--issue 12 --from-pr 7 --worktree side";
+    let tmux = luxe_in_tmux_with(&ws, &server, flags, &fake.envs());
+    let screen = tmux.wait_for("your first message", patience());
+    assert!(
+        screen.contains("--issue: #12 “Frobs crash”"),
+        "the issue: {screen}"
+    );
+    assert!(
+        screen.contains("--from-pr: pull request #7 is checked out"),
+        "{screen}"
+    );
+    assert!(
+        screen.contains("on the new branch side"),
+        "the worktree: {screen}"
+    );
+    tmux.keys(&["C-d"]);
+    assert_eq!(luxe_exited(&ws), "0");
+    // The worktree was made beside the repository: it goes with the test.
+    std::fs::remove_dir_all(format!("{}-side", ws.path().display())).expect("the worktree");
+}

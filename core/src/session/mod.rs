@@ -246,6 +246,7 @@ impl Session {
             github_writes: session.facts.github_writes,
             read_only,
             resumed: restored.is_some(),
+            started: start_up::started(config, &session.redactor),
         }));
         session.emit_state();
         let settings =

@@ -4,8 +4,10 @@
 //! fails with.
 
 use crate::config::{Config, StartError};
+use crate::github::startup::worktree_name;
 use crate::model::catalogue::ModelRef;
 use crate::permissions::redact::{Redactor, is_weak, secret_values};
+use crate::protocol::events::{Started, StartedIssue, StartedWorktree};
 use crate::protocol::values::PermissionMode;
 use crate::settings::{self, Loaded};
 use crate::store::Restored;
@@ -112,4 +114,23 @@ mod tests {
         };
         assert!(why.starts_with("/home/u/.luxe/sessions/x.jsonl: "), "{why}");
     }
+}
+
+/// What `--issue`, `--from-pr` and `--worktree` did before `ready`, for its `started`; `None`
+/// when none was given. The issue's title passes `redactor` like every frame.
+pub(super) fn started(config: &Config, redactor: &Redactor) -> Option<Started> {
+    let requested = &config.requested;
+    let started = Started {
+        issue: config.issue.as_ref().map(|issue| StartedIssue {
+            number: issue.number,
+            title: redactor.redact(&issue.title).into_owned(),
+            url: issue.url.clone(),
+        }),
+        from_pr: requested.from_pr,
+        worktree: requested.worktree.as_ref().map(|given| StartedWorktree {
+            path: config.cwd.clone(),
+            branch: worktree_name(given.as_deref(), &config.session_id),
+        }),
+    };
+    (started != Started::default()).then_some(started)
 }

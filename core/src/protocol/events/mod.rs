@@ -28,7 +28,7 @@ pub use review::{
     ChapterCommit, GuidedReviewLoaded, GuidedReviewUpdated, ReviewChaptersCommitted,
     ReviewSessionEvent, ReviewSessionSaved,
 };
-pub use session::{Ready, StateChanged};
+pub use session::{Ready, Started, StartedIssue, StartedWorktree, StateChanged};
 pub use stored_sessions::{
     RestoredMessage, RestoredToolCall, RestoredToolResult, SessionRestored, SessionSummary,
     SessionsListed,

@@ -23,6 +23,44 @@ pub struct Ready {
     pub read_only: bool,
     /// Whether this session was restored with `-c` or `--resume`.
     pub resumed: bool,
+    /// What `--issue`, `--from-pr` and `--worktree` did before this frame; absent when none
+    /// was given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub started: Option<Started>,
+}
+
+/// What the start-up flags did before `ready`, so a client can say so on its first screen.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Started {
+    /// `--issue N`: the issue whose title and body open the first turn's message.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub issue: Option<StartedIssue>,
+    /// `--from-pr N`: the pull request checked out (`gh pr checkout N`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub from_pr: Option<u64>,
+    /// `--worktree`: the worktree made, which is `cwd`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub worktree: Option<StartedWorktree>,
+}
+
+/// The issue `--issue` read.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct StartedIssue {
+    /// Its number.
+    pub number: u64,
+    /// Its title (redacted like every frame).
+    pub title: String,
+    /// Its page, as gh gave it (empty when gh gave none).
+    pub url: String,
+}
+
+/// The worktree `--worktree` made.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct StartedWorktree {
+    /// Its directory (the session's `cwd`).
+    pub path: String,
+    /// The new branch checked out in it.
+    pub branch: String,
 }
 
 /// `state_changed`: the session's settings and status, whole, whenever one of them changes.
