@@ -118,7 +118,7 @@ mod tests {
 
 /// What `--issue`, `--from-pr` and `--worktree` did before `ready`, for its `started`; `None`
 /// when none was given. The issue's title passes `redactor` like every frame.
-pub(super) fn started(config: &Config, redactor: &Redactor) -> Option<Started> {
+pub(super) fn started(config: &Config, redactor: &Redactor) -> Option<Box<Started>> {
     let requested = &config.requested;
     let started = Started {
         issue: config.issue.as_ref().map(|issue| StartedIssue {
@@ -132,5 +132,5 @@ pub(super) fn started(config: &Config, redactor: &Redactor) -> Option<Started> {
             branch: worktree_name(given.as_deref(), &config.session_id),
         }),
     };
-    (started != Started::default()).then_some(started)
+    (started != Started::default()).then(|| Box::new(started))
 }

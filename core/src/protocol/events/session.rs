@@ -26,7 +26,7 @@ pub struct Ready {
     /// What `--issue`, `--from-pr` and `--worktree` did before this frame; absent when none
     /// was given.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub started: Option<Started>,
+    pub started: Option<Box<Started>>,
 }
 
 /// What the start-up flags did before `ready`, so a client can say so on its first screen.
