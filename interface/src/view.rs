@@ -95,7 +95,7 @@ impl View {
                     github: ready.github_writes,
                     read_only: ready.read_only,
                 };
-                for line in ready.started.iter().flat_map(started_lines) {
+                for line in ready.started.iter().flat_map(|s| started_lines(s)) {
                     self.transcript.push(Cell::Note(line));
                 }
             }

@@ -81,6 +81,25 @@ pub(super) fn warnings(restored: Option<&Restored>) -> Vec<String> {
         .unwrap_or_default()
 }
 
+/// What `--issue`, `--from-pr` and `--worktree` did before `ready`, for its `started`; `None`
+/// when none was given. The issue's title passes `redactor` like every frame.
+pub(super) fn started(config: &Config, redactor: &Redactor) -> Option<Box<Started>> {
+    let requested = &config.requested;
+    let started = Started {
+        issue: config.issue.as_ref().map(|issue| StartedIssue {
+            number: issue.number,
+            title: redactor.redact(&issue.title).into_owned(),
+            url: issue.url.clone(),
+        }),
+        from_pr: requested.from_pr,
+        worktree: requested.worktree.as_ref().map(|given| StartedWorktree {
+            path: config.cwd.clone(),
+            branch: worktree_name(given.as_deref(), &config.session_id),
+        }),
+    };
+    (started != Started::default()).then(|| Box::new(started))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -114,23 +133,4 @@ mod tests {
         };
         assert!(why.starts_with("/home/u/.luxe/sessions/x.jsonl: "), "{why}");
     }
-}
-
-/// What `--issue`, `--from-pr` and `--worktree` did before `ready`, for its `started`; `None`
-/// when none was given. The issue's title passes `redactor` like every frame.
-pub(super) fn started(config: &Config, redactor: &Redactor) -> Option<Box<Started>> {
-    let requested = &config.requested;
-    let started = Started {
-        issue: config.issue.as_ref().map(|issue| StartedIssue {
-            number: issue.number,
-            title: redactor.redact(&issue.title).into_owned(),
-            url: issue.url.clone(),
-        }),
-        from_pr: requested.from_pr,
-        worktree: requested.worktree.as_ref().map(|given| StartedWorktree {
-            path: config.cwd.clone(),
-            branch: worktree_name(given.as_deref(), &config.session_id),
-        }),
-    };
-    (started != Started::default()).then(|| Box::new(started))
 }
