@@ -644,6 +644,11 @@ pub(crate) struct Parts<'a> {
 
 impl Machine for Interface {
     fn handle_input(&mut self, now: Instant, input: Input<'_>) {
+        // SIGTERM or SIGHUP ends the interface: a session waiting to take over never starts
+        // (with the terminal gone, nobody would end it).
+        if matches!(input, Input::Terminate) {
+            self.next = None;
+        }
         self.luxe.handle_input(now, input);
     }
 

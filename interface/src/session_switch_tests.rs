@@ -185,3 +185,15 @@ fn esc_closes_a_list_without_choosing() {
     assert!(ui.view.picker.is_none());
     assert!(ui.take_request().is_none());
 }
+
+#[test]
+fn a_signal_while_a_session_waits_to_take_over_ends_the_interface() {
+    let (mut ui, now) = interface(80, 24);
+    typed(&mut ui, now, "/new");
+    enter(&mut ui, now);
+    assert_eq!(ui.take_request(), Some(Request::Open { resume: None }));
+    ui.open(now, Luxe::new(test_config(), now).expect("a session"));
+    luxe_core::Machine::handle_input(&mut ui, now, Input::Terminate);
+    assert_eq!(run_switch(&mut ui), Some(0));
+    assert!(!ui.take_replaced(), "the exit is the interface's own");
+}
