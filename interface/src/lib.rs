@@ -9,8 +9,11 @@
 //! data crates for the protocol and the agent, and ratatui's core types are needed only here.
 
 mod composer;
+mod diff_rows;
+mod highlight;
 mod keys;
 mod machine;
+mod markdown;
 mod one_shot;
 mod render;
 mod slash;
