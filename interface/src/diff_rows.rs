@@ -352,14 +352,30 @@ mod tests {
     }
 
     #[test]
-    fn a_write_of_a_new_file_starts_at_line_one_without_a_separator() {
-        let diff =
-            "--- a/n.txt\n+++ b/n.txt\n@@ -0,0 +1,2 @@\n+one\n+two\n\\ No newline at end of file\n";
+    fn a_created_file_starts_at_line_one_without_a_separator() {
+        let diff = "--- /dev/null\n+++ b/new.py\n@@ -0,0 +1,2 @@\n+def one():\n+    pass\n\\ No newline at end of file\n";
+        let rows = diff_rows(diff, 80, 40);
+        assert_eq!(
+            texts(&rows),
+            [
+                "    1 + def one():",
+                "    2 +     pass",
+                "  \\ No newline at end of file"
+            ]
+        );
+        assert_eq!(style_of(&rows, "def").fg, Some(Color::Magenta));
+    }
+
+    #[test]
+    fn a_no_newline_marker_inside_a_hunk_keeps_the_numbers() {
+        let diff = "--- a/a.txt\n+++ b/a.txt\n@@ -1,2 +1,2 @@\n a\n-b\n\\ No newline at end of file\n+c\n\\ No newline at end of file\n";
         assert_eq!(
             texts(&diff_rows(diff, 80, 40)),
             [
-                "    1 + one",
-                "    2 + two",
+                "  1 1   a",
+                "  2   - b",
+                "  \\ No newline at end of file",
+                "    2 + c",
                 "  \\ No newline at end of file"
             ]
         );

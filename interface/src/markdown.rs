@@ -376,7 +376,7 @@ impl Table {
                     spans.push(Span::styled(" │ ", dim()));
                 }
                 let cell = column.get(r).cloned().unwrap_or_default();
-                let free = self.widths[i].saturating_sub(cell.width());
+                let free = self.widths[i].saturating_sub(spans_width(&cell.spans));
                 let before = match aligns[i] {
                     Align::Left => 0,
                     Align::Center => free / 2,
@@ -1143,7 +1143,7 @@ mod tests {
                     || shown.iter().flat_map(|row| &row.spans).any(|span| {
                         span.content.chars().any(char::is_control)
                     })
-                    || shown.iter().any(|row| row.width() > width)
+                    || shown.iter().any(|row| spans_width(&row.spans) > width)
                 {
                     return false;
                 }
