@@ -9,9 +9,12 @@
 //! data crates for the protocol and the agent, and ratatui's core types are needed only here.
 
 mod composer;
+mod diff_rows;
+mod highlight;
 mod history;
 mod keys;
 mod machine;
+mod markdown;
 mod mention;
 mod one_shot;
 mod picker;

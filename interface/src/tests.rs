@@ -297,6 +297,93 @@ fn screens_at_80x24_and_120x40() {
     }
 }
 
+/// An answer with every Markdown construct the transcript draws.
+const EVERY_CONSTRUCT: &str = "# Release notes\n## What changed\nLuxe draws **bold**, *italic*, ~~old~~ and `code`; see [the docs](https://luxe.dev/docs).\n- a list item long enough to fold onto a second row at eighty columns, under its text\n  - nested\n1. first\n2. [ ] a task\n> a quote\n---\n| Flag | Meaning |\n|:-----|--------:|\n| `-p` | one turn |\n| `-c` | the last session again, with its whole conversation |\n\n```rust\nfn main() { /* a comment that\nends here */ println!(\"hi {}\", 42); }\n```\nThat is all.\n";
+
+/// An edit whose diff has a hunk header, and a write that replaces a file.
+fn edit_and_write(ui: &mut Interface) {
+    let diffs = [
+        (
+            "call_e",
+            "edit src/frob.rs",
+            "--- a/src/frob.rs\n+++ b/src/frob.rs\n@@ -98,4 +98,5 @@ impl Frob {\n     fn level(&self) -> u32 {\n-        1\n+        // Two since the rewrite.\n+        2\n     }\n }\n",
+        ),
+        (
+            "call_w",
+            "write tools/gen.py",
+            "--- a/tools/gen.py\n+++ b/tools/gen.py\n@@ -1,2 +1,3 @@\n-def old():\n-    pass\n+def new(x):\n+    \"\"\"Twice x.\"\"\"\n+    return x * 2  # a long line that folds under its own text, past the gutter of numbers\n",
+        ),
+    ];
+    for (call_id, title, diff) in diffs {
+        event(
+            ui,
+            Event::ToolStarted(ToolStarted {
+                call_id: call_id.into(),
+                name: title.split(' ').next().unwrap_or_default().into(),
+                title: title.into(),
+                input: serde_json::Value::Null,
+            }),
+        );
+        event(
+            ui,
+            Event::ToolFinished(ToolFinished {
+                call_id: call_id.into(),
+                status: ToolStatus::Ok,
+                output: String::new(),
+                diff: Some(diff.into()),
+                before: None,
+            }),
+        );
+    }
+}
+
+#[test]
+fn an_answer_with_every_construct_and_numbered_diffs_at_80x24_and_120x40() {
+    for (width, height) in [(80, 24), (120, 40)] {
+        let (mut ui, _) = interface(width, height);
+        event(
+            &mut ui,
+            Event::TokenDelta(TokenDelta {
+                block: 0,
+                delta: EVERY_CONSTRUCT.into(),
+            }),
+        );
+        insta::assert_snapshot!(format!("markdown_answer_{width}x{height}"), screen(&mut ui));
+        let (mut ui, _) = interface(width, height);
+        edit_and_write(&mut ui);
+        insta::assert_snapshot!(
+            format!("edit_and_write_diffs_{width}x{height}"),
+            screen(&mut ui)
+        );
+    }
+}
+
+/// The answer streamed a few characters at a time ends on the screen it shows whole.
+#[test]
+fn an_answer_streamed_in_pieces_shows_what_it_shows_whole() {
+    let (mut whole, _) = interface(80, 24);
+    event(
+        &mut whole,
+        Event::TokenDelta(TokenDelta {
+            block: 0,
+            delta: EVERY_CONSTRUCT.into(),
+        }),
+    );
+    let (mut streamed, _) = interface(80, 24);
+    let chars: Vec<char> = EVERY_CONSTRUCT.chars().collect();
+    for piece in chars.chunks(7) {
+        event(
+            &mut streamed,
+            Event::TokenDelta(TokenDelta {
+                block: 0,
+                delta: piece.iter().collect(),
+            }),
+        );
+        screen(&mut streamed);
+    }
+    assert_eq!(screen(&mut streamed), screen(&mut whole));
+}
+
 #[test]
 fn a_20x6_terminal_keeps_the_composer_and_the_dock() {
     let (mut ui, _) = interface(20, 6);

@@ -5,10 +5,15 @@
 use ratatui_core::style::{Color, Modifier, Style};
 use ratatui_core::text::{Line, Span};
 
+use crate::diff_rows::{diff_rows, is_diff};
+use crate::markdown::Stream;
 use crate::text::{fold, visible};
 
 /// The most lines of a running command's output a tool cell shows.
 const OUTPUT_TAIL: usize = 5;
+
+/// The most lines of an ended tool's output or diff a tool cell shows (the rest are counted).
+const OUTPUT_HEAD: usize = 40;
 
 /// The most characters of a tool's output kept for showing (its tail).
 const OUTPUT_KEEP: usize = 64 * 1024;
@@ -47,7 +52,51 @@ pub(crate) struct ToolCell {
 #[derive(Debug, Clone)]
 struct Cached {
     cell: Cell,
-    rows: Option<(u16, Vec<Line<'static>>)>,
+    rows: Rows,
+}
+
+/// A cell's rows, kept until the cell changes or the width does.
+#[derive(Debug, Clone)]
+enum Rows {
+    /// Not folded yet, or the cell changed since.
+    Stale,
+    /// The rows at a width.
+    Folded(u16, Vec<Line<'static>>),
+    /// An answer's rows as it streams: when it grows, only its new lines are rendered.
+    Streamed {
+        stream: Stream,
+        /// Whether the rows show the answer as it is now.
+        current: bool,
+    },
+}
+
+impl Cached {
+    fn new(cell: Cell) -> Self {
+        Self {
+            cell,
+            rows: Rows::Stale,
+        }
+    }
+
+    /// The cell's rows at `width`, folded only if they are not kept already.
+    fn rows(&mut self, width: u16, unfold_thinking: bool) -> &[Line<'static>] {
+        let kept = match &self.rows {
+            Rows::Folded(w, _) => *w == width,
+            Rows::Streamed { stream, current } => {
+                *current && stream.width() == usize::from(width.max(1))
+            }
+            Rows::Stale => false,
+        };
+        if !kept {
+            let before = std::mem::replace(&mut self.rows, Rows::Stale);
+            self.rows = rows_of(&self.cell, width, unfold_thinking, before);
+        }
+        match &self.rows {
+            Rows::Folded(_, rows) => rows,
+            Rows::Streamed { stream, .. } => stream.rows(),
+            Rows::Stale => &[],
+        }
+    }
 }
 
 /// Every cell, oldest first.
@@ -62,7 +111,7 @@ impl Transcript {
     /// Adds a cell at the end.
     pub(crate) fn push(&mut self, cell: Cell) {
         self.fold_open_thinking();
-        self.cells.push(Cached { cell, rows: None });
+        self.cells.push(Cached::new(cell));
     }
 
     /// How many cells there are.
@@ -79,7 +128,10 @@ impl Transcript {
     /// How many cells hold folded rows (drawing folds only the cells it shows).
     #[cfg(test)]
     pub(crate) fn folded_cells(&self) -> usize {
-        self.cells.iter().filter(|c| c.rows.is_some()).count()
+        self.cells
+            .iter()
+            .filter(|c| !matches!(c.rows, Rows::Stale))
+            .count()
     }
 
     /// Appends a streamed piece of the answer (a new cell if the last is not an answer).
@@ -90,7 +142,10 @@ impl Transcript {
                 rows,
             }) => {
                 text.push_str(delta);
-                *rows = None;
+                // The lines it completed are rendered when the rows are next asked for.
+                if let Rows::Streamed { current, .. } = rows {
+                    *current = false;
+                }
             }
             _ => self.push(Cell::Answer(delta.to_owned())),
         }
@@ -104,7 +159,7 @@ impl Transcript {
                 rows,
             }) => {
                 text.push_str(delta);
-                *rows = None;
+                *rows = Rows::Stale;
             }
             _ => self.push(Cell::Thinking {
                 text: delta.to_owned(),
@@ -131,7 +186,7 @@ impl Transcript {
                 }
                 tool.body.drain(..from);
             }
-            *rows = None;
+            *rows = Rows::Stale;
         }
     }
 
@@ -140,7 +195,7 @@ impl Transcript {
         self.unfold_thinking = !self.unfold_thinking;
         for cached in &mut self.cells {
             if matches!(cached.cell, Cell::Thinking { .. }) {
-                cached.rows = None;
+                cached.rows = Rows::Stale;
             }
         }
     }
@@ -153,7 +208,7 @@ impl Transcript {
         }) = self.cells.last_mut()
         {
             *folded = true;
-            *rows = None;
+            *rows = Rows::Stale;
         }
     }
 
@@ -173,13 +228,7 @@ impl Transcript {
             if taken.len() >= want {
                 break;
             }
-            let rows = match &cached.rows {
-                Some((w, rows)) if *w == width => rows,
-                _ => {
-                    let rows = rows_of(&cached.cell, width, unfold);
-                    &cached.rows.insert((width, rows)).1
-                }
-            };
+            let rows = cached.rows(width, unfold);
             // A blank row between cells.
             taken.push(Line::default());
             taken.extend(rows.iter().rev().cloned());
@@ -199,27 +248,29 @@ impl Transcript {
             if count >= at_most {
                 break;
             }
-            let rows = match &cached.rows {
-                Some((w, rows)) if *w == width => rows,
-                _ => {
-                    &cached
-                        .rows
-                        .insert((width, rows_of(&cached.cell, width, unfold)))
-                        .1
-                }
-            };
-            count += rows.len() + 1;
+            count += cached.rows(width, unfold).len() + 1;
         }
         count.min(at_most)
     }
 }
 
-/// The rows of `cell` at `width`.
-fn rows_of(cell: &Cell, width: u16, unfold_thinking: bool) -> Vec<Line<'static>> {
-    let width = usize::from(width.max(1));
-    match cell {
+/// The rows of `cell` at `width`. An answer's are streamed: the rows its completed lines had
+/// `before` at this width are kept, and only what it wrote since is rendered.
+fn rows_of(cell: &Cell, folded_to: u16, unfold_thinking: bool, before: Rows) -> Rows {
+    let width = usize::from(folded_to.max(1));
+    let rows = match cell {
         Cell::User(text) => prefixed(text, width, "› ", Style::new().fg(Color::Cyan)),
-        Cell::Answer(text) => markdown_rows(text, width),
+        Cell::Answer(text) => {
+            let mut stream = match before {
+                Rows::Streamed { stream, .. } if stream.width() == width => stream,
+                _ => Stream::new(width),
+            };
+            stream.update(text);
+            return Rows::Streamed {
+                stream,
+                current: true,
+            };
+        }
         Cell::Thinking { text, folded } => {
             let dim = Style::new().add_modifier(Modifier::DIM | Modifier::ITALIC);
             if *folded && !unfold_thinking {
@@ -233,7 +284,8 @@ fn rows_of(cell: &Cell, width: u16, unfold_thinking: bool) -> Vec<Line<'static>>
         Cell::Tool(tool) => tool_rows(tool, width),
         Cell::Note(text) => prefixed(text, width, "· ", Style::new().add_modifier(Modifier::DIM)),
         Cell::Error(text) => prefixed(text, width, "✗ ", Style::new().fg(Color::Red)),
-    }
+    };
+    Rows::Folded(folded_to, rows)
 }
 
 /// `text` folded to `width` with `mark` before its first row and as much space before the
@@ -258,44 +310,9 @@ fn prefixed(text: &str, width: usize, mark: &str, style: Style) -> Vec<Line<'sta
     out
 }
 
-/// An answer's rows: Markdown's headings, list items, emphasis markers and fenced code told
-/// apart line by line, so what is shown never reflows as the model writes (a line's look
-/// depends on that line and on whether a fence is open, never on what comes after).
-fn markdown_rows(text: &str, width: usize) -> Vec<Line<'static>> {
-    let mut out = Vec::new();
-    let mut in_code = false;
-    for line in text.split('\n') {
-        let trimmed = line.trim_start();
-        let fence = trimmed.starts_with("```");
-        let style = if fence || in_code {
-            Style::new().fg(Color::Yellow)
-        } else if trimmed.starts_with('#') {
-            Style::new().add_modifier(Modifier::BOLD)
-        } else if trimmed.starts_with("> ") {
-            Style::new().add_modifier(Modifier::ITALIC)
-        } else {
-            Style::new()
-        };
-        let shown = if !in_code && !fence && trimmed.starts_with('#') {
-            trimmed.trim_start_matches('#').trim_start().to_owned()
-        } else if !in_code && (trimmed.starts_with("- ") || trimmed.starts_with("* ")) {
-            let indent = line.len() - trimmed.len();
-            format!("{}• {}", " ".repeat(indent), &trimmed[2..])
-        } else {
-            line.to_owned()
-        };
-        if fence {
-            in_code = !in_code;
-        }
-        for row in fold(&visible(&shown), width) {
-            out.push(Line::styled(row, style));
-        }
-    }
-    out
-}
-
-/// A tool cell: its title and state, then the last lines of its output while it runs, or its
-/// diff (added lines green, removed red) once a write or an edit ended.
+/// A tool cell: its title and state, then the last lines of its output while it runs, its
+/// first lines once it ended, or its diff (numbered, coloured: see [`diff_rows`]) once a write
+/// or an edit ended.
 fn tool_rows(tool: &ToolCell, width: usize) -> Vec<Line<'static>> {
     let (mark, mark_style) = match tool.ended.as_deref() {
         None => ("⋯ ", Style::new().fg(Color::Yellow)),
@@ -314,28 +331,26 @@ fn tool_rows(tool: &ToolCell, width: usize) -> Vec<Line<'static>> {
             Style::new().fg(Color::Red),
         ));
     }
+    if tool.ended.is_some() && is_diff(&tool.body) {
+        out.extend(diff_rows(&tool.body, width, OUTPUT_HEAD));
+        return out;
+    }
     let body: Vec<&str> = tool.body.lines().collect();
     let shown = if tool.ended.is_none() {
         &body[body.len().saturating_sub(OUTPUT_TAIL)..]
     } else {
-        &body[..body.len().min(40)]
+        &body[..body.len().min(OUTPUT_HEAD)]
     };
+    let dim = Style::new().add_modifier(Modifier::DIM);
     for line in shown {
-        let style = if line.starts_with('+') && !line.starts_with("+++") {
-            Style::new().fg(Color::Green)
-        } else if line.starts_with('-') && !line.starts_with("---") {
-            Style::new().fg(Color::Red)
-        } else {
-            Style::new().add_modifier(Modifier::DIM)
-        };
         for row in fold(&visible(line), width.saturating_sub(2).max(1)) {
-            out.push(Line::styled(format!("  {row}"), style));
+            out.push(Line::styled(format!("  {row}"), dim));
         }
     }
-    if tool.ended.is_some() && body.len() > 40 {
+    if tool.ended.is_some() && body.len() > OUTPUT_HEAD {
         out.push(Line::styled(
-            format!("  … {} more lines", body.len() - 40),
-            Style::new().add_modifier(Modifier::DIM),
+            format!("  … {} more lines", body.len() - OUTPUT_HEAD),
+            dim,
         ));
     }
     out
