@@ -152,6 +152,7 @@ fn asked_permission() -> Event {
         title: "cargo test".into(),
         detail: "cargo test --workspace".into(),
         always_rule: "bash(cargo test *)".into(),
+        diff: None,
     })
 }
 
@@ -596,6 +597,7 @@ fn a_write_or_an_edit_waiting_for_permission_shows_its_change() {
             title: "edit src/lib.rs".into(),
             detail: "src/lib.rs".into(),
             always_rule: "edit(src/**)".into(),
+            diff: None,
         }),
     );
     let shown = screen(&mut ui);

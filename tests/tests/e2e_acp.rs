@@ -674,7 +674,8 @@ fn the_client_file_system_serves_reads_and_takes_writes() {
 }
 
 /// A `write`'s diff as the editor gets it: the text it replaced (ACP's `null` is "created", so
-/// only a new file says it), and no diff for a write refused by permission.
+/// only a new file says it), and no diff for a write refused by permission; each permission
+/// request shows the same diff before the write runs, the refused one's too.
 #[test]
 fn a_writes_diff_carries_what_it_replaced_and_null_only_for_a_new_file() {
     let ws = Workspace::new();
@@ -720,6 +721,22 @@ fn a_writes_diff_carries_what_it_replaced_and_null_only_for_a_new_file() {
         refused["content"].as_array().map(Vec::len),
         Some(1),
         "no diff"
+    );
+    let asked: Vec<Value> = t
+        .of("permission")
+        .iter()
+        .map(|p| p["toolCall"]["content"][1].clone())
+        .collect();
+    let diff = |path: &str, old: Value, new: &str| json!({"type": "diff", "path": format!("{a}/{path}"), "oldText": old, "newText": new});
+    assert_eq!(
+        asked,
+        [
+            diff("notes.txt", json!("OLD-LINE-1\n"), "NEW-LINE-2\n"),
+            diff("fresh.txt", Value::Null, "FRESH\n"),
+            diff("kept.txt", json!("KEPT\n"), "NEVER\n"),
+        ],
+        "{:#?}",
+        t.of("permission")
     );
     assert_eq!(
         std::fs::read_to_string(format!("{a}/notes.txt")).unwrap(),

@@ -306,3 +306,71 @@ fn a_read_only_mode_in_settings_wins_over_flags() {
     assert!(result["output"].as_str().unwrap().contains("read-only"));
     assert!(!ws.path().join("made").exists());
 }
+
+/// A prompt for an edit or a write carries its change as a unified diff numbered as in the
+/// file, with a `.env` value on a context line redacted, before the call runs; each call's end
+/// carries the change it made (here the same: nothing touched the files in between).
+#[test]
+fn prompts_for_edits_and_writes_carry_their_diff_numbered_as_in_the_file() {
+    let ws = project();
+    let root = ws.path();
+    let lib: String = (1..=20)
+        .map(|i| match i {
+            13 => format!("let key = \"{SECRET}\";\n"),
+            i => format!("line {i}\n"),
+        })
+        .collect();
+    std::fs::write(root.join("lib.rs"), &lib).unwrap();
+    std::fs::write(root.join("notes.txt"), "one\ntwo\nthree").unwrap();
+    let server = ModelServer::start();
+    let edit = json!({"path": "lib.rs", "old_text": "line 15\n", "new_text": "fifteen\n"});
+    server.push(call("t1", "edit", edit));
+    let write = json!({"path": "notes.txt", "content": "one\n2\nthree\n"});
+    server.push(call("t2", "write", write));
+    let create = json!({"path": "fresh.txt", "content": "a\nb\n"});
+    server.push(call("t3", "write", create));
+    server.push(Reply::text("done"));
+    let mut luxe = start(&ws, &server, &[]);
+    let frames = turn(&mut luxe, "change them", "once");
+
+    let diffs = [
+        "--- a/lib.rs\n+++ b/lib.rs\n@@ -12,7 +12,7 @@\n line 12\n let key = \"[redacted]\";\n line 14\n-line 15\n+fifteen\n line 16\n line 17\n line 18\n",
+        "--- a/notes.txt\n+++ b/notes.txt\n@@ -1,3 +1,3 @@\n one\n-two\n-three\n\\ No newline at end of file\n+2\n+three\n",
+        "--- /dev/null\n+++ b/fresh.txt\n@@ -0,0 +1,2 @@\n+a\n+b\n",
+    ];
+    let asked: Vec<&Value> = frames
+        .iter()
+        .filter(|f| f["kind"] == "permission_requested")
+        .map(|f| &f["content"])
+        .collect();
+    let prompted: Vec<&Value> = asked.iter().map(|p| &p["diff"]).collect();
+    let made: Vec<&Value> = finished(&frames).iter().map(|f| &f["diff"]).collect();
+    assert_eq!(prompted, diffs, "{frames:#?}");
+    assert_eq!(made, diffs);
+    // Each prompt comes after its call started and before it ends.
+    let at = |kind: &str, call: &Value| {
+        frames
+            .iter()
+            .position(|f| f["kind"] == kind && f["content"]["call_id"] == *call)
+            .unwrap_or_else(|| panic!("no {kind} of {call}"))
+    };
+    for prompt in &asked {
+        let call = &prompt["call_id"];
+        let asked_at = at("permission_requested", call);
+        assert!(at("tool_started", call) < asked_at && asked_at < at("tool_finished", call));
+    }
+    assert!(
+        frames.iter().all(|f| !f.to_string().contains(SECRET)),
+        "the value is redacted everywhere"
+    );
+    let lib_now = std::fs::read_to_string(root.join("lib.rs")).unwrap();
+    assert_eq!(lib_now, lib.replace("line 15\n", "fifteen\n"));
+    assert_eq!(
+        std::fs::read_to_string(root.join("notes.txt")).unwrap(),
+        "one\n2\nthree\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(root.join("fresh.txt")).unwrap(),
+        "a\nb\n"
+    );
+}

@@ -16,6 +16,7 @@ use crate::protocol::events::{
     QuestionAsked, SessionRestored, StateChanged, ToolFinished, ToolStarted, ToolStatus, TurnUsage,
 };
 use crate::protocol::values::{PermissionReply, TurnEndReason};
+use crate::review::unified::{Direction, apply};
 
 use super::chunk::ChunkKind;
 
@@ -269,12 +270,19 @@ impl Translator {
             .calls
             .get(&asked.call_id)
             .map_or(Value::Null, |c| c.input.clone());
+        let mut content = vec![text_content(&asked.detail)];
+        content.extend(
+            asked
+                .diff
+                .as_deref()
+                .and_then(|diff| self.asked_diff(&asked.tool, &input, diff)),
+        );
         Step::Ask {
             perm_id: asked.id.clone(),
             tool_call: json!({
                 "toolCallId": asked.call_id, "title": asked.title, "kind": kind(&asked.tool),
                 "status": "pending", "rawInput": input, "locations": self.locations(&input),
-                "content": [text_content(&asked.detail)],
+                "content": content,
             }),
             always_rule: asked.always_rule.clone(),
         }
@@ -348,6 +356,22 @@ impl Translator {
             })),
             _ => None,
         }
+    }
+
+    /// The change a prompt shows (`diff`, `permission_requested.diff`) as ACP draws it, the
+    /// same as the call's end will: an edit's texts from its input; a write's old text is the
+    /// diff applied backwards to its content (`null` when the diff creates the file).
+    fn asked_diff(&self, tool: &str, input: &Value, diff: &str) -> Option<Value> {
+        let before = match tool {
+            "write" if diff.starts_with("--- /dev/null\n") => Some(FileBefore::Absent),
+            "write" => {
+                let content = input.get("content")?.as_str()?;
+                let text = apply(diff, content, Direction::Backward)?;
+                Some(FileBefore::Text { text })
+            }
+            _ => None,
+        };
+        self.diff(tool, input, before.as_ref())
     }
 
     fn locations(&self, input: &Value) -> Vec<Value> {
@@ -520,6 +544,7 @@ mod tests {
             title: "ls".into(),
             detail: "ls".into(),
             always_rule: "bash(ls)".into(),
+            diff: None,
         }));
         let granted = t.steps(Event::PermissionResolved(PermissionResolved {
             id: "perm_1".into(),
@@ -556,6 +581,65 @@ mod tests {
             failed.last().unwrap()["content"].as_array().unwrap().len(),
             1
         );
+    }
+
+    /// The `toolCall` of the prompt for `input` of `tool`, whose `permission_requested`
+    /// carries `diff`.
+    fn asked(tool: &str, input: Value, diff: Option<String>) -> Value {
+        let mut t = Translator::new("/w", true);
+        t.steps(started("call_1", tool, input));
+        let steps = t.steps(Event::PermissionRequested(PermissionRequested {
+            id: "perm_1".into(),
+            call_id: "call_1".into(),
+            tool: tool.into(),
+            title: format!("{tool} notes.txt"),
+            detail: "notes.txt".into(),
+            always_rule: format!("{tool}(notes.txt)"),
+            diff,
+        }));
+        match &steps[..] {
+            [Step::Ask { tool_call, .. }] => tool_call.clone(),
+            other => panic!("not one question: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_prompt_for_a_write_or_an_edit_carries_its_change_as_acp_diff_content() {
+        use crate::review::unified::file_diff;
+        let old: String = (1..=20).map(|i| format!("line {i}\n")).collect();
+        let new = old.replace("line 12\n", "twelve\n");
+        let write = json!({"path": "notes.txt", "content": new});
+        let diff = file_diff("notes.txt", Some(&old), &new);
+        let call = asked("write", write.clone(), Some(diff));
+        assert_eq!(call["content"][0]["content"]["text"], "notes.txt");
+        assert_eq!(
+            call["content"][1],
+            json!({"type": "diff", "path": "/w/notes.txt", "oldText": old, "newText": new}),
+            "the whole old text, from the diff and the new one"
+        );
+        let create = json!({"path": "notes.txt", "content": "fresh\n"});
+        let diff = file_diff("notes.txt", None, "fresh\n");
+        assert_eq!(
+            asked("write", create, Some(diff))["content"][1],
+            json!({"type": "diff", "path": "/w/notes.txt", "oldText": null, "newText": "fresh\n"})
+        );
+        let edit = json!({"path": "notes.txt", "old_text": "line 12", "new_text": "twelve"});
+        let diff = file_diff("notes.txt", Some(&old), &new);
+        assert_eq!(
+            asked("edit", edit.clone(), Some(diff))["content"][1],
+            json!({"type": "diff", "path": "/w/notes.txt", "oldText": "line 12",
+                "newText": "twelve"})
+        );
+        // No diff (the file cannot be shown), or one that does not fit the write: text only.
+        assert_eq!(
+            asked("edit", edit, None)["content"]
+                .as_array()
+                .map(Vec::len),
+            Some(1)
+        );
+        let misfit = "--- a/notes.txt\n+++ b/notes.txt\n@@ -90,1 +90,1 @@\n-a\n+b\n";
+        let call = asked("write", write, Some(misfit.into()));
+        assert_eq!(call["content"].as_array().map(Vec::len), Some(1));
     }
 
     /// What [`Tail::shown`] must be for output `full`: all of it, or its end from the first

@@ -20,9 +20,10 @@
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::fmt::Write as _;
 
+use super::unified::write_hunk;
 use crate::protocol::actions::CommitReviewChapters;
 use crate::protocol::events::ChapterCommit;
-use crate::protocol::review::{Chapter, Hunk, LineKind, Review, ReviewFile};
+use crate::protocol::review::{Chapter, Hunk, Review, ReviewFile};
 use crate::stack::git as stack_git;
 use crate::stack::names::branch_names;
 use crate::stack::preview::CommittedBranch;
@@ -466,22 +467,7 @@ fn write_patch(patch: &mut String, file: &ReviewFile, hunks: &[&Hunk]) {
         file.path
     );
     for hunk in hunks {
-        let _ = writeln!(
-            patch,
-            "@@ -{},{} +{},{} @@",
-            hunk.old_start, hunk.old_lines, hunk.new_start, hunk.new_lines
-        );
-        for line in &hunk.lines {
-            let sign = match line.kind {
-                LineKind::Context => ' ',
-                LineKind::Add => '+',
-                LineKind::Del => '-',
-            };
-            let _ = writeln!(patch, "{sign}{}", line.text);
-            if line.no_newline {
-                patch.push_str("\\ No newline at end of file\n");
-            }
-        }
+        write_hunk(patch, hunk);
     }
 }
 

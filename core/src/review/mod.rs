@@ -3,7 +3,8 @@
 //! [`build`], with content-hash ids ([`ids`]) so that findings can stay anchored while the
 //! diff moves, a reading order ([`chapters`]), the edits a reviewer and the agent make to
 //! the findings ([`findings`]), and the chain of git commands that commits chapters
-//! ([`commit_flow`]).
+//! ([`commit_flow`]). The same line diff, printed as unified diff text ([`unified`]), is what
+//! a write or an edit shows of its change.
 
 pub mod build;
 pub mod chapters;
@@ -22,3 +23,4 @@ pub mod path_line;
 mod properties;
 mod slide;
 pub mod source;
+pub mod unified;

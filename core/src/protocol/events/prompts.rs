@@ -30,10 +30,17 @@ pub struct PermissionRequested {
     pub tool: String,
     /// A one-line summary.
     pub title: String,
-    /// What exactly would happen (the command, the path).
+    /// What exactly would happen (the command, the path). For a `write` or an `edit` without
+    /// `diff`, a second line says why its change is not shown.
     pub detail: String,
     /// The rule an `always` reply adds for this session.
     pub always_rule: String,
+    /// For a `write` or an `edit`: the change it would make, as a unified diff in the form of
+    /// `tool_finished.diff` (hunk headers carry the real line numbers), against the file as it
+    /// is when asked. Absent when the file cannot be shown (larger than 4 MiB, not UTF-8
+    /// text, unreadable) or the edit cannot be made (its `old_text` is not in the file).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub diff: Option<String>,
 }
 
 /// `permission_resolved`: a permission prompt was settled, and by whom.

@@ -62,7 +62,9 @@ pub struct ToolFinished {
     pub status: ToolStatus,
     /// What the model is told.
     pub output: String,
-    /// For a write or an edit that changed its file: a unified diff of the change.
+    /// For a write or an edit that changed its file: a unified diff of the change, as
+    /// `git diff -U3` finds it, whose `@@ -a,b +c,d @@` hunk headers carry the real line
+    /// numbers of the file before and after (redacted like every frame).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub diff: Option<String>,
     /// For a write that ran: what its path held before, so a client can show what the write

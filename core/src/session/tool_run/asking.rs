@@ -1,9 +1,11 @@
-//! A running call that waits for the user: its permission prompt (asked, auto-approved,
-//! answered once, always or not at all) and its question (`ask_user`).
+//! A running call that waits for the user: its permission prompt (asked — a write or an edit
+//! once its file is read for the diff the prompt shows —, auto-approved, answered once, always
+//! or not at all) and its question (`ask_user`).
 
 use std::ops::Add;
 use std::time::Duration;
 
+use crate::effects::FileContent;
 use crate::permissions::rules::Rule;
 use crate::protocol::actions::{AnswerQuestion, RespondPermission};
 use crate::protocol::events::{
@@ -11,12 +13,15 @@ use crate::protocol::events::{
 };
 use crate::protocol::values::{PermissionReply, QuestionReply};
 
+use super::preview::{self, Preview, Shown};
+use super::work::read_output;
 use super::{Desk, Need, Running, ToolStep, Wait};
+use crate::session::owners::Owner;
 use crate::session::tools::args::ToolArgs;
 
 impl<At: Copy + Ord + Add<Duration, Output = At>> ToolStep<At> {
-    /// Opens a permission prompt for the running call, approved at once under auto-approve;
-    /// what the session must do then, if anything.
+    /// Asks about the running call: at once, or, for a write or an edit, once its file is read
+    /// for the diff the prompt shows; what the session must do then, if anything.
     pub(super) fn ask_permission(
         &mut self,
         desk: &mut Desk<'_>,
@@ -25,16 +30,74 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> ToolStep<At> {
         args: ToolArgs,
         rule: Rule,
     ) -> Option<Need> {
+        let running = self.running.as_mut()?;
+        let shown = match preview::begin(&args, desk.cwd, running.exists) {
+            Preview::Nothing => None,
+            Preview::Known(shown) => Some(shown),
+            Preview::Read(path) => {
+                let effect = desk.port.effect_id(Owner::Tool);
+                desk.port.push(read_output(effect, path, running.opened));
+                running.wait = Wait::Previewing {
+                    effect,
+                    tool: tool.to_owned(),
+                    args,
+                    rule,
+                };
+                return None;
+            }
+        };
+        self.open_prompt(desk, now, tool, args, rule, shown)
+    }
+
+    /// The running call's file was read (as `read`) for its prompt: ask now.
+    pub(super) fn previewed(
+        &mut self,
+        desk: &mut Desk<'_>,
+        now: At,
+        read: Result<FileContent, String>,
+    ) -> Need {
+        let Some(running) = self.running.as_mut() else {
+            return Need::Wait;
+        };
+        let Wait::Previewing {
+            tool, args, rule, ..
+        } = std::mem::replace(&mut running.wait, Wait::Deciding)
+        else {
+            return Need::Wait;
+        };
+        let shown = preview::of_read(&args, desk.cwd, read);
+        self.open_prompt(desk, now, &tool, args, rule, Some(shown))
+            .unwrap_or(Need::Wait)
+    }
+
+    /// Opens a permission prompt for the running call, showing its change (`shown`: a diff,
+    /// or why there is none), approved at once under auto-approve.
+    fn open_prompt(
+        &mut self,
+        desk: &mut Desk<'_>,
+        now: At,
+        tool: &str,
+        args: ToolArgs,
+        rule: Rule,
+        shown: Option<Shown>,
+    ) -> Option<Need> {
         desk.ids.prompt += 1;
         let prompt_id = format!("perm_{}", desk.ids.prompt);
         let running = self.running.as_mut()?;
         let call_id = running.call_id.clone();
-        let detail = match &args {
+        let subject = match &args {
             ToolArgs::Bash { command, .. } => command.clone(),
             ToolArgs::Mcp { server, tool, .. } => {
                 format!("the tool {tool} of the MCP server {server}")
             }
             _ => rule.pattern.clone(),
+        };
+        let title = format!("{tool} {subject}");
+        let (diff, detail) = match shown {
+            // Redacted here as `tool_finished.diff` is, before any client sees it.
+            Some(Ok(diff)) => (Some(desk.redactor.redact(&diff).into_owned()), subject),
+            Some(Err(why)) => (None, format!("{subject}\nThe change is not shown: {why}")),
+            None => (None, subject),
         };
         let always_rule = rule.to_string();
         running.wait = Wait::Permission {
@@ -47,9 +110,10 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> ToolStep<At> {
                 id: prompt_id,
                 call_id,
                 tool: tool.to_owned(),
-                title: format!("{tool} {detail}"),
+                title,
                 detail,
                 always_rule,
+                diff,
             }));
         desk.auto_approve.then(|| self.auto_approve(desk, now))
     }

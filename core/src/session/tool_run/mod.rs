@@ -8,6 +8,7 @@
 
 mod asking;
 mod ending;
+mod preview;
 mod work;
 
 pub(super) use asking::{no_open_prompt, no_open_question};
@@ -138,6 +139,14 @@ enum Wait<At> {
         tool: String,
         requested: String,
         args: ToolArgs,
+    },
+    /// A write or an edit to be asked about, waiting for io to read its file for the diff
+    /// the prompt shows.
+    Previewing {
+        effect: EffectId,
+        tool: String,
+        args: ToolArgs,
+        rule: Rule,
     },
     Permission {
         prompt_id: String,
@@ -469,6 +478,13 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> ToolStep<At> {
                 return self.path_resolved(desk, now, result, identity);
             }
             _ => {}
+        }
+        let previewed = matches!(
+            (&running.wait, &input),
+            (Wait::Previewing { effect, .. }, Input::FileRead { id, .. }) if effect == id
+        );
+        if previewed && let Input::FileRead { result, .. } = input {
+            return self.previewed(desk, now, result);
         }
         let Wait::Effect { effect, work, .. } = &mut running.wait else {
             return Need::Wait;

@@ -13,6 +13,8 @@ use crate::protocol::actions::{AnswerQuestion, RespondPermission};
 use crate::protocol::values::{PermissionMode, PermissionReply, QuestionReply};
 use crate::session::test_clock::Ms;
 
+mod diffs;
+
 const CWD: &str = "/work/p";
 
 /// What the machine borrows, kept between inputs.

@@ -14,10 +14,12 @@ use super::super::tools::args::ToolArgs;
 use super::super::tools::bash_run::BashOutput;
 use super::super::tools::paths::{Resolved, resolve};
 use super::super::tools::shaping::apply_edit;
-use super::super::tools::views::{glob_view, grep_view, read_view, under, unified_diff};
+use super::super::tools::views::{glob_view, grep_view, read_view, under};
+use crate::review::unified::file_diff;
 
-/// The largest file `read` shows (from its start) and `edit` changes.
-const READ_MAX: u64 = 4 * 1024 * 1024;
+/// The largest file `read` shows (from its start), `edit` changes and a write or an edit shows
+/// the change of.
+pub(super) const READ_MAX: u64 = 4 * 1024 * 1024;
 /// Matches `grep` returns.
 pub(super) const GREP_MAX: usize = 200;
 /// Paths `glob` returns.
@@ -77,6 +79,7 @@ pub(super) enum Work {
 
 /// How a call's arguments begin.
 #[derive(Debug)]
+#[allow(clippy::large_enum_variant)] // returned once per call and taken apart at once
 pub(super) enum Begun {
     /// An io job: the effect to issue and the work that waits for its result.
     Io(Output, Work),
@@ -311,15 +314,10 @@ impl Work {
             (Input::FileRead { id, result }, Work::WriteRead { target, content })
                 if id == effect =>
             {
-                let before = match result {
-                    Ok(read) if read.total_len <= read.bytes.len() as u64 => {
-                        String::from_utf8(read.bytes)
-                            .map_or(FileBefore::Unshown, |text| FileBefore::Text { text })
-                    }
-                    // Unreadable, too large or not text: the write still goes ahead (its
-                    // replacement makes its own checks); only the showing is lost.
-                    _ => FileBefore::Unshown,
-                };
+                // Unreadable, too large or not text: the write still goes ahead (its
+                // replacement makes its own checks); only the showing is lost.
+                let before = whole_text(result, &target.shown)
+                    .map_or(FileBefore::Unshown, |text| FileBefore::Text { text });
                 let then = Box::new(written(target, content, Some(before)));
                 Progress::Write {
                     path: target.absolute.clone(),
@@ -400,53 +398,88 @@ fn edited(
     new_text: &str,
     replace_all: bool,
 ) -> Progress {
-    let edit = result.and_then(|content| {
-        if content.total_len > content.bytes.len() as u64 {
-            return Err(format!("{} is too large to edit", target.shown));
-        }
-        let text = String::from_utf8(content.bytes)
-            .map_err(|_| format!("{} is not UTF-8 text", target.shown))?;
-        let (new, count) = apply_edit(&text, old_text, new_text, replace_all)?;
-        Ok((new, count, unified_diff(&target.shown, old_text, new_text)))
-    });
-    match edit {
+    match edit_of(result, &target.shown, old_text, new_text, replace_all) {
         Err(error) => Progress::Done(Done::of(ToolStatus::Error, error)),
-        Ok((content, count, diff)) => Progress::Write {
+        Ok(edit) => Progress::Write {
             path: target.absolute.clone(),
-            bytes: content.into_bytes(),
             then: Box::new(Work::Write {
-                done: format!("Edited {}: {count} replacement(s)", target.shown),
+                done: format!("Edited {}: {} replacement(s)", target.shown, edit.count),
                 shown: target.shown.clone(),
                 change: Some(Change {
-                    diff: Some(diff),
+                    diff: Some(edit.diff(&target.shown)),
                     before: None,
                 }),
             }),
+            bytes: edit.after.into_bytes(),
         },
     }
+}
+
+/// A file's text before and after an edit.
+#[derive(Debug)]
+pub(super) struct Edit {
+    pub before: String,
+    pub after: String,
+    /// How many places were replaced.
+    pub count: usize,
+}
+
+impl Edit {
+    /// The change as a unified diff of the file shown as `shown`.
+    pub(super) fn diff(&self, shown: &str) -> String {
+        file_diff(shown, Some(&self.before), &self.after)
+    }
+}
+
+/// The edit of the file shown as `shown`, read as `result`: replaces `old_text` with
+/// `new_text` (once, or everywhere with `replace_all`), or says why it cannot.
+pub(super) fn edit_of(
+    result: Result<FileContent, String>,
+    shown: &str,
+    old_text: &str,
+    new_text: &str,
+    replace_all: bool,
+) -> Result<Edit, String> {
+    let before = whole_text(result, shown)?;
+    let (after, count) = apply_edit(&before, old_text, new_text, replace_all)?;
+    Ok(Edit {
+        before,
+        after,
+        count,
+    })
+}
+
+/// The whole text of the file shown as `shown`, read as `result` for a write or an edit, or
+/// why there is none: unreadable, larger than [`READ_MAX`] (only its start was read), or not
+/// UTF-8.
+pub(super) fn whole_text(
+    result: Result<FileContent, String>,
+    shown: &str,
+) -> Result<String, String> {
+    let content = result.map_err(|error| format!("{shown} could not be read: {error}"))?;
+    if content.total_len > content.bytes.len() as u64 {
+        return Err(format!("{shown} is larger than 4 MiB"));
+    }
+    String::from_utf8(content.bytes).map_err(|_| format!("{shown} is not UTF-8 text"))
 }
 
 /// The job that waits for the write of `content` to `target`, with what it replaces (`before`:
 /// `None` when not known) and the diff that makes.
 fn written(target: &Resolved, content: &str, before: Option<FileBefore>) -> Work {
-    let old = match &before {
-        Some(FileBefore::Absent) => Some(""),
-        Some(FileBefore::Text { text }) => Some(text.as_str()),
+    let diff = match &before {
+        Some(FileBefore::Absent) => Some(file_diff(&target.shown, None, content)),
+        Some(FileBefore::Text { text }) => Some(file_diff(&target.shown, Some(text), content)),
         Some(FileBefore::Unshown) | None => None,
-    };
-    let change = Change {
-        diff: old.map(|old| unified_diff(&target.shown, old, content)),
-        before,
     };
     Work::Write {
         done: format!("Wrote {} bytes to {}", content.len(), target.shown),
         shown: target.shown.clone(),
-        change: Some(change),
+        change: Some(Change { diff, before }),
     }
 }
 
 /// The read of the call's file: through `handle` (the file opened for it), else of `path`.
-fn read_output(id: EffectId, path: String, handle: Option<EffectId>) -> Output {
+pub(super) fn read_output(id: EffectId, path: String, handle: Option<EffectId>) -> Output {
     match handle {
         Some(handle) => Output::ReadOpened {
             id,

@@ -1,6 +1,6 @@
 //! What the model and the client are shown of a tool's work: a file read (redacted before any
-//! line is cut), search hits and listings with their stop notes, an edit's diff, and a call's
-//! one-line title. Pure functions of what io returned.
+//! line is cut), search hits and listings with their stop notes, and a call's one-line title.
+//! Pure functions of what io returned. (A write's or an edit's diff is `review::unified`'s.)
 
 use serde_json::Value;
 
@@ -40,18 +40,6 @@ pub fn read_view(
         ));
     }
     (ToolStatus::Ok, view)
-}
-
-/// A small diff of an edit, for the client.
-pub fn unified_diff(path: &str, old: &str, new: &str) -> String {
-    let mut diff = format!("--- a/{path}\n+++ b/{path}\n");
-    for line in old.lines() {
-        diff.push_str(&format!("-{line}\n"));
-    }
-    for line in new.lines() {
-        diff.push_str(&format!("+{line}\n"));
-    }
-    diff
 }
 
 /// A one-line summary of a call for `tool_started.title`, redacted before it is cut.
