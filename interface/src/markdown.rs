@@ -26,8 +26,10 @@ use crate::text::{fold, visible};
 pub(crate) struct Stream {
     /// The state after the completed lines.
     markdown: Markdown,
-    /// Bytes of the text whose lines are completed and rendered.
+    /// Bytes of the text whose lines (or pieces of a long line) are rendered and kept.
     read: usize,
+    /// Whether `read` is inside a line longer than [`LONG_LINE`] whose first pieces are kept.
+    midline: bool,
     /// How many of `rows` are the completed lines' (the rest are the unfinished end's).
     committed: usize,
     rows: Vec<Line<'static>>,
@@ -39,6 +41,7 @@ impl Stream {
         Self {
             markdown: Markdown::new(width),
             read: 0,
+            midline: false,
             committed: 0,
             rows: Vec::new(),
         }
@@ -57,15 +60,47 @@ impl Stream {
             *self = Self::new(self.markdown.width);
         }
         self.rows.truncate(self.committed);
-        let unread = &text[self.read..];
-        if let Some(end) = unread.rfind('\n') {
-            for line in unread[..end].split('\n') {
-                self.markdown.line(line, &mut self.rows);
-            }
-            self.read += end + 1;
-            self.committed = self.rows.len();
+        while let Some(end) = text[self.read..].find('\n') {
+            let line_end = self.read + end;
+            self.keep_pieces(text, line_end);
+            self.keep(&text[self.read..line_end]);
+            self.midline = false;
+            self.read = line_end + 1;
         }
-        self.markdown.tail(&text[self.read..], &mut self.rows);
+        // A line that goes on without a newline is kept a piece at a time, so a frame never
+        // renders more than a piece of it again.
+        self.keep_pieces(text, text.len());
+        self.committed = self.rows.len();
+        let tail = &text[self.read..];
+        if self.midline {
+            self.markdown.rest_of_line(tail, &mut self.rows);
+        } else {
+            self.markdown.tail(tail, &mut self.rows);
+        }
+    }
+
+    /// Keeps the rows of `text[read..until]` a [`LONG_LINE`] piece at a time while more than
+    /// a piece is left (piece ends fall on the same bytes however the text arrived).
+    fn keep_pieces(&mut self, text: &str, until: usize) {
+        while until - self.read > LONG_LINE {
+            let mut end = self.read + LONG_LINE;
+            while !text.is_char_boundary(end) {
+                end -= 1;
+            }
+            self.keep(&text[self.read..end]);
+            self.midline = true;
+            self.read = end;
+        }
+    }
+
+    /// Keeps the rows of one line, or of the piece of a long one that starts at `read`: the
+    /// line's start has its Markdown look, a piece after it is plain text.
+    fn keep(&mut self, piece: &str) {
+        if self.midline {
+            self.markdown.rest_of_line(piece, &mut self.rows);
+        } else {
+            self.markdown.line(piece, &mut self.rows);
+        }
     }
 
     /// Every row: the completed lines', then the unfinished end's.
@@ -79,6 +114,11 @@ impl Stream {
         self.committed
     }
 }
+
+/// A line longer than this many bytes is rendered and kept a piece at a time (the pieces after
+/// the first as plain text), so streaming a million characters without a newline costs each
+/// frame one piece, not the whole line.
+const LONG_LINE: usize = 4 * 1024;
 
 /// The state one line leaves for the next, and the width everything is folded to.
 #[derive(Debug, Clone)]
@@ -173,6 +213,12 @@ impl Markdown {
             return;
         }
         block(&line, self.width, Lead::none(), out);
+    }
+
+    /// Appends the rows of a piece of a long line after its first: plain text, folded (its
+    /// Markdown look was decided by the line's start).
+    fn rest_of_line(&self, piece: &str, out: &mut Vec<Line<'static>>) {
+        out.extend(fold(&visible(piece), self.width).into_iter().map(Line::raw));
     }
 
     /// A fence's line as shown: dimmed, cut to the width rather than folded.
@@ -852,6 +898,45 @@ mod tests {
 
     fn has(style: Style, modifier: Modifier) -> bool {
         style.add_modifier.contains(modifier)
+    }
+
+    #[test]
+    fn a_line_without_end_is_kept_a_piece_at_a_time_and_streams_as_it_renders_whole() {
+        let text = format!(
+            "**start** {}é{}",
+            "y".repeat(3 * LONG_LINE),
+            "z".repeat(LONG_LINE)
+        );
+        let mut whole = Stream::new(80);
+        whole.update(&text);
+        let mut streamed = Stream::new(80);
+        let mut at = 0;
+        while at < text.len() {
+            let mut end = (at + 997).min(text.len());
+            while !text.is_char_boundary(end) {
+                end += 1;
+            }
+            streamed.update(&text[..end]);
+            // What a frame renders again is the unfinished piece only.
+            let open = streamed.rows().len() - streamed.committed();
+            assert!(open <= LONG_LINE / 80 + 2, "{open} rows rendered again");
+            at = end;
+        }
+        assert_eq!(streamed.rows(), whole.rows());
+        let start = whole.rows()[0].spans.iter().find(|s| s.content == "start");
+        assert!(
+            start.is_some_and(|s| has(s.style, Modifier::BOLD)),
+            "the line's start keeps its look: {:?}",
+            whole.rows()[0]
+        );
+        let shown: String = (whole.rows().iter())
+            .flat_map(|row| row.spans.iter().map(|s| s.content.to_string()))
+            .collect();
+        assert_eq!(
+            shown.replace(' ', ""),
+            text.replace(['*', ' '], ""),
+            "every character shown"
+        );
     }
 
     #[test]

@@ -178,20 +178,13 @@ fn overlay(parts: &Parts<'_>, width: usize) -> Vec<Line<'static>> {
                 out.push(Line::raw(format!("  {row}")));
             }
         }
-        if let Some(change) = parts.view.changes.get(&asked.call_id) {
-            let shown: Vec<&str> = change.lines().collect();
-            for line in shown.iter().take(12) {
-                let colour = if line.starts_with('+') {
-                    Color::Green
-                } else {
-                    Color::Red
-                };
-                let row = cut(&visible(line), width.saturating_sub(2));
-                out.push(Line::styled(format!("  {row}"), Style::new().fg(colour)));
-            }
-            if shown.len() > 12 {
-                out.push(Line::raw(format!("  … {} more lines", shown.len() - 12)));
-            }
+        // The change as the session will make it, numbered as in the file.
+        if let Some(diff) = &asked.diff {
+            out.extend(crate::diff_rows::diff_rows(
+                diff,
+                width,
+                PERMISSION_DIFF_LINES,
+            ));
         }
         let keys = format!(
             "[y] once   [a] always ({})   [n] no",
@@ -339,6 +332,9 @@ fn sheet_screen(sheet: &Sheet, parts: &Parts<'_>, area: Rect, buf: &mut Buffer) 
         last,
     )
 }
+
+/// The most lines of a write's or an edit's change a permission prompt shows.
+const PERMISSION_DIFF_LINES: usize = 12;
 
 /// The most entries a list shows at once.
 const PICKER_ROWS: usize = 10;

@@ -577,17 +577,9 @@ fn no_color_draws_without_colours() {
 }
 
 #[test]
-fn a_write_or_an_edit_waiting_for_permission_shows_its_change() {
+fn a_write_or_an_edit_waiting_for_permission_shows_its_change_numbered_as_in_the_file() {
     let (mut ui, _) = interface(80, 24);
-    event(
-        &mut ui,
-        Event::ToolStarted(ToolStarted {
-            call_id: "call_9".into(),
-            name: "edit".into(),
-            title: "edit src/lib.rs".into(),
-            input: serde_json::json!({"path": "src/lib.rs", "old_text": "old();", "new_text": "new();"}),
-        }),
-    );
+    let diff = "--- a/src/lib.rs\n+++ b/src/lib.rs\n@@ -40,3 +40,3 @@\n fn lib() {\n-    old();\n+    new();\n }\n";
     event(
         &mut ui,
         Event::PermissionRequested(PermissionRequested {
@@ -597,12 +589,34 @@ fn a_write_or_an_edit_waiting_for_permission_shows_its_change() {
             title: "edit src/lib.rs".into(),
             detail: "src/lib.rs".into(),
             always_rule: "edit(src/**)".into(),
-            diff: None,
+            diff: Some(diff.into()),
         }),
     );
     let shown = screen(&mut ui);
-    assert!(shown.contains("  -old();\n  +new();"), "{shown}");
+    assert!(
+        shown.contains("41    -     old();"),
+        "the old line's number: {shown}"
+    );
+    assert!(
+        shown.contains("   41 +     new();"),
+        "the new line's number: {shown}"
+    );
     insta::assert_snapshot!("permission_for_an_edit_80x24", shown);
+    // Without a diff (a file that cannot be shown), the detail says why; nothing else is made up.
+    let (mut ui, _) = interface(80, 24);
+    event(
+        &mut ui,
+        Event::PermissionRequested(PermissionRequested {
+            id: "perm_9".into(),
+            call_id: "call_9".into(),
+            tool: "write".into(),
+            title: "write big.bin".into(),
+            detail: "big.bin\nThe change is not shown: the file is larger than 4 MiB".into(),
+            always_rule: "write(big.bin)".into(),
+            diff: None,
+        }),
+    );
+    assert!(screen(&mut ui).contains("The change is not shown: the file is larger"));
 }
 
 #[path = "session_switch_tests.rs"]

@@ -30,9 +30,6 @@ pub(crate) struct Dock {
 pub(crate) struct View {
     pub transcript: Transcript,
     pub permissions: VecDeque<PermissionRequested>,
-    /// The change a write or an edit waiting for permission would make, by its call: its
-    /// `tool_started.input` as a diff (an edit's texts; a write's new content).
-    pub changes: std::collections::BTreeMap<String, String>,
     pub question: Option<QuestionAsked>,
     /// The options picked so far of a question that takes several.
     pub picked: Vec<usize>,
@@ -144,9 +141,6 @@ impl View {
             Event::TokenDelta(delta) => self.transcript.answer_delta(&delta.delta),
             Event::ThinkingDelta(delta) => self.transcript.thinking_delta(&delta.delta),
             Event::ToolStarted(started) => {
-                if let Some(change) = change_of(&started.name, &started.input) {
-                    self.changes.insert(started.call_id.clone(), change);
-                }
                 self.transcript.push(Cell::Tool(ToolCell {
                     call_id: started.call_id.clone(),
                     title: started.title.clone(),
@@ -176,10 +170,6 @@ impl View {
             }
             Event::PermissionRequested(asked) => self.permissions.push_back(asked.clone()),
             Event::PermissionResolved(resolved) => {
-                let settled = self.permissions.iter().find(|p| p.id == resolved.id);
-                if let Some(call) = settled.map(|p| p.call_id.clone()) {
-                    self.changes.remove(&call);
-                }
                 self.permissions.retain(|p| p.id != resolved.id);
             }
             Event::QuestionAsked(asked) => {
@@ -291,21 +281,6 @@ impl View {
             }
             _ => {}
         }
-    }
-}
-
-/// The change a `write` or an `edit` with `input` would make, as diff lines: an edit's old text
-/// removed and new text added, a write's content added (what it replaces is read only once it
-/// is allowed).
-fn change_of(tool: &str, input: &serde_json::Value) -> Option<String> {
-    let field = |key: &str| input.get(key).and_then(serde_json::Value::as_str);
-    let lines = |mark: char, text: &str| -> String {
-        text.lines().map(|line| format!("{mark}{line}\n")).collect()
-    };
-    match tool {
-        "edit" => Some(lines('-', field("old_text")?) + &lines('+', field("new_text")?)),
-        "write" => Some(lines('+', field("content")?)),
-        _ => None,
     }
 }
 

@@ -267,3 +267,32 @@ fn up_walks_this_directorys_inputs_from_an_earlier_run() {
     let history = std::fs::read_to_string(ws.path().join("home/history.jsonl")).expect("kept");
     assert_eq!(history.lines().count(), 1, "{history}");
 }
+
+#[test]
+fn an_edit_waits_with_its_change_numbered_as_in_the_file() {
+    let ws = Workspace::new();
+    let text: String = (1..=50).map(|n| format!("line {n}\n")).collect();
+    std::fs::write(ws.path().join("notes.txt"), &text).expect("a file");
+    let server = ModelServer::start();
+    let edit = json!({"path": "notes.txt", "old_text": "line 40\n", "new_text": "line forty\n"});
+    server.push(Reply::tool_call("e1", "edit", edit));
+    server.push(Reply::text("Edited."));
+    let tmux = luxe_in_tmux(&ws, &server, "");
+    tmux.wait_for("›", patience());
+    tmux.type_text("edit line 40");
+    tmux.keys(&["Enter"]);
+    let screen = tmux.wait_for("Allow edit?", patience());
+    assert!(screen.contains("40    - line 40"), "{screen}");
+    assert!(screen.contains("   40 + line forty"), "{screen}");
+    assert!(screen.contains("39 39   line 39"), "context: {screen}");
+    tmux.keys(&["y"]);
+    let screen = tmux.wait_for("Edited.", patience());
+    assert!(
+        screen.contains("40 + line forty"),
+        "the cell's diff: {screen}"
+    );
+    let now = std::fs::read_to_string(ws.path().join("notes.txt")).expect("the file");
+    assert!(now.contains("line forty\n") && !now.contains("line 40\n"));
+    tmux.keys(&["C-d"]);
+    assert_eq!(luxe_exited(&ws), "0");
+}
