@@ -591,6 +591,16 @@ impl Interface {
         self.dirty = true;
     }
 
+    /// Takes one frame as an `--rpc` client reads it (its JSON line), as if the session had
+    /// sent it; a line that is no event changes nothing. For the fuzz target, which has no
+    /// session able to send every kind of event with every content.
+    #[cfg(feature = "fuzzing")]
+    pub fn take_frame(&mut self, line: &[u8]) {
+        if let Ok(event) = serde_json::from_slice::<Event>(line) {
+            self.take_event(&event);
+        }
+    }
+
     /// What the session's events do to the composer and its list: paths offered for the `@`
     /// word, a withdrawn message back in the composer.
     fn composer_event(&mut self, event: &Event) {

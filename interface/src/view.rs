@@ -143,7 +143,7 @@ impl View {
             Event::ToolStarted(started) => {
                 self.transcript.push(Cell::Tool(ToolCell {
                     call_id: started.call_id.clone(),
-                    title: started.title.clone(),
+                    title: tool_title(&started.title),
                     body: String::new(),
                     ended: None,
                 }));
@@ -284,6 +284,18 @@ impl View {
     }
 }
 
+/// A call's title as its cell shows it: an MCP tool (`mcp__server__tool …`) by its server and
+/// its name.
+fn tool_title(title: &str) -> String {
+    let Some(rest) = title.strip_prefix("mcp__") else {
+        return title.to_owned();
+    };
+    match rest.split_once("__") {
+        Some((server, tool)) => format!("{server} › {tool}"),
+        None => title.to_owned(),
+    }
+}
+
 /// A tool input in a few words (its path, command or pattern).
 fn brief(input: &serde_json::Value) -> String {
     ["path", "command", "pattern", "question"]
@@ -291,4 +303,17 @@ fn brief(input: &serde_json::Value) -> String {
         .find_map(|key| input.get(key).and_then(serde_json::Value::as_str))
         .unwrap_or_default()
         .to_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::tool_title;
+
+    #[test]
+    fn an_mcp_tool_is_shown_by_its_server_and_name() {
+        assert_eq!(tool_title("mcp__github__create_issue"), "github › create_issue");
+        assert_eq!(tool_title("mcp__fs__read a.txt"), "fs › read a.txt");
+        assert_eq!(tool_title("bash ls"), "bash ls");
+        assert_eq!(tool_title("mcp__odd"), "mcp__odd");
+    }
 }
