@@ -27,7 +27,9 @@ use std::sync::mpsc::{Receiver, channel};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use luxe_tests::bench::{Provider, cpu_on_core_ms, medians_in_turn, ms, read_directly, sections};
+use luxe_tests::bench::{
+    Provider, cpu_on_core_ms, median_of, medians_in_turn, ms, read_directly, sections,
+};
 use luxe_tests::model_server::{ModelServer, Part, Reply, Script, Stop};
 use luxe_tests::process::{Workspace, luxe_bin};
 use serde_json::{Value, json};
@@ -117,8 +119,8 @@ fn install(dir: &Path, package: &str) -> Result<(), String> {
 fn report(name: &str, runs: usize, cwd: &Path, mut cmd: impl FnMut() -> Command) {
     let _warm_up = sample(cmd(), cwd);
     let samples: Vec<Sample> = (0..runs).map(|_| sample(cmd(), cwd)).collect();
-    let init = median(samples.iter().filter_map(|s| s.initialize).collect());
-    let new = median(samples.iter().filter_map(|s| s.new.clone().ok()).collect());
+    let init = median_of(samples.iter().filter_map(|s| s.initialize).collect());
+    let new = median_of(samples.iter().filter_map(|s| s.new.clone().ok()).collect());
     let stopped = samples.iter().find_map(|s| s.new.clone().err());
     let shown = |d: Option<Duration>| d.map_or("-".to_owned(), |d| format!("{:.3} ms", ms(d)));
     println!(
@@ -127,11 +129,6 @@ fn report(name: &str, runs: usize, cwd: &Path, mut cmd: impl FnMut() -> Command)
         shown(new),
         stopped.map_or(String::new(), |why| format!("   (session/new: {why})"))
     );
-}
-
-fn median(mut times: Vec<Duration>) -> Option<Duration> {
-    times.sort();
-    times.get(times.len() / 2).copied()
 }
 
 fn sample(mut cmd: Command, cwd: &Path) -> Sample {

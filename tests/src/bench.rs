@@ -50,6 +50,11 @@ pub fn medians_in_turn(
 /// set; `pid` may be `self`); 0 when it is not there.
 pub fn proc_status_kib(pid: &str, field: &str) -> u64 {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("procfs");
+    status_field_kib(&status, field)
+}
+
+/// A memory field of a `/proc/<pid>/status` text in KiB; 0 when it is not there.
+fn status_field_kib(status: &str, field: &str) -> u64 {
     status
         .lines()
         .find_map(|line| line.strip_prefix(field)?.strip_prefix(':'))
@@ -119,4 +124,50 @@ pub enum Provider {
     Anthropic,
     /// Chat Completions.
     OpenAi,
+}
+
+/// The median of samples already taken (the upper one of an even count); `None` for none.
+pub fn median_of<T: PartialOrd + Copy>(mut samples: Vec<T>) -> Option<T> {
+    samples.sort_by(|a, b| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal));
+    samples.get(samples.len() / 2).copied()
+}
+
+/// The processes whose environment holds `HOME=home` (as they were started): a program run
+/// with a `HOME` of its own and everything it started, daemons that left its process group
+/// included (Codex leaves an app server running).
+pub fn processes_with_home(home: &std::path::Path) -> Vec<u32> {
+    let mut wanted = b"HOME=".to_vec();
+    wanted.extend_from_slice(home.as_os_str().as_encoded_bytes());
+    std::fs::read_dir("/proc")
+        .into_iter()
+        .flatten()
+        .filter_map(|entry| {
+            let pid: u32 = entry.ok()?.file_name().to_str()?.parse().ok()?;
+            let environ = std::fs::read(format!("/proc/{pid}/environ")).ok()?;
+            environ
+                .split(|b| *b == 0)
+                .any(|var| var == wanted.as_slice())
+                .then_some(pid)
+        })
+        .collect()
+}
+
+/// The resident memory of `pids` in KiB, summed: now (`VmRSS`) and each one's peak (`VmHWM`,
+/// so the second sum is an upper bound of their peak together). A process gone meanwhile
+/// counts 0.
+pub fn memory_kib(pids: &[u32]) -> (u64, u64) {
+    pids.iter()
+        .filter_map(|pid| std::fs::read_to_string(format!("/proc/{pid}/status")).ok())
+        .map(|s| (status_field_kib(&s, "VmRSS"), status_field_kib(&s, "VmHWM")))
+        .fold((0, 0), |(rss, hwm), (r, h)| (rss + r, hwm + h))
+}
+
+/// User and system CPU time of the children this process has waited for, in milliseconds
+/// (`getrusage(RUSAGE_CHILDREN)`, whose sum is the scheduler's exact runtime): its change across
+/// one child's wait is that child's whole CPU time, its own waited-for children's included.
+pub fn waited_children_cpu_ms() -> f64 {
+    use nix::sys::resource::{UsageWho, getrusage};
+    let usage = getrusage(UsageWho::RUSAGE_CHILDREN).expect("getrusage of children");
+    let ms = |t: nix::sys::time::TimeVal| t.tv_sec() as f64 * 1e3 + t.tv_usec() as f64 / 1e3;
+    ms(usage.user_time()) + ms(usage.system_time())
 }
