@@ -27,5 +27,5 @@ mod view;
 
 pub use history::earlier_inputs;
 pub use keys::{Key, KeyCode, Mods, TermEvent};
-pub use machine::{Interface, Request};
+pub use machine::{FRAME_INTERVAL, Interface, Request};
 pub use one_shot::{OnAsk, OneShot};

@@ -26,6 +26,9 @@ use crate::view::View;
 /// How long a second Ctrl+C on an idle screen has to quit.
 const QUIT_WINDOW: Duration = Duration::from_secs(2);
 
+/// The least time between two frames drawn for the session's events (60 a second).
+pub const FRAME_INTERVAL: Duration = Duration::from_micros(16_667);
+
 /// How many rows one notch of the wheel scrolls.
 const WHEEL_ROWS: i64 = 3;
 
@@ -52,13 +55,17 @@ pub enum Request {
 /// Drive it as io drives any [`Machine`] (`handle_input`, `poll_output`, `poll_timeout`,
 /// `handle_timeout`), and besides: feed terminal events to [`Interface::handle_term`], take
 /// [`Interface::take_request`], and draw with [`Interface::render`] whenever
-/// [`Interface::needs_draw`] says so.
+/// [`Interface::draw_due`] says so (then tell it with [`Interface::drawn`]).
 pub struct Interface {
     luxe: Luxe,
     view: View,
     composer: Composer,
     /// Rows scrolled up from the bottom; 0 follows the stream.
     scroll: usize,
+    /// When the last frame was drawn.
+    drawn_at: Option<Instant>,
+    /// Whether the change waiting to be drawn is the person's (drawn at once).
+    urgent: bool,
     size: (u16, u16),
     dirty: bool,
     /// When Ctrl+C last cleared an idle screen.
@@ -104,6 +111,8 @@ impl Interface {
             view: View::default(),
             composer: Composer::default(),
             scroll: 0,
+            drawn_at: None,
+            urgent: true,
             size: (width, height),
             dirty: true,
             ctrl_c_at: None,
@@ -134,9 +143,22 @@ impl Interface {
         self
     }
 
-    /// Whether something changed since the last [`Interface::render`].
-    pub fn needs_draw(&self) -> bool {
+    /// Whether a frame should be drawn at `now`: something changed since the last, and either
+    /// the person did something (a key, a paste, a resize: drawn at once) or a frame's time
+    /// has passed since the last (the session's events, a streamed answer among them, are
+    /// drawn at most [`FRAME_INTERVAL`] apart: what came meanwhile is drawn together).
+    pub fn draw_due(&self, now: Instant) -> bool {
         self.dirty
+            && (self.urgent
+                || self
+                    .drawn_at
+                    .is_none_or(|at| now.saturating_duration_since(at) >= FRAME_INTERVAL))
+    }
+
+    /// A frame was drawn at `now` (after [`Interface::render`]).
+    pub fn drawn(&mut self, now: Instant) {
+        self.drawn_at = Some(now);
+        self.urgent = false;
     }
 
     /// The next thing io must do besides the session's effects.
@@ -192,6 +214,7 @@ impl Interface {
     /// Takes what happened at the terminal at `now`.
     pub fn handle_term(&mut self, now: Instant, event: TermEvent) {
         self.dirty = true;
+        self.urgent = true;
         match event {
             TermEvent::Resize { width, height } => self.size = (width, height),
             TermEvent::Paste(text) => {
@@ -692,10 +715,15 @@ impl Machine for Interface {
     }
 
     fn poll_timeout(&self) -> Option<Instant> {
-        match (self.luxe.poll_timeout(), self.poll_at) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
+        // A frame held back for its interval is due then.
+        let frame = (self.dirty && !self.urgent)
+            .then_some(self.drawn_at)
+            .flatten()
+            .map(|at| at + FRAME_INTERVAL);
+        [self.luxe.poll_timeout(), self.poll_at, frame]
+            .into_iter()
+            .flatten()
+            .min()
     }
 
     fn handle_timeout(&mut self, now: Instant) {

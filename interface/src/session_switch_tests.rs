@@ -197,3 +197,28 @@ fn a_signal_while_a_session_waits_to_take_over_ends_the_interface() {
     assert_eq!(run_switch(&mut ui), Some(0));
     assert!(!ui.take_replaced(), "the exit is the interface's own");
 }
+
+#[test]
+fn keys_draw_at_once_and_the_sessions_events_at_most_a_frame_apart() {
+    let (mut ui, now) = interface(80, 24);
+    assert!(ui.draw_due(now), "the first frame");
+    let _ = screen(&mut ui);
+    ui.drawn(now);
+    event(
+        &mut ui,
+        Event::TokenDelta(luxe_core::protocol::events::TokenDelta {
+            block: 0,
+            delta: "streamed".into(),
+        }),
+    );
+    assert!(!ui.draw_due(now), "held back within the frame's interval");
+    let due = luxe_core::Machine::poll_timeout(&ui).expect("a frame to wake for");
+    assert!(due <= now + crate::FRAME_INTERVAL);
+    assert!(ui.draw_due(now + crate::FRAME_INTERVAL));
+    // A key is the person's: drawn at once, whenever the last frame was.
+    typed(&mut ui, now, "x");
+    assert!(ui.draw_due(now));
+    let _ = screen(&mut ui);
+    ui.drawn(now);
+    assert!(!ui.draw_due(now), "nothing changed since");
+}

@@ -311,7 +311,10 @@ mod tests {
 
     #[test]
     fn an_mcp_tool_is_shown_by_its_server_and_name() {
-        assert_eq!(tool_title("mcp__github__create_issue"), "github › create_issue");
+        assert_eq!(
+            tool_title("mcp__github__create_issue"),
+            "github › create_issue"
+        );
         assert_eq!(tool_title("mcp__fs__read a.txt"), "fs › read a.txt");
         assert_eq!(tool_title("bash ls"), "bash ls");
         assert_eq!(tool_title("mcp__odd"), "mcp__odd");

@@ -212,8 +212,10 @@ async fn drive(
                     },
                 }
             }
-            if interface.needs_draw() {
+            let now = Instant::now();
+            if interface.draw_due(now) {
                 draw(&mut terminal, interface);
+                interface.drawn(now);
             }
         };
         let run = front_loop::run(
