@@ -235,8 +235,9 @@ impl ReviewView {
                     })
                     .collect();
                 let plural = if shas.len() == 1 { "" } else { "s" };
+                let how = if stack { " as a stack of branches" } else { "" };
                 self.say(format!(
-                    "committed {} chapter{plural}: {}",
+                    "committed {} chapter{plural}{how}: {}",
                     shas.len(),
                     shas.join(", ")
                 ));

@@ -3,8 +3,8 @@
 
 use luxe_core::protocol::actions::{Action, ReviewEdit};
 use luxe_core::protocol::events::{
-    ActionRejected, Event, GuidedReviewLoaded, GuidedReviewUpdated, Ready, RequestFailed,
-    ReviewSessionEvent, ReviewSessionSaved,
+    ActionRejected, ChapterCommit, Event, GuidedReviewLoaded, GuidedReviewUpdated, Ready,
+    RequestFailed, ReviewChaptersCommitted, ReviewSessionEvent, ReviewSessionSaved,
 };
 use luxe_core::protocol::findings::{Anchor, FindingStatus, Severity, Side};
 use luxe_core::protocol::github::{GithubDone, PullRequestReviewPreview, Verdict};
@@ -426,6 +426,20 @@ fn agent_review_commits_and_a_stack_are_sent_and_read_only_turns_commits_off() {
         panic!("a stack");
     };
     assert_eq!(stack.stack, Some(true));
+    assert!(
+        view.take(&Event::ReviewChaptersCommitted(ReviewChaptersCommitted {
+            request_id: stack.request_id,
+            commits: vec![ChapterCommit {
+                chapter_id: "chapter:src".into(),
+                sha: "0123456789abcdef".into(),
+                branch: Some("main-1-src".into()),
+            }],
+        }))
+    );
+    assert_eq!(
+        notice(&view),
+        "committed 1 chapter as a stack of branches: main-1-src 0123456"
+    );
 
     view.take(&ready(false, true));
     assert_eq!(keys(&mut view, "C"), Outcome::Nothing);
