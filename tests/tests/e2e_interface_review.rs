@@ -6,34 +6,17 @@
 
 use std::time::Duration;
 
-use luxe_tests::git_repo::{git, init_repo, write};
+use luxe_tests::git_repo::{THREE_CHANGES_LIB, git, three_changes};
 use luxe_tests::model_server::{ModelServer, Reply};
 use luxe_tests::process::{Workspace, patience};
 use luxe_tests::tmux::{Tmux, luxe_exited, luxe_in_tmux};
 use serde_json::json;
 
-const LIB: &str = "fn alpha() -> u32 {\n    1\n}\n\n// spacer\n// spacer\n// spacer\n// spacer\n// spacer\n// spacer\n\nfn beta() -> u32 {\n    2\n}\n";
-
-/// A repository with three working-tree changes: `beta` changed, a new file, the README. The
-/// files the tmux script writes beside luxe (`before`, `after`, `exit`) are ignored.
+/// A repository with three working-tree changes (`beta` changed, a new file, the README);
+/// the files the tmux script writes beside luxe (`before`, `after`, `exit`) are ignored.
 fn project() -> Workspace {
     let ws = Workspace::new();
-    let ignored = ".gitignore";
-    init_repo(
-        ws.path(),
-        &[
-            (ignored, "home/\nbefore\nafter\nexit\n"),
-            ("src/lib.rs", LIB),
-            ("README.md", "# Demo\n"),
-        ],
-    );
-    write(
-        ws.path(),
-        "src/lib.rs",
-        &LIB.replace("    2\n", "    2 + 40\n"),
-    );
-    write(ws.path(), "src/new.rs", "pub fn gamma() {}\n");
-    write(ws.path(), "README.md", "# Demo\n\nNow with gamma.\n");
+    three_changes(ws.path(), &["before", "after", "exit"]);
     ws
 }
 
@@ -136,7 +119,7 @@ fn a_working_tree_review_walked_commented_fixed_and_committed() {
     assert!(screen.contains("outdated"), "its line changed: {screen}");
     assert_eq!(
         std::fs::read_to_string(ws.path().join("src/lib.rs")).unwrap(),
-        LIB.replace("    2\n", "    42\n")
+        THREE_CHANGES_LIB.replace("    2\n", "    42\n")
     );
     tmux.wait_for("+    42", patience());
 

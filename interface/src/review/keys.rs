@@ -117,15 +117,29 @@ impl ReviewView {
 
     /// `A`: the agent reviews the diff.
     fn agent_review(&mut self) -> Outcome {
+        let saying = "asking the agent to review…";
+        self.about_review(Asked::AgentReview, saying, |request_id, review_id| {
+            Action::RequestAgentReview(ReviewRequest {
+                request_id,
+                review_id,
+            })
+        })
+    }
+
+    /// A request about the open review, `made` of a new request id and the review's id;
+    /// `saying` is shown until it is answered.
+    fn about_review(
+        &mut self,
+        asked: Asked,
+        saying: &str,
+        made: impl FnOnce(String, String) -> Action,
+    ) -> Outcome {
         let Some(review_id) = self.open.as_ref().map(|o| o.review.id.clone()) else {
             return Outcome::Nothing;
         };
-        let request_id = self.ask(Asked::AgentReview);
-        self.say("asking the agent to review…");
-        Outcome::Send(Box::new(Action::RequestAgentReview(ReviewRequest {
-            request_id,
-            review_id,
-        })))
+        let request_id = self.ask(asked);
+        self.say(saying);
+        Outcome::Send(Box::new(made(request_id, review_id)))
     }
 
     /// `C` (or `S`, as a stack of branches): the chapters' messages, to edit before
@@ -163,17 +177,13 @@ impl ReviewView {
 
     /// `P`: what a pull request review of the findings would post.
     fn preview(&mut self) -> Outcome {
-        let Some(review_id) = self.open.as_ref().map(|o| o.review.id.clone()) else {
-            return Outcome::Nothing;
-        };
-        let request_id = self.ask(Asked::Preview);
-        self.say("asking for the pull request review's preview…");
-        Outcome::Send(Box::new(Action::PreviewPullRequestReview(
-            PreviewPullRequestReview {
+        let saying = "asking for the pull request review's preview…";
+        self.about_review(Asked::Preview, saying, |request_id, review_id| {
+            Action::PreviewPullRequestReview(PreviewPullRequestReview {
                 request_id,
                 review_id,
-            },
-        )))
+            })
+        })
     }
 }
 

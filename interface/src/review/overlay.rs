@@ -147,9 +147,9 @@ impl Writing {
     }
 }
 
-/// Applies an editing key to `text`; whether it was one. Shift+Enter, Alt+Enter and Ctrl+J
-/// write a new line, as in the composer.
-fn edit_text(text: &mut Composer, key: Key) -> bool {
+/// Applies an editing key to `text`. Shift+Enter, Alt+Enter and Ctrl+J write a new line, as in
+/// the composer; a Ctrl key that edits nothing is the interface's (Ctrl+C, Ctrl+Z, …).
+fn edit_text(text: &mut Composer, key: Key) -> Outcome {
     let ctrl = key.mods.ctrl;
     match key.code {
         KeyCode::Enter if key.mods.shift || key.mods.alt => text.insert('\n'),
@@ -164,9 +164,10 @@ fn edit_text(text: &mut Composer, key: Key) -> bool {
         KeyCode::End => text.end(),
         KeyCode::Up => text.up(),
         KeyCode::Down => text.down(),
-        _ => return false,
+        _ if ctrl => return Outcome::Pass,
+        _ => {}
     }
-    true
+    Outcome::Nothing
 }
 
 /// The item after (or before) `current` in `all`, round.
@@ -226,9 +227,7 @@ impl ReviewView {
                 writing.severity = Some(cycle(&all, severity, key.code == KeyCode::Tab));
                 Outcome::Nothing
             }
-            _ if edit_text(&mut writing.text, key) => Outcome::Nothing,
-            _ if key.mods.ctrl => Outcome::Pass,
-            _ => Outcome::Nothing,
+            _ => edit_text(&mut writing.text, key),
         };
         self.overlay = Some(Overlay::Write(writing));
         outcome
@@ -323,15 +322,10 @@ impl ReviewView {
                 commits.at = cycle(&all, commits.at, key.code == KeyCode::Tab);
                 Outcome::Nothing
             }
-            _ => {
-                let edited = (commits.messages.get_mut(commits.at))
-                    .is_some_and(|(_, _, text)| edit_text(text, key));
-                if !edited && key.mods.ctrl {
-                    Outcome::Pass
-                } else {
-                    Outcome::Nothing
-                }
-            }
+            _ => match commits.messages.get_mut(commits.at) {
+                Some((_, _, text)) => edit_text(text, key),
+                None => Outcome::Nothing,
+            },
         };
         self.overlay = Some(Overlay::Commit(commits));
         outcome
@@ -405,9 +399,7 @@ impl ReviewView {
                 post.verdict = cycle(&all, post.verdict, key.code == KeyCode::Tab);
                 Outcome::Nothing
             }
-            _ if edit_text(&mut post.body, key) => Outcome::Nothing,
-            _ if key.mods.ctrl => Outcome::Pass,
-            _ => Outcome::Nothing,
+            _ => edit_text(&mut post.body, key),
         };
         self.overlay = Some(Overlay::Post(post));
         outcome

@@ -4,10 +4,7 @@
 //! One column before every row marks the cursor (`›`) and a marked range (`┃`), so the screen
 //! says where the cursor is without colours too.
 
-use luxe_core::protocol::findings::{
-    Author, EntryKind, Finding, FindingStatus, ReportStatus, Severity,
-};
-use luxe_core::protocol::review::FileStatus;
+use luxe_core::protocol::findings::{Author, Finding, FindingStatus, ReportStatus, Severity};
 use ratatui_core::buffer::Buffer;
 use ratatui_core::layout::Rect;
 use ratatui_core::style::{Color, Modifier, Style};
@@ -168,7 +165,7 @@ fn draw_outline(open: &mut Open, area: Rect, buf: &mut Buffer) -> (u16, u16) {
                     Style::new()
                 };
                 (
-                    format!("{marker} {} {path}{counts}", letter(f.status)),
+                    format!("{marker} {} {path}{counts}", f.status.letter()),
                     style,
                 )
             }
@@ -268,7 +265,7 @@ fn item_rows(open: &Open, at: usize, width: usize) -> Vec<Line<'static>> {
         Item::Heading => heading_rows(open, width),
         Item::File(f) => {
             let file = &review.files[f];
-            let mut text = format!("{marker}{} {}", letter(file.status), visible(&file.path));
+            let mut text = format!("{marker}{} {}", file.status.letter(), visible(&file.path));
             if let Some(old) = &file.old_path {
                 text.push_str(&format!(" ← {}", visible(old)));
             }
@@ -359,7 +356,7 @@ fn finding_rows(finding: &Finding, marker: char, width: usize) -> Vec<Line<'stat
         texts.push((format!("was on: {was}"), dim));
     }
     for entry in &finding.thread {
-        let mut label = format!("{} · {}", author_word(entry.author), kind_word(entry.kind));
+        let mut label = format!("{} · {}", author_word(entry.author), entry.kind.words());
         match entry.status {
             Some(ReportStatus::Fixed) => label.push_str(" · fixed"),
             Some(ReportStatus::NotFixed) => label.push_str(" · not fixed"),
@@ -640,18 +637,6 @@ fn put(buf: &mut Buffer, x: u16, y: u16, width: usize, line: Line<'_>) {
     buf.set_line(x, y, &line, width);
 }
 
-/// A file's status as git's letter.
-fn letter(status: FileStatus) -> char {
-    match status {
-        FileStatus::Added => 'A',
-        FileStatus::Modified => 'M',
-        FileStatus::Deleted => 'D',
-        FileStatus::Renamed => 'R',
-        FileStatus::Copied => 'C',
-        FileStatus::TypeChanged => 'T',
-    }
-}
-
 /// A severity's protocol name.
 fn severity_word(severity: Severity) -> &'static str {
     (Severity::NAMED.iter())
@@ -682,16 +667,5 @@ fn author_word(author: Author) -> &'static str {
         Author::Reviewer => "reviewer",
         Author::Agent => "agent",
         Author::System => "system",
-    }
-}
-
-fn kind_word(kind: EntryKind) -> &'static str {
-    match kind {
-        EntryKind::Comment => "comment",
-        EntryKind::Reply => "reply",
-        EntryKind::FixRequest => "fix request",
-        EntryKind::Answer => "answer",
-        EntryKind::Report => "report",
-        EntryKind::Note => "note",
     }
 }
