@@ -14,11 +14,15 @@ mod keys;
 mod open;
 mod outline;
 mod overlay;
+mod overlay_rows;
 mod page;
 pub(crate) mod render;
 mod spans;
 mod target;
+mod thread_rows;
 
+#[cfg(test)]
+mod figures;
 #[cfg(test)]
 pub(crate) mod fixture;
 #[cfg(test)]

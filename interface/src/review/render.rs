@@ -4,21 +4,19 @@
 //! One column before every row marks the cursor (`›`) and a marked range (`┃`), so the screen
 //! says where the cursor is without colours too.
 
-use luxe_core::protocol::findings::{Author, Finding, FindingStatus, ReportStatus, Severity};
 use ratatui_core::buffer::Buffer;
 use ratatui_core::layout::Rect;
 use ratatui_core::style::{Color, Modifier, Style};
-use ratatui_core::text::{Line, Span};
+use ratatui_core::text::Line;
 
 use super::ReviewView;
 use super::open::{Focus, Open};
 use super::outline::Entry;
-use super::overlay::{Overlay, VERDICTS};
+use super::overlay_rows::overlay_rows;
 use super::page::{Item, Section};
 use super::spans::diff_line;
 use super::target::describe;
-use crate::composer::Composer;
-use crate::render::composer_rows;
+use super::thread_rows::finding_rows;
 use crate::text::{cut, fold, visible};
 
 /// The left pane's share of the width, and its bounds; under `TWO_PANES` columns only the
@@ -333,62 +331,6 @@ fn heading_rows(open: &Open, width: usize) -> Vec<Line<'static>> {
     rows
 }
 
-/// A finding and its thread, in a box under what it anchors.
-fn finding_rows(finding: &Finding, marker: char, width: usize) -> Vec<Line<'static>> {
-    let colour = severity_colour(finding.severity);
-    let bar = "  ┃ ".to_owned();
-    let inner = width.saturating_sub(1 + crate::text::width(&bar)).max(1);
-    let mut head = format!(
-        "◆ {} · {}",
-        severity_word(finding.severity),
-        status_word(finding.status)
-    );
-    if finding.pending {
-        head.push_str(" · pending: the agent is working");
-    }
-    if finding.outdated {
-        head.push_str(" · outdated");
-    }
-    let mut texts: Vec<(String, Style)> =
-        vec![(head, Style::new().fg(colour).add_modifier(Modifier::BOLD))];
-    if let Some(was) = finding.line_text.as_ref().filter(|_| finding.outdated) {
-        let dim = Style::new().add_modifier(Modifier::DIM);
-        texts.push((format!("was on: {was}"), dim));
-    }
-    for entry in &finding.thread {
-        let mut label = format!("{} · {}", author_word(entry.author), entry.kind.words());
-        match entry.status {
-            Some(ReportStatus::Fixed) => label.push_str(" · fixed"),
-            Some(ReportStatus::NotFixed) => label.push_str(" · not fixed"),
-            None => {}
-        }
-        let style = match entry.author {
-            Author::Reviewer => Style::new(),
-            Author::Agent => Style::new().fg(Color::Magenta),
-            Author::System => Style::new().add_modifier(Modifier::DIM),
-        };
-        texts.push((format!("{label}: {}", entry.body), style));
-    }
-    let dim_all = finding.outdated || finding.status == FindingStatus::Resolved;
-    let mut rows = Vec::new();
-    for (text, mut style) in texts {
-        if dim_all {
-            style = style.add_modifier(Modifier::DIM);
-        }
-        for line in text.split('\n') {
-            for row in fold(&visible(line), inner) {
-                let lead = if rows.is_empty() { marker } else { ' ' };
-                rows.push(Line::from(vec![
-                    Span::raw(lead.to_string()),
-                    Span::styled(bar.clone(), Style::new().fg(colour)),
-                    Span::styled(row, style),
-                ]));
-            }
-        }
-    }
-    rows
-}
-
 /// The row over the panes: what the review is of, how large, what runs.
 fn heading_line(view: &ReviewView, width: usize, busy: bool) -> Line<'static> {
     let mut text = " Review".to_owned();
@@ -457,159 +399,6 @@ fn status_line(view: &ReviewView, width: usize) -> Line<'static> {
     Line::styled(cut(&shown.join(" · "), width), Style::new().fg(Color::Cyan))
 }
 
-/// What is open over the panes, as rows, and where its cursor is among them.
-fn overlay_rows(view: &ReviewView, width: usize) -> (Vec<Line<'static>>, Option<(usize, usize)>) {
-    let Some(overlay) = &view.overlay else {
-        return (Vec::new(), None);
-    };
-    let keys = |text: &str| Line::styled(cut(text, width), Style::new().fg(Color::Cyan));
-    let mut rows = Vec::new();
-    let mut cursor = None;
-    let mut text_rows = |rows: &mut Vec<Line<'static>>, text: &Composer| {
-        let (lines, (row, col)) = composer_rows(text.shown(), text.cursor(), width);
-        cursor = Some((rows.len() + row, col));
-        rows.extend(lines.into_iter().map(Line::raw));
-    };
-    match overlay {
-        Overlay::Write(writing) => {
-            rows.push(rule(&writing.title(), width));
-            if let Some(severity) = writing.severity {
-                let all = Severity::NAMED.map(|(_, s)| s);
-                rows.push(choices("severity:", &all, severity, severity_word, width));
-            }
-            text_rows(&mut rows, &writing.text);
-            rows.push(keys(writing.keys()));
-        }
-        Overlay::Delete(id) => {
-            rows.push(rule(&format!("Delete {id} and its thread?"), width));
-            rows.push(keys("y deletes · any other key keeps it"));
-        }
-        Overlay::Commit(commits) => {
-            let n = commits.messages.len();
-            let how = if commits.stack {
-                "each on a branch of its own, stacked"
-            } else {
-                "on the current branch"
-            };
-            let plural = if n == 1 { "" } else { "s" };
-            rows.push(rule(
-                &format!("Commit {n} chapter{plural}, one commit each, {how}"),
-                width,
-            ));
-            for (i, (_, title, text)) in commits.messages.iter().enumerate() {
-                if i == commits.at {
-                    let head = format!("{}. {} — its message:", i + 1, visible(title));
-                    rows.push(Line::styled(
-                        cut(&head, width),
-                        Style::new().add_modifier(Modifier::BOLD),
-                    ));
-                    text_rows(&mut rows, text);
-                } else {
-                    let first = text.shown().lines().next().unwrap_or_default();
-                    let line = format!("{}. {}", i + 1, visible(first));
-                    rows.push(Line::styled(
-                        cut(&line, width),
-                        Style::new().add_modifier(Modifier::DIM),
-                    ));
-                }
-            }
-            rows.push(keys(
-                "Tab: the next message · Shift+Enter: a new line · Enter commits · Esc cancels",
-            ));
-        }
-        Overlay::Post(post) => {
-            let preview = &post.preview;
-            let (n, skipped) = (preview.comments.len(), preview.skipped.len());
-            let plural = if n == 1 { "" } else { "s" };
-            rows.push(rule(
-                &format!("Pull request review: {n} inline comment{plural}, {skipped} skipped"),
-                width,
-            ));
-            for comment in &preview.comments {
-                let side = if comment.side == "LEFT" { " (old)" } else { "" };
-                let lines = match comment.start_line {
-                    Some(start) => format!("{start}–{}", comment.line),
-                    None => comment.line.to_string(),
-                };
-                let first = comment.body.lines().next().unwrap_or_default();
-                let text = format!("  {}:{lines}{side}: {first}", comment.path);
-                rows.push(Line::raw(cut(&visible(&text), width)));
-            }
-            for skip in &preview.skipped {
-                let text = format!("  skipped {}: {}", skip.comment_id, skip.reason);
-                rows.push(Line::styled(
-                    cut(&visible(&text), width),
-                    Style::new().add_modifier(Modifier::DIM),
-                ));
-            }
-            let verdicts = VERDICTS.map(|(v, _)| v);
-            let word = |v| {
-                VERDICTS
-                    .iter()
-                    .find(|(w, _)| *w == v)
-                    .map_or("", |(_, word)| word)
-            };
-            let suggested = format!("(suggested: {})", word(preview.suggested_verdict));
-            let mut verdict = choices("verdict:", &verdicts, post.verdict, word, width);
-            verdict.spans.push(Span::styled(
-                format!("  {suggested}"),
-                Style::new().add_modifier(Modifier::DIM),
-            ));
-            rows.push(verdict);
-            rows.push(Line::raw("the review's text (optional):"));
-            text_rows(&mut rows, &post.body);
-            rows.push(keys(if post.posting {
-                "posting…"
-            } else if view.github_writes {
-                "Tab: the verdict · Enter posts · Esc closes"
-            } else {
-                "Tab: the verdict · posting is off: start luxe with --github-writes · Esc closes"
-            }));
-        }
-    }
-    (rows, cursor)
-}
-
-/// A rule across the width with `title` in it.
-fn rule(title: &str, width: usize) -> Line<'static> {
-    let text = format!("── {} {}", visible(title), "─".repeat(width));
-    Line::styled(
-        cut(&text, width).replace('…', "─"),
-        Style::new().fg(Color::Cyan).add_modifier(Modifier::BOLD),
-    )
-}
-
-/// `label` then each of `all` in words, `picked` bracketed and reversed.
-fn choices<T: PartialEq + Copy>(
-    label: &str,
-    all: &[T],
-    picked: T,
-    word: impl Fn(T) -> &'static str,
-    width: usize,
-) -> Line<'static> {
-    let mut spans = vec![Span::raw(label.to_owned())];
-    for choice in all {
-        if *choice == picked {
-            spans.push(Span::raw(" "));
-            spans.push(Span::styled(
-                format!("[{}]", word(*choice)),
-                Style::new().add_modifier(Modifier::REVERSED),
-            ));
-        } else {
-            spans.push(Span::raw(format!("  {} ", word(*choice))));
-        }
-    }
-    let line = Line::from(spans);
-    if line.width() > width {
-        // Too narrow for every choice: the picked one alone.
-        return Line::raw(cut(
-            &format!("{label} [{}] (Tab: another)", word(picked)),
-            width,
-        ));
-    }
-    line
-}
-
 /// `text` cut from the start to `width` columns, with `…` when something was cut (a path's
 /// end says more than its start).
 fn cut_start(text: &str, width: usize) -> String {
@@ -635,37 +424,4 @@ fn put(buf: &mut Buffer, x: u16, y: u16, width: usize, line: Line<'_>) {
     let width = u16::try_from(width).unwrap_or(u16::MAX);
     buf.set_style(Rect::new(x, y, width, 1), line.style);
     buf.set_line(x, y, &line, width);
-}
-
-/// A severity's protocol name.
-fn severity_word(severity: Severity) -> &'static str {
-    (Severity::NAMED.iter())
-        .find(|(_, s)| *s == severity)
-        .map_or("", |(name, _)| name)
-}
-
-fn severity_colour(severity: Severity) -> Color {
-    match severity {
-        Severity::Issue => Color::Red,
-        Severity::Question => Color::Cyan,
-        Severity::Suggestion => Color::Yellow,
-        Severity::Nitpick => Color::Gray,
-        Severity::Praise => Color::Green,
-    }
-}
-
-fn status_word(status: FindingStatus) -> &'static str {
-    match status {
-        FindingStatus::Draft => "draft",
-        FindingStatus::Open => "open",
-        FindingStatus::Resolved => "resolved",
-    }
-}
-
-fn author_word(author: Author) -> &'static str {
-    match author {
-        Author::Reviewer => "reviewer",
-        Author::Agent => "agent",
-        Author::System => "system",
-    }
 }
