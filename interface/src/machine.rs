@@ -283,7 +283,7 @@ impl Interface {
         if self.view.question.is_some() && !key.mods.ctrl && self.question_key(now, key.code) {
             return;
         }
-        match self.review.key(key) {
+        match self.review.key(key, self.view.writes) {
             Outcome::Nothing => {}
             Outcome::Send(action) => self.send_action(now, &action),
             Outcome::Close => self.review.hide(),

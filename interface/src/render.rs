@@ -125,7 +125,8 @@ fn full_screen_review(interface: &mut Interface, area: Rect, buf: &mut Buffer) {
     }
     let busy = parts.view.dock.streaming;
     let review_area = Rect::new(area.x, area.y, area.width, review_rows);
-    let cursor = crate::review::render::draw(parts.review, review_area, buf, busy);
+    let writes = parts.view.writes;
+    let cursor = crate::review::render::draw(parts.review, review_area, buf, busy, writes);
     interface.set_cursor(cursor);
 }
 

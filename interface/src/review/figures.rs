@@ -14,6 +14,7 @@ use ratatui_core::layout::Rect;
 use super::ReviewView;
 use super::fixture::{chapter, file, hunk};
 use crate::keys::{Key, KeyCode};
+use crate::sheet::Writes;
 
 /// 2,000 files of 5 hunks of 10 changed lines each (and 6 of context), in 100 chapters of 20
 /// files.
@@ -75,7 +76,7 @@ fn large() -> Arc<Review> {
 }
 
 fn frame(view: &mut ReviewView, buf: &mut Buffer) {
-    super::render::draw(view, buf.area, buf, false);
+    super::render::draw(view, buf.area, buf, false, Writes::default());
 }
 
 #[test]
@@ -115,7 +116,7 @@ fn review_at_scale() {
         let mut times: Vec<Duration> = (0..200)
             .map(|_| {
                 let at = Instant::now();
-                view.key(Key::plain(code));
+                view.key(Key::plain(code), Writes::default());
                 frame(&mut view, &mut buf);
                 at.elapsed()
             })

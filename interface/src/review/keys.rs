@@ -13,13 +13,14 @@ use super::page::Item;
 use super::{Asked, Outcome, ReviewView};
 use crate::composer::Composer;
 use crate::keys::{Key, KeyCode};
+use crate::sheet::Writes;
 
 impl ReviewView {
-    /// A key while the view is on screen.
-    pub(crate) fn key(&mut self, key: Key) -> Outcome {
+    /// A key while the view is on screen; `writes` as `ready` said.
+    pub(crate) fn key(&mut self, key: Key, writes: Writes) -> Outcome {
         if let Some(overlay) = self.overlay.take() {
             self.notice = None;
-            return self.overlay_key(overlay, key);
+            return self.overlay_key(overlay, key, writes);
         }
         if key.mods.ctrl {
             return Outcome::Pass;
@@ -38,7 +39,7 @@ impl ReviewView {
                 return self.on_cursor(c);
             }
             KeyCode::Char('A') => return self.agent_review(),
-            KeyCode::Char(c @ ('C' | 'S')) => return self.commit(c == 'S'),
+            KeyCode::Char(c @ ('C' | 'S')) => return self.commit(c == 'S', writes),
             KeyCode::Char('P') => return self.preview(),
             _ => navigate(open, key.code),
         }
@@ -144,9 +145,9 @@ impl ReviewView {
 
     /// `C` (or `S`, as a stack of branches): the chapters' messages, to edit before
     /// committing.
-    fn commit(&mut self, stack: bool) -> Outcome {
+    fn commit(&mut self, stack: bool, writes: Writes) -> Outcome {
         let key = if stack { 'S' } else { 'C' };
-        if self.read_only {
+        if writes.read_only {
             self.refuse(format!(
                 "{key} is off: this session is read-only, and commits are writes"
             ));

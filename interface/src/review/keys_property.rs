@@ -9,8 +9,8 @@ use std::sync::Arc;
 use luxe_core::protocol::actions::{Action, ReviewEdit};
 use luxe_core::protocol::codec;
 use luxe_core::protocol::events::{
-    ActionRejected, ChapterCommit, Event, GuidedReviewLoaded, GuidedReviewUpdated, Ready,
-    RequestFailed, ReviewChaptersCommitted, ReviewSessionEvent, ReviewSessionSaved,
+    ActionRejected, ChapterCommit, Event, GuidedReviewLoaded, GuidedReviewUpdated, RequestFailed,
+    ReviewChaptersCommitted, ReviewSessionEvent, ReviewSessionSaved,
 };
 use luxe_core::protocol::findings::{
     Anchor, Author, EntryKind, Finding, FindingStatus, ReviewSession, Severity, Side, ThreadEntry,
@@ -24,6 +24,7 @@ use ratatui_core::layout::Rect;
 use super::fixture::{chapter, file, hunk};
 use super::{Outcome, ReviewView};
 use crate::keys::{Key, KeyCode, Mods};
+use crate::sheet::Writes;
 
 /// A review, another reading of it, and two sessions of findings over it.
 #[derive(Debug, Clone)]
@@ -223,10 +224,8 @@ enum Step {
     Saved(usize),
     /// The review read again as the other reading.
     ReadAgain,
-    Ready {
-        github_writes: bool,
-        read_only: bool,
-    },
+    /// The session's writes, as another `ready` would say them.
+    Writes(Writes),
 }
 
 impl Arbitrary for Step {
@@ -253,10 +252,10 @@ impl Arbitrary for Step {
             1 | 2 => Self::Answer(bool::arbitrary(g)),
             3 => Self::Saved(upto(g, 1)),
             4 => Self::ReadAgain,
-            5 => Self::Ready {
-                github_writes: bool::arbitrary(g),
+            5 => Self::Writes(Writes {
+                github: bool::arbitrary(g),
                 read_only: bool::arbitrary(g),
-            },
+            }),
             6 | 7 => Self::Key(Key::plain(pick(g, &plain))),
             8 => {
                 let c = pick(g, &['s', 'j', 'u']);
@@ -441,10 +440,10 @@ fn answer(world: &mut World, action: &Action, ok: bool) -> Event {
 
 /// Draws the view at `size`; whether the cursor, when there is one, is on an item drawn (its
 /// `›` where the terminal cursor goes).
-fn cursor_shown(view: &mut ReviewView, (width, height): (u16, u16)) -> bool {
+fn cursor_shown(view: &mut ReviewView, (width, height): (u16, u16), writes: Writes) -> bool {
     let area = Rect::new(0, 0, width, height);
     let mut buf = Buffer::empty(area);
-    let (x, y) = super::render::draw(view, area, &mut buf, false);
+    let (x, y) = super::render::draw(view, area, &mut buf, false, writes);
     let Some(open) = view.open.as_ref() else {
         return true;
     };
@@ -468,6 +467,7 @@ fn run(scenario: Scenario, steps: Vec<Step>) -> Result<(), String> {
     };
     let mut view = ReviewView::default();
     let mut size = (80, 24);
+    let mut writes = Writes::default();
     let load = view.open_target(None).ok_or("no load")?;
     let loaded = answer(&mut world, &load, true);
     view.take(&loaded);
@@ -476,7 +476,7 @@ fn run(scenario: Scenario, steps: Vec<Step>) -> Result<(), String> {
     }));
     for step in steps {
         match step {
-            Step::Key(key) => match view.key(key) {
+            Step::Key(key) => match view.key(key, writes) {
                 Outcome::Send(action) => {
                     if let Some(why) = refused(&world, &action) {
                         return Err(format!("{action:?} {why}"));
@@ -511,23 +511,9 @@ fn run(scenario: Scenario, steps: Vec<Step>) -> Result<(), String> {
                     review: world.review.clone(),
                 }));
             }
-            Step::Ready {
-                github_writes,
-                read_only,
-            } => {
-                view.take(&Event::Ready(Ready {
-                    protocol_version: 2,
-                    luxe_version: String::new(),
-                    session_id: String::new(),
-                    cwd: String::new(),
-                    github_writes,
-                    read_only,
-                    resumed: false,
-                    started: None,
-                }));
-            }
+            Step::Writes(now) => writes = now,
         }
-        if !cursor_shown(&mut view, size) {
+        if !cursor_shown(&mut view, size, writes) {
             return Err(format!("the cursor is not on a drawn item at {size:?}"));
         }
     }

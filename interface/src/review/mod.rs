@@ -98,9 +98,6 @@ impl Asked {
 #[derive(Debug, Clone, Default)]
 pub(crate) struct ReviewView {
     shown: bool,
-    /// What `ready` said: GitHub writes are on; the session is read-only.
-    github_writes: bool,
-    read_only: bool,
     open: Option<Open>,
     /// What is being loaded, in words.
     loading: Option<String>,
@@ -179,11 +176,6 @@ impl ReviewView {
     /// is shown here, not in the conversation).
     pub(crate) fn take(&mut self, event: &Event) -> bool {
         match event {
-            Event::Ready(ready) => {
-                self.github_writes = ready.github_writes;
-                self.read_only = ready.read_only;
-                false
-            }
             Event::GuidedReviewLoaded(loaded) => {
                 let ours = self.asked.remove(&loaded.request_id).is_some();
                 self.loading = None;

@@ -13,6 +13,7 @@ use super::anchors::in_review;
 use super::{Asked, Outcome, ReviewView};
 use crate::composer::Composer;
 use crate::keys::{Key, KeyCode};
+use crate::sheet::Writes;
 
 /// The verdicts a pull request review can give, with their words, in the order Tab walks.
 pub(crate) const VERDICTS: [(Verdict, &str); 3] = [
@@ -187,8 +188,8 @@ fn is_enter(key: Key) -> bool {
 }
 
 impl ReviewView {
-    /// A key while `overlay` is open.
-    pub(super) fn overlay_key(&mut self, overlay: Overlay, key: Key) -> Outcome {
+    /// A key while `overlay` is open; `writes` as `ready` said.
+    pub(super) fn overlay_key(&mut self, overlay: Overlay, key: Key, writes: Writes) -> Outcome {
         if key.code == KeyCode::Esc {
             return Outcome::Nothing;
         }
@@ -212,7 +213,7 @@ impl ReviewView {
                 Outcome::Nothing
             }
             Overlay::Commit(commits) => self.commit_key(commits, key),
-            Overlay::Post(post) => self.post_key(post, key),
+            Overlay::Post(post) => self.post_key(post, key, writes),
         }
     }
 
@@ -374,11 +375,11 @@ impl ReviewView {
         )))
     }
 
-    fn post_key(&mut self, mut post: Post, key: Key) -> Outcome {
-        let outcome = match key.code {
+    fn post_key(&mut self, mut post: Post, key: Key, writes: Writes) -> Outcome {
+        let outcome = match (key.code, writes.off()) {
             _ if is_enter(key) && post.posting => Outcome::Nothing,
-            _ if is_enter(key) && !self.github_writes => {
-                self.refuse("posting is off: start luxe with --github-writes");
+            (_, Some(off)) if is_enter(key) => {
+                self.refuse(off);
                 Outcome::Nothing
             }
             _ if is_enter(key) => {
@@ -394,7 +395,7 @@ impl ReviewView {
                     },
                 )))
             }
-            KeyCode::Tab | KeyCode::BackTab => {
+            (KeyCode::Tab | KeyCode::BackTab, _) => {
                 let all = VERDICTS.map(|(v, _)| v);
                 post.verdict = cycle(&all, post.verdict, key.code == KeyCode::Tab);
                 Outcome::Nothing

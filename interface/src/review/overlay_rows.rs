@@ -11,12 +11,15 @@ use super::overlay::{Overlay, VERDICTS};
 use super::thread_rows::severity_word;
 use crate::composer::Composer;
 use crate::render::composer_rows;
+use crate::sheet::Writes;
 use crate::text::{cut, visible};
 
-/// What is open over the panes, as rows, and where its cursor is among them.
+/// What is open over the panes, as rows (`writes` as `ready` said), and where its cursor is
+/// among them.
 pub(crate) fn overlay_rows(
     view: &ReviewView,
     width: usize,
+    writes: Writes,
 ) -> (Vec<Line<'static>>, Option<(usize, usize)>) {
     let Some(overlay) = &view.overlay else {
         return (Vec::new(), None);
@@ -117,12 +120,17 @@ pub(crate) fn overlay_rows(
             rows.push(verdict);
             rows.push(Line::raw("the review's text (optional):"));
             text_rows(&mut rows, &post.body);
-            rows.push(keys(if post.posting {
-                "posting…"
-            } else if view.github_writes {
-                "Tab: the verdict · Enter posts · Esc closes"
-            } else {
-                "Tab: the verdict · posting is off: start luxe with --github-writes · Esc closes"
+            if let Some(off) = writes.off().filter(|_| !post.posting) {
+                let off = format!("Enter cannot post: {off}");
+                rows.push(Line::styled(
+                    cut(&off, width),
+                    Style::new().fg(Color::Yellow),
+                ));
+            }
+            rows.push(keys(match writes.off() {
+                _ if post.posting => "posting…",
+                None => "Tab: the verdict · Enter posts · Esc closes",
+                Some(_) => "Tab: the verdict · Esc closes",
             }));
         }
     }

@@ -14,9 +14,10 @@ use super::open::{Focus, Open};
 use super::outline::Entry;
 use super::overlay_rows::overlay_rows;
 use super::page::{Item, Section};
-use super::spans::diff_line;
+use super::spans::LineColours;
 use super::target::describe;
 use super::thread_rows::finding_rows;
+use crate::sheet::Writes;
 use crate::text::{cut, fold, visible};
 
 /// The left pane's share of the width, and its bounds; under `TWO_PANES` columns only the
@@ -25,8 +26,15 @@ const OUTLINE_MIN: usize = 20;
 const OUTLINE_MAX: usize = 40;
 const TWO_PANES: usize = 50;
 
-/// Draws `view` over `area` (`busy`: a turn runs); where the terminal's cursor goes.
-pub(crate) fn draw(view: &mut ReviewView, area: Rect, buf: &mut Buffer, busy: bool) -> (u16, u16) {
+/// Draws `view` over `area` (`busy`: a turn runs; `writes` as `ready` said); where the
+/// terminal's cursor goes.
+pub(crate) fn draw(
+    view: &mut ReviewView,
+    area: Rect,
+    buf: &mut Buffer,
+    busy: bool,
+    writes: Writes,
+) -> (u16, u16) {
     let mut cursor = (area.x, area.y);
     if area.width == 0 || area.height == 0 {
         return cursor;
@@ -47,7 +55,7 @@ pub(crate) fn draw(view: &mut ReviewView, area: Rect, buf: &mut Buffer, busy: bo
         return cursor;
     }
     // What is open over the panes takes up to two thirds of the rows under the heading.
-    let (mut over, mut over_cursor) = overlay_rows(view, width);
+    let (mut over, mut over_cursor) = overlay_rows(view, width, writes);
     let cap = (body * 2 / 3).max(1);
     if over.len() > cap {
         let cut_rows = over.len() - cap;
@@ -202,9 +210,9 @@ fn draw_page(open: &mut Open, area: Rect, buf: &mut Buffer) -> (u16, u16) {
     }
     // Back from the cursor while the items fit: at most a screenful of items is folded.
     let mut first = cursor;
-    let mut used = item_rows(open, cursor, width).len();
+    let mut used = item_height(open, cursor, width);
     while first > open.top {
-        let above = item_rows(open, first - 1, width).len();
+        let above = item_height(open, first - 1, width);
         if used + above > height {
             break;
         }
@@ -215,11 +223,12 @@ fn draw_page(open: &mut Open, area: Rect, buf: &mut Buffer) -> (u16, u16) {
     let mut y = 0;
     let mut at = (area.x, area.y);
     let mut whole = 0;
+    let mut colours = LineColours::default();
     for i in open.top..open.items.len() {
         if y >= height {
             break;
         }
-        let rows = item_rows(open, i, width);
+        let rows = item_rows(open, i, width, &mut colours);
         if y + rows.len() <= height {
             whole += 1;
         }
@@ -248,8 +257,25 @@ fn marked(open: &Open, at: usize) -> bool {
     })
 }
 
-/// The rows of item `at`, `width` columns wide.
-fn item_rows(open: &Open, at: usize, width: usize) -> Vec<Line<'static>> {
+/// How many rows item `at` takes at `width` (a file's, a hunk's or a line's, one: it is cut,
+/// not folded).
+fn item_height(open: &Open, at: usize, width: usize) -> usize {
+    match open.items[at] {
+        Item::File(_) | Item::Hunk(_) | Item::Line { .. } => 1,
+        Item::Heading | Item::Finding { .. } => {
+            item_rows(open, at, width, &mut LineColours::default()).len()
+        }
+    }
+}
+
+/// The rows of item `at`, `width` columns wide; a line's colours from `colours`, which the
+/// lines drawn before it left ready.
+fn item_rows(
+    open: &Open,
+    at: usize,
+    width: usize,
+    colours: &mut LineColours,
+) -> Vec<Line<'static>> {
     let review = &open.review;
     let marker = if at == open.cursor {
         '›'
@@ -290,10 +316,10 @@ fn item_rows(open: &Open, at: usize, width: usize) -> Vec<Line<'static>> {
             );
             one(text.trim_end().to_owned(), Style::new().fg(Color::Cyan))
         }
-        Item::Line { hunk, line } => match review.hunks[hunk].lines.get(line) {
-            Some(line) => vec![diff_line(line, open.digits, marker, width)],
-            None => vec![Line::raw(marker.to_string())],
-        },
+        Item::Line { hunk, line } => {
+            let path = &review.files[open.index.file_of(hunk)].path;
+            vec![colours.row(review, (hunk, line), path, open.digits, marker)]
+        }
         Item::Finding { finding, .. } => {
             finding_rows(&open.session.findings[finding], marker, width)
         }

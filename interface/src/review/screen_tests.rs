@@ -32,7 +32,10 @@ fn keys(ui: &mut Interface, now: Instant, keys: &str) {
 
 /// `P` and the session's preview, answered here rather than by a session with no pull request.
 fn previewed(ui: &mut Interface) {
-    let Outcome::Send(action) = ui.review.key(Key::plain(KeyCode::Char('P'))) else {
+    let Outcome::Send(action) = ui
+        .review
+        .key(Key::plain(KeyCode::Char('P')), ui.view.writes)
+    else {
         panic!("P asks for a preview");
     };
     let luxe_core::protocol::actions::Action::PreviewPullRequestReview(asked) = *action else {

@@ -3,8 +3,8 @@
 
 use luxe_core::protocol::actions::{Action, ReviewEdit};
 use luxe_core::protocol::events::{
-    ActionRejected, ChapterCommit, Event, GuidedReviewLoaded, GuidedReviewUpdated, Ready,
-    RequestFailed, ReviewChaptersCommitted, ReviewSessionEvent, ReviewSessionSaved,
+    ActionRejected, ChapterCommit, Event, GuidedReviewLoaded, GuidedReviewUpdated, RequestFailed,
+    ReviewChaptersCommitted, ReviewSessionEvent, ReviewSessionSaved,
 };
 use luxe_core::protocol::findings::{Anchor, FindingStatus, Severity, Side};
 use luxe_core::protocol::github::{GithubDone, PullRequestReviewPreview, Verdict};
@@ -16,25 +16,18 @@ use super::overlay::Overlay;
 use super::page::{Item, Section};
 use super::{Outcome, ReviewView};
 use crate::keys::{Key, KeyCode, Mods};
+use crate::sheet::Writes;
 use crate::slash::{self, Command};
 
-fn ready(github_writes: bool, read_only: bool) -> Event {
-    Event::Ready(Ready {
-        protocol_version: 2,
-        luxe_version: "0.1.0".into(),
-        session_id: "s".into(),
-        cwd: "/work/app".into(),
-        github_writes,
-        read_only,
-        resumed: false,
-        started: None,
-    })
-}
+/// GitHub writes as a session without `--github-writes` has them (off), not read-only.
+const NO_WRITES: Writes = Writes {
+    github: false,
+    read_only: false,
+};
 
 /// The view after `/review`, with the fixture's review loaded and its session restored.
 fn opened() -> ReviewView {
     let mut view = ReviewView::default();
-    view.take(&ready(false, false));
     let Some(Action::LoadGuidedReview(load)) = view.open_target(None) else {
         panic!("/review loads");
     };
@@ -50,7 +43,7 @@ fn opened() -> ReviewView {
 }
 
 fn key(view: &mut ReviewView, code: KeyCode) -> Outcome {
-    view.key(Key::plain(code))
+    view.key(Key::plain(code), NO_WRITES)
 }
 
 /// Presses each character of `keys`; what the last one came to.
@@ -63,7 +56,7 @@ fn keys(view: &mut ReviewView, keys: &str) -> Outcome {
 }
 
 fn ctrl_s(view: &mut ReviewView) -> Outcome {
-    view.key(Key::ctrl('s'))
+    view.key(Key::ctrl('s'), NO_WRITES)
 }
 
 fn sent(outcome: Outcome) -> Action {
@@ -441,8 +434,12 @@ fn agent_review_commits_and_a_stack_are_sent_and_read_only_turns_commits_off() {
         "committed 1 chapter as a stack of branches: main-1-src 0123456"
     );
 
-    view.take(&ready(false, true));
-    assert_eq!(keys(&mut view, "C"), Outcome::Nothing);
+    let read_only = Writes {
+        github: false,
+        read_only: true,
+    };
+    let c = Key::plain(KeyCode::Char('C'));
+    assert_eq!(view.key(c, read_only), Outcome::Nothing);
     assert!(view.overlay.is_none());
     assert_eq!(
         notice(&view),
@@ -474,12 +471,16 @@ fn a_pull_request_review_is_previewed_then_posted_with_the_verdict_picked() {
     assert_eq!(key(&mut view, KeyCode::Enter), Outcome::Nothing);
     assert_eq!(
         notice(&view),
-        "posting is off: start luxe with --github-writes"
+        "GitHub writes are off: start luxe with --github-writes"
     );
-    view.take(&ready(true, false));
     key(&mut view, KeyCode::Tab);
     keys(&mut view, "LGTM");
-    let Action::PostPullRequestReview(post) = sent(key(&mut view, KeyCode::Enter)) else {
+    let writes = Writes {
+        github: true,
+        read_only: false,
+    };
+    let enter = Key::plain(KeyCode::Enter);
+    let Action::PostPullRequestReview(post) = sent(view.key(enter, writes)) else {
         panic!("a post");
     };
     assert_eq!(
@@ -503,7 +504,7 @@ fn a_pull_request_review_is_previewed_then_posted_with_the_verdict_picked() {
         "not posted (Enter tries again): the head moved"
     );
     assert!(matches!(
-        sent(key(&mut view, KeyCode::Enter)),
+        sent(view.key(enter, writes)),
         Action::PostPullRequestReview(_)
     ));
     assert!(view.take(&Event::PullRequestReviewPosted(GithubDone {
@@ -647,13 +648,16 @@ fn esc_closes_what_is_open_then_drops_the_mark_then_goes_back() {
     assert_eq!(key(&mut view, KeyCode::Esc), Outcome::Close);
     // Keys the view does not take go to the interface.
     assert_eq!(
-        view.key(Key {
-            code: KeyCode::Char('c'),
-            mods: Mods {
-                ctrl: true,
-                ..Mods::default()
-            }
-        }),
+        view.key(
+            Key {
+                code: KeyCode::Char('c'),
+                mods: Mods {
+                    ctrl: true,
+                    ..Mods::default()
+                }
+            },
+            NO_WRITES
+        ),
         Outcome::Pass
     );
 }
