@@ -6,7 +6,7 @@
 use ratatui_core::style::{Color, Modifier, Style};
 use ratatui_core::text::{Line, Span};
 
-use crate::highlight::{Highlighter, Kind, Lang};
+use crate::highlight::{Highlighter, Kind, Lang, spans_over};
 use crate::markdown::{Lead, fold_spans};
 use crate::text::visible;
 
@@ -234,17 +234,7 @@ pub(crate) fn diff_rows(diff: &str, width: usize, most: usize) -> Vec<Line<'stat
                     ),
                     _ => (Style::new(), highlighter.line(&text)),
                 };
-                let spans: Vec<Span<'static>> = code
-                    .into_iter()
-                    .map(|(kind, piece)| {
-                        let style = if kind == Kind::Plain {
-                            base
-                        } else {
-                            base.patch(kind.style())
-                        };
-                        Span::styled(piece.to_owned(), style)
-                    })
-                    .collect();
+                let spans = spans_over(code, base);
                 let lead = gutter(widest, old, new, mark, base);
                 out.extend(fold_spans(&spans, width, &lead, false));
             }

@@ -7,6 +7,7 @@
 //! it has.
 
 use ratatui_core::style::{Color, Modifier, Style};
+use ratatui_core::text::Span;
 
 /// A language family the lexer knows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -137,6 +138,21 @@ impl Kind {
             Self::Deleted => Style::new().fg(Color::Red),
         }
     }
+}
+
+/// `pieces` (a [`Highlighter`]'s) as spans over `base`: a plain piece in `base`, any other in
+/// its kind's style laid over it (an added line's green stays under a keyword's colour).
+pub(crate) fn spans_over(pieces: Vec<(Kind, &str)>, base: Style) -> Vec<Span<'static>> {
+    (pieces.into_iter())
+        .map(|(kind, piece)| {
+            let style = if kind == Kind::Plain {
+                base
+            } else {
+                base.patch(kind.style())
+            };
+            Span::styled(piece.to_owned(), style)
+        })
+        .collect()
 }
 
 /// What a line left open for the next one.

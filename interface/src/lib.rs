@@ -19,6 +19,7 @@ mod mention;
 mod one_shot;
 mod picker;
 mod render;
+mod review;
 mod sheet;
 mod slash;
 mod text;

@@ -7,6 +7,7 @@ use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
 use luxe_core::effects::{Input, Output};
+use luxe_core::protocol::actions::Action;
 use luxe_core::protocol::events::Event;
 use luxe_core::protocol::values::PermissionReply;
 use luxe_core::{Luxe, Machine};
@@ -18,6 +19,7 @@ use crate::composer::Composer;
 use crate::keys::{Key, KeyCode, TermEvent};
 use crate::mention::Mention;
 use crate::picker::{Entry, Pick};
+use crate::review::{Outcome, ReviewView};
 use crate::sheet::{Asked, PullRequestSheet, RestackSheet, Sheet, StackSheet};
 use crate::slash::{self, Command, SheetKind};
 use crate::transcript::Cell;
@@ -92,6 +94,8 @@ pub struct Interface {
     /// Whether the current session was just replaced: nothing more is polled until io has
     /// finished the old session's effects and called [`Interface::take_replaced`].
     replaced: bool,
+    /// The guided review view (`/review`), full screen while it is shown.
+    review: ReviewView,
 }
 
 impl std::fmt::Debug for Interface {
@@ -127,6 +131,7 @@ impl Interface {
             next: None,
             poll_at: None,
             replaced: false,
+            review: ReviewView::default(),
         }
     }
 
@@ -217,12 +222,14 @@ impl Interface {
         self.urgent = true;
         match event {
             TermEvent::Resize { width, height } => self.size = (width, height),
+            TermEvent::Paste(text) if self.review.is_shown() => self.review.paste(&text),
             TermEvent::Paste(text) => {
                 if self.view.question.is_none() && self.view.permissions.is_empty() {
                     self.composer.paste(&text);
                 }
             }
             TermEvent::Key(key) => self.key(now, key),
+            TermEvent::Wheel { up } if self.review.is_shown() => self.review.wheel(up),
             TermEvent::Wheel { up } => {
                 let rows = if up { WHEEL_ROWS } else { -WHEEL_ROWS };
                 match self.view.picker.as_mut() {
@@ -243,6 +250,9 @@ impl Interface {
     }
 
     fn pressed(&mut self, now: Instant, key: Key) {
+        if self.review.is_shown() && self.view.permissions.is_empty() {
+            return self.review_key(now, key);
+        }
         let global = key.mods.ctrl && matches!(key.code, KeyCode::Char('c' | 'd' | 'z'));
         if self.sheet.is_some() && !global {
             return self.sheet_key(now, key);
@@ -265,6 +275,20 @@ impl Interface {
         }
         self.composer_key(now, key);
         self.follow_mention(now);
+    }
+
+    /// A key while the review view is shown: a question a review turn asked takes its keys
+    /// first; the view's requests go to the session.
+    fn review_key(&mut self, now: Instant, key: Key) {
+        if self.view.question.is_some() && !key.mods.ctrl && self.question_key(now, key.code) {
+            return;
+        }
+        match self.review.key(key, self.view.writes) {
+            Outcome::Nothing => {}
+            Outcome::Send(action) => self.send_action(now, &action),
+            Outcome::Close => self.review.hide(),
+            Outcome::Pass => self.control(now, key.code),
+        }
     }
 
     /// A key for the composer (and what it does to the session).
@@ -557,6 +581,11 @@ impl Interface {
             Command::Quit => self.quit(now),
             Command::New => self.requests.push_back(Request::Open { resume: None }),
             Command::Sheet(kind) => self.open_sheet(now, kind, request),
+            Command::Review(target) => {
+                if let Some(action) = self.review.open_target(target) {
+                    self.send_action(now, &action);
+                }
+            }
             Command::Wrong(why) => self.view.transcript.push(Cell::Error(why)),
         }
     }
@@ -598,20 +627,34 @@ impl Interface {
         if !content.is_null() {
             frame["content"] = content;
         }
-        let mut line = frame.to_string().into_bytes();
+        self.send_line(now, frame.to_string().into_bytes());
+    }
+
+    /// Sends a typed action at `now`, as the JSON line an `--rpc` client writes.
+    fn send_action(&mut self, now: Instant, action: &Action) {
+        // A typed action is plain data: serializing it cannot fail.
+        let line = serde_json::to_vec(action).unwrap_or_default();
+        self.send_line(now, line);
+    }
+
+    fn send_line(&mut self, now: Instant, mut line: Vec<u8>) {
         line.push(b'\n');
         self.luxe.handle_input(now, Input::ClientBytes(&line));
         self.dirty = true;
     }
 
-    /// Takes one event of the session: the view, the composer and an open sheet follow it.
+    /// Takes one event of the session: an answer to the review view's own request is shown
+    /// there; the view, the composer and an open sheet follow every other.
     fn take_event(&mut self, event: &Event) {
+        self.dirty = true;
+        if self.review.take(event) {
+            return;
+        }
         self.composer_event(event);
         if let Some(sheet) = self.sheet.as_mut() {
             sheet.take(event);
         }
         self.view.take(event);
-        self.dirty = true;
     }
 
     /// Takes one frame as an `--rpc` client reads it (its JSON line), as if the session had
@@ -658,6 +701,7 @@ impl Interface {
             slash,
             mention: self.mention.as_ref().filter(|m| m.is_offered()),
             sheet: self.sheet.as_ref(),
+            review: &mut self.review,
         }
     }
 }
@@ -673,6 +717,8 @@ pub(crate) struct Parts<'a> {
     pub mention: Option<&'a Mention>,
     /// The sheet open over the conversation.
     pub sheet: Option<&'a Sheet>,
+    /// The review view.
+    pub review: &'a mut ReviewView,
 }
 
 impl Machine for Interface {
@@ -699,6 +745,7 @@ impl Machine for Interface {
                         self.luxe = next;
                     }
                     self.view = View::default();
+                    self.review = ReviewView::default();
                     self.scroll = 0;
                     self.replaced = true;
                     self.dirty = true;

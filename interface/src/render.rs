@@ -24,7 +24,7 @@ Up/Down: earlier inputs · @ completes a path · Ctrl+U clears · PageUp/PageDow
 Ctrl+T unfolds thinking · Ctrl+Z suspends · Ctrl+C twice or Ctrl+D quits.\n\
 Prompts: y once · a always · n or Esc rejects. Questions: a digit picks, Enter answers, typing answers freely.\n\
 Commands: /help /model [id] /mode build|plan /thinking off|low|medium|high /auto-approve on|off /compact [hint] \
-/sessions /new /quit";
+/review [working-tree|staged|branch [BASE]|commits A..B|pr N] /sessions /new /quit";
 
 /// Draws `interface` over `area` of `buf`, and notes where the cursor goes.
 pub(crate) fn screen(interface: &mut Interface, area: Rect, buf: &mut Buffer) {
@@ -44,6 +44,9 @@ pub(crate) fn screen(interface: &mut Interface, area: Rect, buf: &mut Buffer) {
     );
     if area.height == 1 {
         return;
+    }
+    if parts.review.is_shown() {
+        return full_screen_review(interface, area, buf);
     }
     if let Some(sheet) = parts.sheet {
         let at = sheet_screen(
@@ -102,9 +105,38 @@ pub(crate) fn screen(interface: &mut Interface, area: Rect, buf: &mut Buffer) {
     interface.set_cursor(cursor);
 }
 
+/// The review view over everything but the dock, with a permission prompt or a question
+/// (a review turn's) above the dock when one waits.
+fn full_screen_review(interface: &mut Interface, area: Rect, buf: &mut Buffer) {
+    let parts = interface.parts();
+    let width = usize::from(area.width);
+    let waiting = !parts.view.permissions.is_empty() || parts.view.question.is_some();
+    let above = if waiting {
+        overlay(&parts, width)
+    } else {
+        Vec::new()
+    };
+    let room = usize::from(area.height - 1);
+    let above_rows = above.len().min(room / 2);
+    let review_rows = (room - above_rows) as u16;
+    for (i, line) in above.iter().take(above_rows).enumerate() {
+        let y = area.y + review_rows + i as u16;
+        draw_line(buf, area.x, y, area.width, line);
+    }
+    let busy = parts.view.dock.streaming;
+    let review_area = Rect::new(area.x, area.y, area.width, review_rows);
+    let writes = parts.view.writes;
+    let cursor = crate::review::render::draw(parts.review, review_area, buf, busy, writes);
+    interface.set_cursor(cursor);
+}
+
 /// The composer's text folded to `width` (a prompt mark before the first row) and the row and
 /// column of the cursor among those rows.
-fn composer_rows(text: &str, cursor: usize, width: usize) -> (Vec<String>, (usize, usize)) {
+pub(crate) fn composer_rows(
+    text: &str,
+    cursor: usize,
+    width: usize,
+) -> (Vec<String>, (usize, usize)) {
     let inner = width.saturating_sub(2).max(1);
     let mut rows = Vec::new();
     let mut at = (0, 2);

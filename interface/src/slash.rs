@@ -1,6 +1,7 @@
 //! Slash commands: what `/` offers, and what each becomes (a protocol action, or something the
 //! interface does itself). An unknown one is a line of error, and nothing reaches the model.
 
+use luxe_core::protocol::review::ReviewTarget;
 use serde_json::{Value, json};
 
 /// Every command, with a word on what it does, in the order `/` lists them.
@@ -14,6 +15,10 @@ pub(crate) const COMMANDS: &[(&str, &str)] = &[
     ),
     ("/auto-approve", "on|off approve every prompt"),
     ("/compact", "[hint] summarize the older conversation"),
+    (
+        "/review",
+        "[working-tree|staged|branch [BASE]|commits A..B|pr N] read a diff in chapters",
+    ),
     ("/sessions", "this directory's sessions, newest first"),
     ("/new", "start a new session"),
     (
@@ -37,6 +42,8 @@ pub(crate) enum Command {
     New,
     /// Open a sheet.
     Sheet(SheetKind),
+    /// Open the review view on this target (`None`: the open review, or the working tree).
+    Review(Option<ReviewTarget>),
     /// Leave.
     Quit,
     /// Not a command, or used wrongly: why.
@@ -101,6 +108,10 @@ pub(crate) fn parse(line: &str, request: &str) -> Command {
             "compact",
             json!({"request_id": request, "instructions": hint}),
         ),
+        ("/review", target) => match crate::review::parse_target(target) {
+            Ok(target) => Command::Review(target),
+            Err(why) => Command::Wrong(why),
+        },
         ("/sessions", _) => Command::Action("list_sessions", json!({"request_id": request})),
         (other, _) => Command::Wrong(format!("unknown command {other}: /help lists them")),
     }

@@ -627,3 +627,6 @@ mod composer_keys;
 
 #[path = "sheet_tests.rs"]
 mod sheets;
+
+#[path = "review/screen_tests.rs"]
+mod review_screens;

@@ -151,15 +151,11 @@ fn entries(source: &DiffSource) -> BTreeSet<Entry> {
         .files
         .iter()
         .map(|file| {
-            let letter = match file.status {
-                FileStatus::Added => 'A',
-                FileStatus::Modified => 'M',
-                FileStatus::Deleted => 'D',
-                FileStatus::Renamed => 'R',
-                FileStatus::Copied => 'C',
-                FileStatus::TypeChanged => 'T',
-            };
-            (letter, file.path.clone(), file.old_path.clone())
+            (
+                file.status.letter(),
+                file.path.clone(),
+                file.old_path.clone(),
+            )
         })
         .collect()
 }

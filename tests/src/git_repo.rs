@@ -82,3 +82,31 @@ pub fn real_git() -> std::path::PathBuf {
         .expect("sh runs");
     std::path::PathBuf::from(String::from_utf8_lossy(&out.stdout).trim())
 }
+
+/// `src/lib.rs` of [`three_changes`] as committed: `beta` returns 2.
+pub const THREE_CHANGES_LIB: &str = "fn alpha() -> u32 {\n    1\n}\n\n// spacer\n// spacer\n// spacer\n// spacer\n// spacer\n// spacer\n\nfn beta() -> u32 {\n    2\n}\n";
+
+/// Makes `dir` a repository whose working tree has three changes for a guided review: `beta`
+/// in `src/lib.rs` returns `2 + 40`, `src/new.rs` is new, and the README gains a line.
+/// `ignored` lines join `home/` in the committed `.gitignore`.
+pub fn three_changes(dir: &Path, ignored: &[&str]) {
+    let gitignore = std::iter::once("home/")
+        .chain(ignored.iter().copied())
+        .map(|line| format!("{line}\n"))
+        .collect::<String>();
+    init_repo(
+        dir,
+        &[
+            (".gitignore", &gitignore),
+            ("src/lib.rs", THREE_CHANGES_LIB),
+            ("README.md", "# Demo\n"),
+        ],
+    );
+    write(
+        dir,
+        "src/lib.rs",
+        &THREE_CHANGES_LIB.replace("    2\n", "    2 + 40\n"),
+    );
+    write(dir, "src/new.rs", "pub fn gamma() {}\n");
+    write(dir, "README.md", "# Demo\n\nNow with gamma.\n");
+}

@@ -1,25 +1,18 @@
 //! Guided review end to end: real repositories, the real binary, the loopback model for the
 //! agent's answers, fixes and reviews, and real commits.
 
-use luxe_tests::git_repo::{git, init_repo, write};
+use luxe_tests::git_repo::{THREE_CHANGES_LIB, git, three_changes, write};
 use luxe_tests::model_server::{ModelServer, Reply};
 use luxe_tests::process::{LuxeProcess, Workspace};
 use serde_json::{Value, json};
 
-const LIB: &str = "fn alpha() -> u32 {\n    1\n}\n\n// spacer\n// spacer\n// spacer\n// spacer\n// spacer\n// spacer\n\nfn beta() -> u32 {\n    2\n}\n";
+const LIB: &str = THREE_CHANGES_LIB;
 
 /// A repository with a base commit and three working-tree changes: `beta` changed, a new
 /// file, and the README.
 fn project() -> Workspace {
     let ws = Workspace::new();
-    init_repo(ws.path(), &[("src/lib.rs", LIB), ("README.md", "# Demo\n")]);
-    write(
-        ws.path(),
-        "src/lib.rs",
-        &LIB.replace("    2\n", "    2 + 40\n"),
-    );
-    write(ws.path(), "src/new.rs", "pub fn gamma() {}\n");
-    write(ws.path(), "README.md", "# Demo\n\nNow with gamma.\n");
+    three_changes(ws.path(), &[]);
     ws
 }
 

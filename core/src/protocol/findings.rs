@@ -201,3 +201,18 @@ pub enum EntryKind {
     /// Something luxe says.
     Note,
 }
+
+impl EntryKind {
+    /// The kind in words for a person or a prompt (`fix request` where the protocol has
+    /// `fix_request`).
+    pub fn words(self) -> &'static str {
+        match self {
+            Self::Comment => "comment",
+            Self::Reply => "reply",
+            Self::FixRequest => "fix request",
+            Self::Answer => "answer",
+            Self::Report => "report",
+            Self::Note => "note",
+        }
+    }
+}

@@ -407,3 +407,17 @@ pub enum FileStatus {
     /// A file became a symlink or the other way round.
     TypeChanged,
 }
+
+impl FileStatus {
+    /// The status as git's letter for it (`git diff --name-status`).
+    pub fn letter(self) -> char {
+        match self {
+            Self::Added => 'A',
+            Self::Modified => 'M',
+            Self::Deleted => 'D',
+            Self::Renamed => 'R',
+            Self::Copied => 'C',
+            Self::TypeChanged => 'T',
+        }
+    }
+}

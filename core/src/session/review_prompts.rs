@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use crate::protocol::findings::{Anchor, Author, EntryKind, Finding, ReportStatus, Side};
+use crate::protocol::findings::{Anchor, Author, Finding, ReportStatus, Side};
 use crate::protocol::review::{Hunk, LineKind, Review};
 
 /// The most of a diff put in an agent-review prompt; the rest is named, not shown.
@@ -45,14 +45,7 @@ pub(super) fn finding_prompt(review: &Review, finding: &Finding, fix: bool) -> S
             Author::Agent => "you",
             Author::System => "luxe",
         };
-        let what = match entry.kind {
-            EntryKind::Comment => "comment",
-            EntryKind::Reply => "reply",
-            EntryKind::FixRequest => "fix request",
-            EntryKind::Answer => "answer",
-            EntryKind::Report => "report",
-            EntryKind::Note => "note",
-        };
+        let what = entry.kind.words();
         let status = match entry.status {
             Some(ReportStatus::Fixed) => ", fixed",
             Some(ReportStatus::NotFixed) => ", not fixed",
@@ -184,7 +177,7 @@ fn describe(anchor: &Anchor) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::protocol::findings::{FindingStatus, Severity, ThreadEntry};
+    use crate::protocol::findings::{EntryKind, FindingStatus, Severity, ThreadEntry};
     use crate::session::pr_review::tests::review;
 
     fn finding(review: &Review) -> Finding {
