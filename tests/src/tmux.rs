@@ -125,6 +125,13 @@ impl Tmux {
     }
 }
 
+/// The row of the review view's page the cursor (`›`) is on, right of the panes' separator.
+pub fn review_cursor_row(screen: &str) -> Option<&str> {
+    screen
+        .lines()
+        .find_map(|row| row.split_once("│›").map(|(_, rest)| rest))
+}
+
 /// `luxe` with `flags` in tmux at 80×24, in the workspace, against the loopback model server
 /// (Anthropic's wire format, model `anthropic/claude-sonnet-4-5`), with `$LUXE_HOME` in the
 /// workspace; its terminal settings are saved before and after (`before`, `after`) and its

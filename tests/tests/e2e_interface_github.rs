@@ -8,7 +8,7 @@ use luxe_tests::git_repo::{bare_origin, git, init_repo, write};
 use luxe_tests::model_server::ModelServer;
 use luxe_tests::process::{Workspace, patience};
 use luxe_tests::stack_repo::{Stack, advance_main, rev};
-use luxe_tests::tmux::{luxe_exited, luxe_in_tmux_with};
+use luxe_tests::tmux::{luxe_exited, luxe_in_tmux_with, review_cursor_row as cursor_row};
 
 /// A repository on `feature`, two commits over `main`, with a bare origin holding `main`.
 fn project() -> (Workspace, tempfile::TempDir) {
@@ -178,4 +178,63 @@ fn the_first_screen_says_what_issue_from_pr_and_worktree_did() {
     assert_eq!(luxe_exited(&ws), "0");
     // The worktree was made beside the repository: it goes with the test.
     std::fs::remove_dir_all(format!("{}-side", ws.path().display())).expect("the worktree");
+}
+
+#[test]
+fn a_pull_request_review_is_posted_once_with_the_previewed_comment() {
+    // Branch `frobs` is pull request #7 of the example state; its diff comes from the fake gh.
+    let ws = Workspace::new();
+    init_repo(ws.path(), &[("src/frob.rs", "fn frob() {}\n")]);
+    let _origin = bare_origin(ws.path());
+    git(ws.path(), &["checkout", "--quiet", "-b", "frobs"]);
+    let fake = FakeGh::new(&example_state());
+    let server = ModelServer::start();
+    let tmux = luxe_in_tmux_with(&ws, &server, "--github-writes", &fake.envs());
+    tmux.wait_for("›", patience());
+    tmux.type_text("/review pr 7");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("Chapter 1 of", patience());
+    let mut screen = tmux.screen();
+    for _ in 0..30 {
+        if cursor_row(&screen).is_some_and(|row| row.contains("fn b() { frob() }")) {
+            break;
+        }
+        tmux.keys(&["j"]);
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        screen = tmux.screen();
+    }
+    assert!(
+        cursor_row(&screen).is_some_and(|row| row.contains("fn b() { frob() }")),
+        "{screen}"
+    );
+    tmux.keys(&["c"]);
+    tmux.wait_for("Comment on src/frob.rs", patience());
+    tmux.type_text("Why frob here?");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("draft", patience());
+    tmux.keys(&["P"]);
+    let screen = tmux.wait_for("Enter posts", patience());
+    assert!(
+        screen.contains("src/frob.rs:2: Why frob here?"),
+        "the previewed comment: {screen}"
+    );
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("posted the review", patience());
+    let posted = fake.state()["reviews"]["7"].clone();
+    let posted = posted.as_array().expect("the reviews of #7");
+    assert_eq!(posted.len(), 1, "posted once: {posted:?}");
+    assert!(
+        posted[0].to_string().contains("Why frob here?"),
+        "{:?}",
+        posted[0]
+    );
+    // Enter again posts nothing more.
+    tmux.keys(&["Enter"]);
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    assert_eq!(
+        fake.state()["reviews"]["7"].as_array().map(Vec::len),
+        Some(1)
+    );
+    tmux.keys(&["q", "C-d"]);
+    assert_eq!(luxe_exited(&ws), "0");
 }

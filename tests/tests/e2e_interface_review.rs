@@ -9,7 +9,7 @@ use std::time::Duration;
 use luxe_tests::git_repo::{THREE_CHANGES_LIB, git, three_changes};
 use luxe_tests::model_server::{ModelServer, Reply};
 use luxe_tests::process::{Workspace, patience};
-use luxe_tests::tmux::{Tmux, luxe_exited, luxe_in_tmux};
+use luxe_tests::tmux::{Tmux, luxe_exited, luxe_in_tmux, review_cursor_row as cursor_row};
 use serde_json::json;
 
 /// A repository with three working-tree changes (`beta` changed, a new file, the README);
@@ -18,13 +18,6 @@ fn project() -> Workspace {
     let ws = Workspace::new();
     three_changes(ws.path(), &["before", "after", "exit"]);
     ws
-}
-
-/// The row of the chapter's page the cursor is on (right of the panes' separator).
-fn cursor_row(screen: &str) -> Option<&str> {
-    screen
-        .lines()
-        .find_map(|row| row.split_once("│›").map(|(_, rest)| rest))
 }
 
 /// Presses `key` until the cursor's row holds `needle` (at most 30 times); the screen then.
