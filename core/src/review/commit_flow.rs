@@ -128,6 +128,12 @@ impl CommitFlow {
         if chosen.is_empty() {
             return Err("no chapters to commit".into());
         }
+        if let Some(withheld) = chosen.iter().find(|c| only_withheld(review, c)) {
+            return Err(format!(
+                "chapter {} ({}) holds only .env files, whose contents Luxe withholds: Luxe does not commit them (commit them yourself, or leave the chapter out with chapter_ids)",
+                withheld.id, withheld.title
+            ));
+        }
         let stacked = request.stack == Some(true);
         let messages = request.messages.clone().unwrap_or_default();
         let stack = stacked.then(|| StackBranches {
@@ -416,7 +422,9 @@ fn plan(
     for chapter in chosen {
         let mut whole = Vec::new();
         let mut patch = String::new();
-        for file in &review.files {
+        // A withheld file (.env) is never committed: Luxe does not show what it holds, so it
+        // does not put it in a commit (a stack's would be pushed) either. It stays as it is.
+        for file in review.files.iter().filter(|f| !f.withheld) {
             let mine: Vec<&Hunk> = file
                 .hunk_ids
                 .iter()
@@ -457,6 +465,16 @@ fn plan(
     }
     steps.push_back(Step::Cleanup);
     steps
+}
+
+/// Whether every file with a hunk in `chapter` is withheld (so it would commit nothing).
+fn only_withheld(review: &Review, chapter: &Chapter) -> bool {
+    let mut files = review
+        .files
+        .iter()
+        .filter(|f| f.hunk_ids.iter().any(|h| chapter.hunk_ids.contains(h)))
+        .peekable();
+    files.peek().is_some() && files.all(|f| f.withheld)
 }
 
 /// Appends `hunks` of `file` to `patch` as a unified diff git can apply.

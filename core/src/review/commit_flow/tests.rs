@@ -504,3 +504,50 @@ fn unknown_or_no_chapters_are_refused_before_any_command() {
     assert_eq!(refused(&["c1", "nope"]), "unknown chapter nope");
     assert_eq!(refused(&[]), "no chapters to commit");
 }
+
+/// One chapter over a source file and a withheld `.env`, and one over a `.env` alone.
+fn with_env() -> Review {
+    let mut review = review(
+        &[
+            ("a.rs", None, &["h1"]),
+            (".env", None, &["h2"]),
+            ("b/.env", None, &["h3"]),
+        ],
+        &[
+            ("c1", "Code and settings", &["h1", "h2"]),
+            ("c2", "Settings", &["h3"]),
+        ],
+    );
+    for file in review.files.iter_mut().filter(|f| f.path.ends_with(".env")) {
+        file.withheld = true;
+    }
+    review
+}
+
+#[test]
+fn a_withheld_env_file_is_never_committed_and_a_chapter_of_nothing_else_is_refused() {
+    let review = with_env();
+    let mut flow =
+        CommitFlow::new(&request(Some(&["c1"]), true), &review, "/repo".into()).expect("starts");
+    let (asked, done) = drive_steps(&mut flow, git("", None));
+    let adds: Vec<String> = lines(&asked)
+        .into_iter()
+        .filter(|l| l.contains(" add "))
+        .collect();
+    assert_eq!(adds, [format!("GIT_INDEX_FILE={INDEX} git add -A -- a.rs")]);
+    assert!(
+        !lines(&asked).iter().any(|l| l.contains(".env")),
+        "nothing of .env: {asked:?}"
+    );
+    assert_eq!(done.expect("committed").commits.len(), 1);
+    for chosen in [None, Some(&["c2"][..])] {
+        let refused = CommitFlow::new(&request(chosen, false), &review, "/repo".into());
+        let Err(why) = refused else {
+            panic!("refused before any step")
+        };
+        assert!(
+            why.starts_with("chapter c2 (Settings) holds only .env files"),
+            "{why}"
+        );
+    }
+}
