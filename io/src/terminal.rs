@@ -2,7 +2,8 @@
 //! paste and (where the terminal has it) the keyboard enhancement protocol, so Shift+Enter is
 //! seen; every frame drawn inside a synchronized update, only the cells that changed. The
 //! terminal is given back as it was on every way out: quitting, a panic (the terminal first,
-//! then the message), SIGTERM, SIGHUP, and Ctrl+Z (redrawn after `fg`).
+//! then the message), SIGTERM, SIGHUP, and Ctrl+Z (after `fg` the drawing does not come back
+//! yet: docs/interface.md, "Not built yet").
 
 use std::io::{self, Stdout, Write};
 use std::path::PathBuf;
@@ -35,6 +36,9 @@ const MOUSE_ON: &[u8] = b"\x1b[?1000h\x1b[?1006h";
 
 /// Turns [`MOUSE_ON`] off again.
 const MOUSE_OFF: &[u8] = b"\x1b[?1006l\x1b[?1000l";
+
+/// Whether the terminal has the keyboard enhancement protocol, as it answered at start.
+static ENHANCEMENT: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
 
 /// Whether keyboard enhancement was pushed (and must be popped).
 static ENHANCED: AtomicBool = AtomicBool::new(false);
@@ -82,7 +86,11 @@ fn take_terminal() -> io::Result<()> {
     // still selects text in the terminals that capture allows it in.
     out.write_all(MOUSE_ON)?;
     out.flush()?;
-    if ct::supports_keyboard_enhancement().unwrap_or(false) {
+    // Asked once, before the event reader starts: asked again (after Ctrl+Z and `fg`), the
+    // question would wait for the reader, which waits for a key, and nothing would be drawn.
+    let supported =
+        *ENHANCEMENT.get_or_init(|| ct::supports_keyboard_enhancement().unwrap_or(false));
+    if supported {
         let flags = KeyboardEnhancementFlags::DISAMBIGUATE_ESCAPE_CODES
             | KeyboardEnhancementFlags::REPORT_ALTERNATE_KEYS;
         execute!(out, term::PushKeyboardEnhancementFlags(flags))?;
