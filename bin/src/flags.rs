@@ -3,7 +3,7 @@
 use clap::Parser;
 use luxe_core::Config;
 use luxe_core::config::{
-    Home, ProviderVars, Providers, Requested, Resume, SessionFile, Timings, settings_files,
+    Fresh, Home, ProviderVars, Providers, Requested, Resume, SessionFile, Timings, settings_files,
 };
 use luxe_core::protocol::values::PermissionMode;
 use luxe_interface::OnAsk;
@@ -195,29 +195,23 @@ fn read_session(resume: &Resume, dir: Option<&str>, cwd: &str) -> Result<Session
 }
 
 /// The config of the session the interface starts in place of the one `base` started
-/// (`/new`, or `/sessions` resuming `resume`): the same directory, flags, settings and
-/// providers; a new id and clock; none of `--issue`'s or `--from-pr`'s start-up, which was
-/// the first session's.
+/// (`/new`, or `/sessions` resuming the stored session `resume`), as core decides it.
 pub fn next_session(base: &Config, resume: Option<&str>) -> Result<Config, String> {
-    let mut config = base.clone();
-    config.session_id = environment::new_session_id();
-    config.unix_ms = environment::unix_ms();
-    config.rng_seed = environment::random_seed();
-    config.today = environment::today();
-    config.issue = None;
-    config.requested.issue = None;
-    config.requested.from_pr = None;
-    config.requested.worktree = None;
-    config.requested.resume = resume.is_some();
-    config.resume = match resume {
+    let resume = match resume {
         Some(id) => Some(read_session(
             &Resume::Id(id.to_owned()),
-            config.sessions_dir.as_deref(),
-            &config.cwd,
+            base.sessions_dir.as_deref(),
+            &base.cwd,
         )?),
         None => None,
     };
-    Ok(config)
+    let fresh = Fresh {
+        session_id: environment::new_session_id(),
+        unix_ms: environment::unix_ms(),
+        rng_seed: environment::random_seed(),
+        today: environment::today(),
+    };
+    Ok(base.next_session(fresh, resume))
 }
 
 fn parse_mode(name: &str) -> Result<PermissionMode, String> {

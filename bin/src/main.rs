@@ -56,7 +56,7 @@ fn main() -> ExitCode {
     let history = config
         .luxe_home
         .as_ref()
-        .map(|home| Path::new(home).join("history.jsonl"));
+        .map(|home| Path::new(home).join(luxe_interface::HISTORY_FILE));
     let cwd = config.cwd.clone();
     let luxe = match Luxe::new(config, now) {
         Ok(luxe) => luxe,

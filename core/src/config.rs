@@ -298,7 +298,39 @@ pub struct Config {
     pub extra_mcp_servers: Vec<crate::mcp::config::ServerConfig>,
 }
 
+/// What io makes anew for each session: its id, the clock and the seed.
+#[derive(Debug, Clone)]
+pub struct Fresh {
+    /// The new session's id.
+    pub session_id: String,
+    /// The wall clock now, in milliseconds since the Unix epoch.
+    pub unix_ms: u64,
+    /// A new seed for retry jitter.
+    pub rng_seed: u64,
+    /// Today's date (`YYYY-MM-DD`).
+    pub today: String,
+}
+
 impl Config {
+    /// The config of a session that takes this one's place in the same front door (the
+    /// interface's `/new`, or `/sessions` resuming `resume`): the same directory, flags,
+    /// settings and providers; `fresh`'s id and clock; none of `--issue`'s, `--from-pr`'s or
+    /// `--worktree`'s start-up, which was the first session's.
+    pub fn next_session(&self, fresh: Fresh, resume: Option<SessionFile>) -> Config {
+        let mut config = self.clone();
+        config.session_id = fresh.session_id;
+        config.unix_ms = fresh.unix_ms;
+        config.rng_seed = fresh.rng_seed;
+        config.today = fresh.today;
+        config.issue = None;
+        config.requested.issue = None;
+        config.requested.from_pr = None;
+        config.requested.worktree = None;
+        config.requested.resume = resume.is_some();
+        config.resume = resume;
+        config
+    }
+
     /// A config with every flag off, no model and no provider: what `luxe --rpc` gets in an
     /// empty environment.
     pub fn new(luxe_version: &str, session_id: &str, cwd: &str) -> Self {
@@ -362,6 +394,37 @@ impl std::fmt::Display for StartError {
 }
 
 impl std::error::Error for StartError {}
+
+#[cfg(test)]
+mod next_session_tests {
+    use super::*;
+
+    #[test]
+    fn a_next_session_keeps_the_flags_and_drops_the_first_ones_start_up() {
+        let mut base = Config::new("0", "first", "/repo");
+        base.github_writes = true;
+        base.requested.from_pr = Some(7);
+        base.requested.worktree = Some(None);
+        let fresh = Fresh {
+            session_id: "second".into(),
+            unix_ms: 5,
+            rng_seed: 9,
+            today: "2026-12-06".into(),
+        };
+        let file = SessionFile {
+            path: "/s/old.jsonl".into(),
+            bytes: Vec::new(),
+        };
+        let next = base.next_session(fresh, Some(file));
+        assert_eq!((next.session_id.as_str(), next.rng_seed), ("second", 9));
+        assert!(next.github_writes && next.requested.resume && next.resume.is_some());
+        assert_eq!(
+            (next.requested.from_pr, next.requested.worktree),
+            (None, None)
+        );
+        assert_eq!(next.cwd, "/repo");
+    }
+}
 
 #[cfg(test)]
 mod tests {

@@ -11,23 +11,6 @@ use luxe_interface::{Interface, Key, KeyCode, Mods, TermEvent};
 use ratatui_core::buffer::Buffer;
 use ratatui_core::layout::Rect;
 
-const CODES: [KeyCode; 14] = [
-    KeyCode::Enter,
-    KeyCode::Tab,
-    KeyCode::BackTab,
-    KeyCode::Backspace,
-    KeyCode::Delete,
-    KeyCode::Esc,
-    KeyCode::Up,
-    KeyCode::Down,
-    KeyCode::Left,
-    KeyCode::Right,
-    KeyCode::Home,
-    KeyCode::End,
-    KeyCode::PageUp,
-    KeyCode::PageDown,
-];
-
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
     let now = Instant::now();
     let Ok(luxe) = Luxe::new(test_config(), now) else {
@@ -55,7 +38,7 @@ libfuzzer_sys::fuzz_target!(|data: &[u8]| {
                 ui.handle_term(now, TermEvent::Key(Key { code, mods }));
             }
             1 => {
-                let code = CODES[usize::from(arg) % CODES.len()];
+                let code = KeyCode::NAMED[usize::from(arg) % KeyCode::NAMED.len()];
                 ui.handle_term(now, TermEvent::Key(Key { code, mods }));
             }
             2 => {

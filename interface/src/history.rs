@@ -4,6 +4,9 @@
 
 use serde_json::{Value, json};
 
+/// The history file's name, in `$LUXE_HOME`.
+pub const HISTORY_FILE: &str = "history.jsonl";
+
 /// The most earlier inputs the composer takes from the file.
 const MOST_REMEMBERED: usize = 1_000;
 

@@ -47,6 +47,26 @@ pub enum KeyCode {
     PageDown,
 }
 
+impl KeyCode {
+    /// Every key but the characters, for tests and fuzzing that press any of them.
+    pub const NAMED: [KeyCode; 14] = [
+        KeyCode::Enter,
+        KeyCode::Tab,
+        KeyCode::BackTab,
+        KeyCode::Backspace,
+        KeyCode::Delete,
+        KeyCode::Esc,
+        KeyCode::Up,
+        KeyCode::Down,
+        KeyCode::Left,
+        KeyCode::Right,
+        KeyCode::Home,
+        KeyCode::End,
+        KeyCode::PageUp,
+        KeyCode::PageDown,
+    ];
+}
+
 /// One key press.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Key {

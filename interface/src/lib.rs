@@ -26,7 +26,7 @@ mod text;
 mod transcript;
 mod view;
 
-pub use history::earlier_inputs;
+pub use history::{HISTORY_FILE, earlier_inputs};
 pub use keys::{Key, KeyCode, Mods, TermEvent};
 pub use machine::{FRAME_INTERVAL, Interface, Request};
 pub use one_shot::{OnAsk, OneShot};

@@ -439,21 +439,6 @@ enum Step {
 
 impl quickcheck::Arbitrary for Step {
     fn arbitrary(g: &mut quickcheck::Gen) -> Self {
-        let codes = [
-            KeyCode::Enter,
-            KeyCode::Tab,
-            KeyCode::Backspace,
-            KeyCode::Delete,
-            KeyCode::Esc,
-            KeyCode::Up,
-            KeyCode::Down,
-            KeyCode::Left,
-            KeyCode::Right,
-            KeyCode::Home,
-            KeyCode::End,
-            KeyCode::PageUp,
-            KeyCode::PageDown,
-        ];
         match u8::arbitrary(g) % 11 {
             10 => Self::Sheet(u8::arbitrary(g)),
             6 => Self::Wheel(bool::arbitrary(g)),
@@ -465,7 +450,7 @@ impl quickcheck::Arbitrary for Step {
             2 => Self::Answer(String::arbitrary(g)),
             3 => Self::Tool(String::arbitrary(g)),
             4 => Self::Key(Key {
-                code: *g.choose(&codes).expect("codes"),
+                code: *g.choose(&KeyCode::NAMED).expect("codes"),
                 mods: Mods {
                     shift: bool::arbitrary(g),
                     ctrl: false,

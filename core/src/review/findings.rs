@@ -323,6 +323,12 @@ fn number_on(line: HunkLine<'_>, side: Side) -> Option<u32> {
 /// Where an anchor's lines sit in their hunk (first and last index), and the first one's text.
 type Located = (Option<(u32, u32)>, Option<String>);
 
+/// Whether `anchor` names a file, a hunk or lines `review` shows; or why not, as `edit_review`
+/// answers it (a client may check before it sends).
+pub fn check_anchor(anchor: &Anchor, review: &Review) -> Result<(), String> {
+    locate(anchor, review).map(|_| ())
+}
+
 /// Checks `anchor` against `review`: where its lines sit in their hunk, and the first line's
 /// text; or why it is not in the review.
 fn locate(anchor: &Anchor, review: &Review) -> Result<Located, String> {

@@ -6,7 +6,7 @@ use luxe_core::protocol::findings::{Anchor, Side};
 use luxe_core::protocol::review::{HunkLine, LineKind};
 
 use super::open::Open;
-use super::page::{Item, line_at};
+use super::page::Item;
 
 /// The anchor of item `at`: a finding's is that of what it sits under; the heading and the
 /// findings no longer in the diff have none.
@@ -76,33 +76,9 @@ pub(crate) fn range_of(open: &Open) -> Option<Anchor> {
 }
 
 /// Whether `anchor` is in the open review as it is now (a comment written while the review was
-/// read again may point at lines that are gone).
+/// read again may point at lines that are gone), by the session's own check.
 pub(crate) fn in_review(open: &Open, anchor: &Anchor) -> bool {
-    let hunk = |file_id: &str, hunk_id: &str| {
-        let hunk = &open.review.hunks[open.index.hunk(hunk_id)?];
-        (hunk.file_id == file_id).then_some(hunk)
-    };
-    match anchor {
-        Anchor::File { file_id } => open.index.file(file_id).is_some(),
-        Anchor::Hunk { file_id, hunk_id } => hunk(file_id, hunk_id).is_some(),
-        Anchor::Line {
-            file_id,
-            hunk_id,
-            side,
-            line,
-        } => hunk(file_id, hunk_id).is_some_and(|h| line_at(h, *side, *line).is_some()),
-        Anchor::Range {
-            file_id,
-            hunk_id,
-            side,
-            start_line,
-            end_line,
-        } => hunk(file_id, hunk_id).is_some_and(|h| {
-            start_line < end_line
-                && line_at(h, *side, *start_line).is_some()
-                && line_at(h, *side, *end_line).is_some()
-        }),
-    }
+    luxe_core::review::findings::check_anchor(anchor, &open.review).is_ok()
 }
 
 /// The side and number a comment on `line` names: an added or context line by its new number,

@@ -230,22 +230,6 @@ enum Step {
 
 impl Arbitrary for Step {
     fn arbitrary(g: &mut Gen) -> Self {
-        let plain = [
-            KeyCode::Enter,
-            KeyCode::Tab,
-            KeyCode::BackTab,
-            KeyCode::Esc,
-            KeyCode::Up,
-            KeyCode::Down,
-            KeyCode::PageUp,
-            KeyCode::PageDown,
-            KeyCode::Home,
-            KeyCode::End,
-            KeyCode::Backspace,
-            KeyCode::Left,
-            KeyCode::Right,
-            KeyCode::Delete,
-        ];
         let chars: Vec<char> = "jjjkknp[]{}gGvcsfrxedACSPqy a\u{1b}日".chars().collect();
         match u8::arbitrary(g) % 20 {
             0 => Self::Resize(upto(g, 160) as u16, upto(g, 50) as u16),
@@ -256,7 +240,7 @@ impl Arbitrary for Step {
                 github: bool::arbitrary(g),
                 read_only: bool::arbitrary(g),
             }),
-            6 | 7 => Self::Key(Key::plain(pick(g, &plain))),
+            6 | 7 => Self::Key(Key::plain(pick(g, &KeyCode::NAMED))),
             8 => {
                 let c = pick(g, &['s', 'j', 'u']);
                 Self::Key(Key {
