@@ -2,8 +2,8 @@
 //! paste and (where the terminal has it) the keyboard enhancement protocol, so Shift+Enter is
 //! seen; every frame drawn inside a synchronized update, only the cells that changed. The
 //! terminal is given back as it was on every way out: quitting, a panic (the terminal first,
-//! then the message), SIGTERM, SIGHUP, and Ctrl+Z (after `fg` the drawing does not come back
-//! yet: docs/interface.md, "Not built yet").
+//! then the message), SIGTERM, SIGHUP, and Ctrl+Z (after `fg` the screen is drawn whole
+//! again).
 
 use std::io::{self, Stdout, Write};
 use std::path::PathBuf;
@@ -17,6 +17,7 @@ use crossterm::event::{
 use crossterm::{execute, terminal as ct};
 use luxe_core::Luxe;
 use luxe_interface::{Interface, Key, KeyCode, Mods, OneShot, Request, TermEvent};
+use ratatui_core::layout::Rect;
 use ratatui_core::terminal::Terminal;
 use ratatui_crossterm::CrosstermBackend;
 use smol::channel::{Receiver, Sender};
@@ -202,9 +203,7 @@ async fn drive(
             while let Some(request) = interface.take_request() {
                 match request {
                     Request::Suspend => {
-                        suspend(&mut terminal);
-                        // The whole screen again, at whatever size the terminal has now.
-                        let (width, height) = ct::size().unwrap_or((80, 24));
+                        let (width, height) = suspend(&mut terminal);
                         interface.handle_term(Instant::now(), TermEvent::Resize { width, height });
                     }
                     Request::Remember { line } => {
@@ -269,15 +268,22 @@ fn draw(terminal: &mut Terminal<CrosstermBackend<Stdout>>, interface: &mut Inter
     }
 }
 
-/// Ctrl+Z: gives the terminal back, stops, and takes it again (a whole redraw) once
-/// continued.
-fn suspend(terminal: &mut Terminal<CrosstermBackend<Stdout>>) {
+/// Ctrl+Z: gives the terminal back, stops, and takes it again once continued; returns the
+/// terminal's size then. The next frame is drawn whole: `resize` clears the screen and forgets
+/// the last frame. (`Terminal::clear` would not do: it first asks the terminal where the cursor
+/// is, and the answer goes to the event-reading thread, which holds crossterm's reader; the
+/// question times out, and the clear with it.)
+fn suspend(terminal: &mut Terminal<CrosstermBackend<Stdout>>) -> (u16, u16) {
     give_back_terminal();
     let _ = rustix::process::kill_process(rustix::process::getpid(), rustix::process::Signal::TSTP);
     if let Err(err) = take_terminal() {
         tracing::warn!("taking the terminal back: {err}");
     }
-    let _ = terminal.clear();
+    let (width, height) = ct::size().unwrap_or((80, 24));
+    if let Err(err) = terminal.resize(Rect::new(0, 0, width, height)) {
+        tracing::warn!("clearing the terminal: {err}");
+    }
+    (width, height)
 }
 
 /// Runs `luxe -p`'s one turn to its end: the answer's text to stdout as it comes, a failure's

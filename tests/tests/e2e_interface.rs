@@ -2,12 +2,14 @@
 //! loopback model server: a turn streams, a permission prompt takes `n` and `y`, quitting gives
 //! the terminal back exactly (`stty -g` before and after); and the ways in without a terminal:
 //! `-p` prints one turn's answer, and a `luxe` whose stdin is not a terminal says where to go.
+//! Ctrl+Z and `fg` bring the whole screen back; a panic gives the terminal back before its
+//! message.
 
 use std::process::Command;
 
 use luxe_tests::model_server::{ModelServer, Reply};
 use luxe_tests::process::{Workspace, luxe_bin, patience};
-use luxe_tests::tmux::{luxe_exited, luxe_in_tmux};
+use luxe_tests::tmux::{Tmux, luxe_exited, luxe_in_tmux};
 use serde_json::json;
 
 #[test]
@@ -188,4 +190,79 @@ fn sigterm_and_sighup_give_the_terminal_back() {
         // As under --rpc: the records are written and luxe exits 0.
         assert_eq!(status, "0", "SIG{signal}");
     }
+}
+
+#[test]
+fn ctrl_z_then_fg_draws_the_whole_screen_again() {
+    let ws = Workspace::new();
+    let server = ModelServer::start();
+    // An interactive shell, so Ctrl+Z stops a job and `fg` continues it.
+    let tmux = Tmux::start(ws.path(), "exec bash --norc --noprofile -i", 80, 24);
+    tmux.wait_for("bash-", patience());
+    tmux.type_text(&format!(
+        "LUXE_HOME={home} ANTHROPIC_API_KEY=k ANTHROPIC_BASE_URL={url} {bin} \
+         --model anthropic/claude-sonnet-4-5",
+        home = ws.path().join("home").display(),
+        url = server.anthropic_base_url(),
+        bin = luxe_bin().display(),
+    ));
+    tmux.keys(&["Enter"]);
+    // The dock (the command line typed above names the model too, but not the mode).
+    tmux.wait_for("· build", patience());
+    tmux.type_text("typed before");
+    tmux.wait_for("› typed before", patience());
+    tmux.keys(&["C-z"]);
+    let stopped = tmux.wait_for("Stopped", patience());
+    assert!(
+        !stopped.contains("› typed before"),
+        "the main screen: {stopped}"
+    );
+    tmux.type_text("fg");
+    tmux.keys(&["Enter"]);
+    // The whole screen, not only what changes after: the composer's text and the dock.
+    let back = tmux.wait_for("› typed before", patience());
+    assert!(back.contains("· build"), "the dock too: {back}");
+    // And it still takes keys.
+    tmux.type_text("!");
+    tmux.wait_for("› typed before!", patience());
+    tmux.keys(&["C-u"]);
+    tmux.keys(&["C-d"]);
+    let deadline = std::time::Instant::now() + patience();
+    while !tmux.children().is_empty() {
+        assert!(std::time::Instant::now() < deadline, "luxe did not quit");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
+
+/// The environment variable that makes this test's binary the panicking interface.
+const PANICKING_CHILD: &str = "LUXE_TEST_PANICKING_INTERFACE";
+
+#[test]
+fn a_panic_gives_the_terminal_back_before_its_message() {
+    if std::env::var_os(PANICKING_CHILD).is_some() {
+        // The child: the interface's shell with an interface that panics as it is made, after
+        // the terminal was taken (raw mode, the alternate screen).
+        luxe_io::run_interface(
+            |_, _| panic!("a planted panic"),
+            |_| Err("no sessions here".into()),
+            None,
+        );
+        return;
+    }
+    let ws = Workspace::new();
+    let exe = std::env::current_exe().expect("the test knows its own path");
+    let script = format!(
+        "stty -g > before; RUST_BACKTRACE=0 {PANICKING_CHILD}=1 {exe} --exact \
+         a_panic_gives_the_terminal_back_before_its_message --nocapture --test-threads 1; \
+         echo $? > exit; stty -g > after",
+        exe = exe.display(),
+    );
+    let tmux = Tmux::start(ws.path(), &script, 80, 24);
+    let status = luxe_exited(&ws);
+    assert_ne!(status, "0", "the panic fails the run");
+    let before = std::fs::read_to_string(ws.path().join("before")).unwrap();
+    let after = std::fs::read_to_string(ws.path().join("after")).unwrap();
+    assert_eq!(before, after, "the terminal's settings are as they were");
+    // The message is on the main screen, where it stays readable after the exit.
+    tmux.wait_for("a planted panic", patience());
 }
