@@ -123,6 +123,22 @@ impl Tmux {
             std::thread::sleep(Duration::from_millis(50));
         }
     }
+
+    /// Waits until the screen no longer shows `text`.
+    ///
+    /// # Panics
+    /// When it still does after the tests' patience, with the screen.
+    pub fn wait_until_gone(&self, text: &str) {
+        let deadline = Instant::now() + patience();
+        while self.screen().contains(text) {
+            assert!(
+                Instant::now() < deadline,
+                "{text:?} stayed:\n{}",
+                self.screen()
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
 }
 
 /// The row of the review view's page the cursor (`›`) is on, right of the panes' separator.

@@ -1,14 +1,15 @@
 //! The GitHub sheets in a real terminal (tmux), against a real repository with a bare origin
 //! and the fake gh: `/github` shows the branch's pull request and its checks, `/pr` drafts a
 //! pull request, takes an edited title and opens it (the branch is pushed, gh opens it once),
-//! and without `--github-writes` the key says why it is off and nothing is pushed.
+//! and without `--github-writes` the key says why it is off and nothing is pushed (nor is a
+//! previewed pull request review posted).
 
 use luxe_tests::fake_gh::{FakeGh, example_state};
 use luxe_tests::git_repo::{bare_origin, git, init_repo, write};
 use luxe_tests::model_server::ModelServer;
 use luxe_tests::process::{Workspace, patience};
 use luxe_tests::stack_repo::{Stack, advance_main, rev};
-use luxe_tests::tmux::{luxe_exited, luxe_in_tmux_with, review_cursor_row as cursor_row};
+use luxe_tests::tmux::{Tmux, luxe_exited, luxe_in_tmux_with, review_cursor_row as cursor_row};
 
 /// A repository on `feature`, two commits over `main`, with a bare origin holding `main`.
 fn project() -> (Workspace, tempfile::TempDir) {
@@ -180,20 +181,28 @@ fn the_first_screen_says_what_issue_from_pr_and_worktree_did() {
     std::fs::remove_dir_all(format!("{}-side", ws.path().display())).expect("the worktree");
 }
 
-#[test]
-fn a_pull_request_review_is_posted_once_with_the_previewed_comment() {
-    // Branch `frobs` is pull request #7 of the example state; its diff comes from the fake gh.
+/// `luxe` with `flags` on branch `frobs`, which is pull request #7 of the fake gh's example
+/// state, with `/review pr 7` open on its first chapter (the diff comes from the fake gh).
+fn pull_request_seven_reviewed(
+    flags: &str,
+) -> (Workspace, tempfile::TempDir, FakeGh, ModelServer, Tmux) {
     let ws = Workspace::new();
     init_repo(ws.path(), &[("src/frob.rs", "fn frob() {}\n")]);
-    let _origin = bare_origin(ws.path());
+    let origin = bare_origin(ws.path());
     git(ws.path(), &["checkout", "--quiet", "-b", "frobs"]);
     let fake = FakeGh::new(&example_state());
     let server = ModelServer::start();
-    let tmux = luxe_in_tmux_with(&ws, &server, "--github-writes", &fake.envs());
+    let tmux = luxe_in_tmux_with(&ws, &server, flags, &fake.envs());
     tmux.wait_for("›", patience());
     tmux.type_text("/review pr 7");
     tmux.keys(&["Enter"]);
     tmux.wait_for("Chapter 1 of", patience());
+    (ws, origin, fake, server, tmux)
+}
+
+#[test]
+fn a_pull_request_review_is_posted_once_with_the_previewed_comment() {
+    let (ws, _origin, fake, _server, tmux) = pull_request_seven_reviewed("--github-writes");
     let mut screen = tmux.screen();
     for _ in 0..30 {
         if cursor_row(&screen).is_some_and(|row| row.contains("fn b() { frob() }")) {
@@ -236,5 +245,25 @@ fn a_pull_request_review_is_posted_once_with_the_previewed_comment() {
         Some(1)
     );
     tmux.keys(&["q", "C-d"]);
+    assert_eq!(luxe_exited(&ws), "0");
+}
+
+#[test]
+fn without_github_writes_a_pull_request_review_is_previewed_but_not_posted() {
+    let (ws, _origin, fake, _server, tmux) = pull_request_seven_reviewed("");
+    // The preview is a read: it works without the flag, and says why Enter cannot post.
+    tmux.keys(&["P"]);
+    let screen = tmux.wait_for("Enter cannot post: GitHub writes are off", patience());
+    assert!(!screen.contains("Enter posts"), "{screen}");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("✗", patience());
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    assert_eq!(
+        fake.state()["reviews"]["7"].as_array().map(Vec::len),
+        None,
+        "nothing posted: {}",
+        fake.state()["reviews"]
+    );
+    tmux.keys(&["Escape", "q", "C-d"]);
     assert_eq!(luxe_exited(&ws), "0");
 }

@@ -3,8 +3,6 @@
 //! question with a digit, allowing always with `a`, `@` completing a path, the mouse wheel, and
 //! `/new` and `/sessions` switching sessions in place.
 
-use std::time::Duration;
-
 use luxe_tests::model_server::{ModelServer, Reply};
 use luxe_tests::process::{Workspace, patience};
 use luxe_tests::tmux::{luxe_exited, luxe_in_tmux};
@@ -208,7 +206,7 @@ fn new_and_sessions_switch_sessions_in_place() {
     tmux.wait_for("The first session's answer.", patience());
     tmux.type_text("/new");
     tmux.keys(&["Enter"]);
-    wait_until_gone(&tmux, "The first session's answer.");
+    tmux.wait_until_gone("The first session's answer.");
     tmux.type_text("/sessions");
     tmux.keys(&["Enter"]);
     let screen = tmux.wait_for("Resume a session here", patience());
@@ -227,19 +225,6 @@ fn new_and_sessions_switch_sessions_in_place() {
     tmux.wait_for("no sessions stored", patience());
     tmux.keys(&["C-d"]);
     assert_eq!(luxe_exited(&ws), "0");
-}
-
-/// Waits until the screen no longer shows `text`.
-fn wait_until_gone(tmux: &luxe_tests::tmux::Tmux, text: &str) {
-    let deadline = std::time::Instant::now() + patience();
-    while tmux.screen().contains(text) {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "{text:?} stayed:\n{}",
-            tmux.screen()
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
 }
 
 #[test]

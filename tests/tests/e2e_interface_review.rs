@@ -2,7 +2,8 @@
 //! server: `/review` opens the working tree's review, the keys walk it by chapter and hunk, a
 //! comment is sent and the agent's answer shows in its thread, a fix is asked (its edit allowed
 //! over the review) and its report shows after the file changed, and the chapters are committed
-//! (git log shows the commits).
+//! (git log shows the commits). Refused where the person acted, changing nothing: `C` and `S`
+//! in a read-only session, and a commit after HEAD moved under the review.
 
 use std::time::Duration;
 
@@ -38,13 +39,8 @@ fn press_until(tmux: &Tmux, key: &str, needle: &str) -> String {
 
 #[test]
 fn a_working_tree_review_walked_commented_fixed_and_committed() {
-    let ws = project();
-    let server = ModelServer::start();
-    let tmux = luxe_in_tmux(&ws, &server, "");
-    tmux.wait_for("›", patience());
-    tmux.type_text("/review");
-    tmux.keys(&["Enter"]);
-    let screen = tmux.wait_for("Chapter 1 of", patience());
+    let (ws, server, tmux) = reviewing("");
+    let screen = tmux.screen();
     assert!(screen.contains("Review · working tree"), "{screen}");
     let chapters: usize = screen
         .split("Chapter 1 of ")
@@ -108,8 +104,9 @@ fn a_working_tree_review_walked_commented_fixed_and_committed() {
         "the prompt over the review: {screen}"
     );
     tmux.keys(&["y"]);
-    let screen = tmux.wait_for("report · fixed: Folded the constant.", patience());
-    assert!(screen.contains("outdated"), "its line changed: {screen}");
+    tmux.wait_for("report · fixed: Folded the constant.", patience());
+    // The review is read again once the turn has ended: its line changed.
+    tmux.wait_for("outdated", patience());
     assert_eq!(
         std::fs::read_to_string(ws.path().join("src/lib.rs")).unwrap(),
         THREE_CHANGES_LIB.replace("    2\n", "    42\n")
@@ -133,8 +130,73 @@ fn a_working_tree_review_walked_commented_fixed_and_committed() {
     assert_eq!(status, "", "every change is committed");
 
     tmux.keys(&["q"]);
-    let screen = tmux.wait_for("›", patience());
-    assert!(!screen.contains("Review ·"), "{screen}");
+    tmux.wait_until_gone("Review ·");
+    tmux.wait_for("›", patience());
     tmux.keys(&["C-d"]);
+    assert_eq!(luxe_exited(&ws), "0");
+}
+
+/// `luxe` with `flags` in a [`project`], its working tree's review open on the first chapter.
+fn reviewing(flags: &str) -> (Workspace, ModelServer, Tmux) {
+    let ws = project();
+    let server = ModelServer::start();
+    let tmux = luxe_in_tmux(&ws, &server, flags);
+    tmux.wait_for("›", patience());
+    tmux.type_text("/review");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("Chapter 1 of", patience());
+    (ws, server, tmux)
+}
+
+#[test]
+fn in_a_read_only_session_c_and_s_say_why_and_commit_nothing() {
+    let (ws, _server, tmux) = reviewing("--read-only");
+    let head = git(ws.path(), &["rev-parse", "HEAD"]);
+    for key in ["C", "S"] {
+        tmux.keys(&[key]);
+        let screen = tmux.wait_for(
+            &format!("{key} is off: this session is read-only"),
+            patience(),
+        );
+        assert!(
+            !screen.contains("one commit each"),
+            "no messages to edit: {screen}"
+        );
+        tmux.keys(&["Enter"]);
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(git(ws.path(), &["rev-parse", "HEAD"]), head, "no commit");
+    assert_eq!(git(ws.path(), &["branch", "--list"]).lines().count(), 1);
+    tmux.keys(&["q", "C-d"]);
+    assert_eq!(luxe_exited(&ws), "0");
+}
+
+#[test]
+fn committing_after_head_moved_under_the_review_is_refused_and_changes_nothing() {
+    let (ws, _server, tmux) = reviewing("");
+    // Someone commits every change in another terminal: the review's diff is against the old
+    // HEAD, and none of its chapters applies to the new one.
+    git(ws.path(), &["add", "-A"]);
+    git(ws.path(), &["commit", "--quiet", "-m", "elsewhere"]);
+    let head = git(ws.path(), &["rev-parse", "HEAD"]);
+    tmux.keys(&["C"]);
+    tmux.wait_for("one commit each, on the current branch", patience());
+    tmux.keys(&["Enter"]);
+    let screen = tmux.wait_for("HEAD moved since the review was read", patience());
+    assert!(!screen.contains("committed "), "{screen}");
+    // Read again: the change is HEAD's now, so nothing is left to review.
+    tmux.wait_for("Nothing to review", patience());
+    assert_eq!(git(ws.path(), &["rev-parse", "HEAD"]), head, "HEAD stays");
+    assert_eq!(
+        git(ws.path(), &["status", "--porcelain"]),
+        "",
+        "the tree stays"
+    );
+    assert_eq!(
+        std::fs::read_to_string(ws.path().join("src/lib.rs")).unwrap(),
+        THREE_CHANGES_LIB.replace("    2\n", "    2 + 40\n"),
+        "the file as it was"
+    );
+    tmux.keys(&["q", "C-d"]);
     assert_eq!(luxe_exited(&ws), "0");
 }

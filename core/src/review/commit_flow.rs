@@ -14,6 +14,11 @@
 //! branch of its own (`<current branch>-<n>-<title>`, never an existing name, each created only
 //! if it does not exist), and HEAD, the index and the work tree stay as they were.
 //!
+//! The review's diff was read against a HEAD: when HEAD is another commit by the time the
+//! commit starts (someone committed meanwhile), nothing is committed, since the chapters'
+//! files and patches no longer describe the change on top of it (staged whole, they would make
+//! empty or wrong commits); the review is read again instead.
+//!
 //! The first failure stops the script; only the removal of the temporary files still runs, and
 //! the answer names the command that failed.
 
@@ -73,12 +78,25 @@ pub struct Committed {
     pub stack: Option<Vec<CommittedBranch>>,
 }
 
+/// Where a review was read: the repository and the HEAD its diff is against.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReadAt {
+    /// The repository's top directory, which the review's paths are relative to.
+    pub root: String,
+    /// HEAD when the diff was read (`None`: the repository had no commit yet).
+    pub head: Option<String>,
+}
+
 /// A commit of chapters under way.
 #[derive(Debug)]
 pub struct CommitFlow {
     request_id: String,
     /// The repository's top directory, which the review's paths are relative to.
     root: String,
+    /// HEAD when the review was read; the commit is refused if HEAD is another now.
+    read_against: Option<String>,
+    /// Set when that refusal happened: the review must be read again.
+    head_moved: bool,
     steps: VecDeque<Step>,
     /// The step whose end is awaited.
     running: Option<Step>,
@@ -102,12 +120,12 @@ struct StackBranches {
 }
 
 impl CommitFlow {
-    /// The commit `request` asks for of `review` (a working-tree review whose paths are
-    /// relative to `root`); refused when a chapter is unknown or none is chosen.
+    /// The commit `request` asks for of `review` (a working-tree review, read `at`); refused
+    /// when a chapter is unknown or none is chosen.
     pub fn new(
         request: &CommitReviewChapters,
         review: &Review,
-        root: String,
+        at: ReadAt,
     ) -> Result<Self, String> {
         let chosen: Vec<&Chapter> = match &request.chapter_ids {
             None => review.chapters.iter().collect(),
@@ -149,7 +167,9 @@ impl CommitFlow {
         });
         Ok(Self {
             request_id: request.request_id.clone(),
-            root,
+            root: at.root,
+            read_against: at.head,
+            head_moved: false,
             steps: plan(review, &chosen, &messages, stacked),
             running: None,
             index_path: String::new(),
@@ -165,6 +185,12 @@ impl CommitFlow {
     /// The request this answers.
     pub fn request_id(&self) -> &str {
         &self.request_id
+    }
+
+    /// Whether it was refused because HEAD moved since the review was read (so the review
+    /// should be read again).
+    pub fn head_moved(&self) -> bool {
+        self.head_moved
     }
 
     /// Asks for the next step that has something to do, or answers when none is left.
@@ -266,6 +292,20 @@ impl CommitFlow {
             }
             (_, outcome) => outcome,
         };
+        if matches!(step, Step::ReadHead) {
+            let now = outcome.is_ok().then_some(stdout.as_str());
+            if now != self.read_against.as_deref() {
+                self.failed = Some(format!(
+                    "HEAD moved since the review was read (from {} to {}): nothing was \
+                     committed, and the review is read again",
+                    short(self.read_against.as_deref()),
+                    short(now),
+                ));
+                self.head_moved = true;
+                self.steps.retain(|s| matches!(s, Step::Cleanup));
+                return;
+            }
+        }
         match (step, outcome) {
             // No HEAD yet: the first commit has no parent (a stack needs one to stand on).
             (Step::ReadHead, Err(_)) if self.stack.is_some() => {
@@ -377,6 +417,11 @@ impl Flow for CommitFlow {
 
 fn owned(args: &[&str]) -> Vec<String> {
     args.iter().map(|a| (*a).to_owned()).collect()
+}
+
+/// A commit's short name, or what stands for none.
+fn short(head: Option<&str>) -> &str {
+    head.map_or("no commit", |id| id.get(..7).unwrap_or(id))
 }
 
 /// What a step is, for a failure's reason.

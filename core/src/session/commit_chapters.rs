@@ -14,7 +14,7 @@ use crate::effects::Input;
 use crate::protocol::actions::CommitReviewChapters;
 use crate::protocol::events::{Event, RequestFailed, ReviewChaptersCommitted};
 use crate::protocol::review::{Review, ReviewTarget};
-use crate::review::commit_flow::{CommitFlow, Committed};
+use crate::review::commit_flow::{CommitFlow, Committed, ReadAt};
 use crate::stack::preview::CommittedBranch;
 
 #[cfg(test)]
@@ -46,7 +46,7 @@ pub(super) enum AfterCommit {
 }
 
 impl<At: Copy + Ord + Add<Duration, Output = At>> Commits<At> {
-    /// `commit_review_chapters` of `review` (the open review) in `root`: refused at once when
+    /// `commit_review_chapters` of `review` (the open review, read `at`): refused at once when
     /// it cannot start.
     pub(super) fn start(
         &mut self,
@@ -54,7 +54,7 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Commits<At> {
         shell: &Shell<'_>,
         now: At,
         request: &CommitReviewChapters,
-        (review, root): (&Review, String),
+        (review, at): (&Review, ReadAt),
     ) -> Result<Option<AfterCommit>, String> {
         if review.target != ReviewTarget::WorkingTree {
             return Err("only a working_tree review can be committed".into());
@@ -62,7 +62,7 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Commits<At> {
         if self.flows.flows().next().is_some() {
             return Err("a commit of chapters is already running".into());
         }
-        let flow = CommitFlow::new(request, review, root)?;
+        let flow = CommitFlow::new(request, review, at)?;
         let advance = self.flows.start(flow);
         Ok(self.advance(port, shell, now, advance))
     }
@@ -95,7 +95,8 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Commits<At> {
                     request_id,
                     reason,
                 }));
-                None
+                // The review no longer describes the change on top of HEAD: read it again.
+                flow.head_moved().then_some(AfterCommit::HeadMoved)
             }
             Ok(Committed { commits, stack }) => {
                 port.emit(Event::ReviewChaptersCommitted(ReviewChaptersCommitted {

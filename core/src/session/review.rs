@@ -19,6 +19,7 @@ use crate::protocol::events::{
 use crate::protocol::findings::ReviewSession;
 use crate::protocol::review::{Review, ReviewTarget};
 use crate::review::build::build;
+use crate::review::commit_flow::ReadAt;
 use crate::review::findings::Stored;
 use crate::review::ids::review_id;
 use crate::review::patch::build_from_patch;
@@ -36,6 +37,9 @@ struct OpenReview {
     review: Arc<Review>,
     /// The repository's work tree root.
     root: String,
+    /// HEAD when the diff was read (for a working tree or the index: what it is compared
+    /// with), which a commit of its chapters must still find.
+    read_against: Option<String>,
     /// The session as it is on disk.
     stored: Stored,
     /// Its file; `None` when nothing is kept (no `LUXE_HOME`).
@@ -70,6 +74,14 @@ impl Loaded {
         match self {
             Self::Diff(source) => &source.root,
             Self::Patch { root, .. } => root,
+        }
+    }
+
+    /// The commit the diff's old side is, if it is one.
+    fn base_commit(&self) -> Option<String> {
+        match self {
+            Self::Diff(source) => source.base_commit.clone(),
+            Self::Patch { .. } => None,
         }
     }
 
@@ -306,6 +318,7 @@ impl ReviewState {
         let replaced = self.open.take().map(|o| o.review.id.clone());
         let review = Arc::new(source.build(target));
         let root = source.root().to_owned();
+        let read_against = source.base_commit();
         drop(source);
         // Changes queued for a review that is no longer open have nowhere to go.
         if replaced.as_deref() != Some(review.id.as_str()) {
@@ -327,6 +340,7 @@ impl ReviewState {
         self.open = Some(OpenReview {
             review,
             root,
+            read_against,
             stored,
             path,
         });
@@ -350,13 +364,16 @@ impl ReviewState {
             root,
             stored,
             path,
+            ..
         } = open;
         drop(replaced);
         let review = Arc::new(build(target, &source));
+        let read_against = source.base_commit.clone();
         drop(source);
         self.open = Some(OpenReview {
             review: Arc::clone(&review),
             root,
+            read_against,
             stored,
             path,
         });
@@ -384,9 +401,12 @@ impl ReviewState {
         self.open.as_ref().map(|o| &o.stored.session)
     }
 
-    /// The open review's repository root.
-    pub(super) fn root(&self) -> Option<&str> {
-        self.open.as_ref().map(|o| o.root.as_str())
+    /// Where the open review was read: its repository and the HEAD its diff is against.
+    pub(super) fn read_at(&self) -> Option<ReadAt> {
+        self.open.as_ref().map(|o| ReadAt {
+            root: o.root.clone(),
+            head: o.read_against.clone(),
+        })
     }
 
     /// `Ok` when `review_id` is the open review, else why not.

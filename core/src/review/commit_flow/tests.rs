@@ -5,6 +5,22 @@ use crate::steps::{Asked, drive_steps};
 const HEAD: &str = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
 const INDEX: &str = "/repo/.git/luxe-review.index";
 
+/// The repository of these tests, read when HEAD was [`HEAD`] (what the fake git answers).
+fn read_at() -> ReadAt {
+    ReadAt {
+        root: "/repo".into(),
+        head: Some(HEAD.into()),
+    }
+}
+
+/// The repository of these tests, read before it had a commit.
+fn read_without_head() -> ReadAt {
+    ReadAt {
+        head: None,
+        ..read_at()
+    }
+}
+
 /// An object id git would print: `kind` (a hex letter) then `n`.
 fn oid(kind: char, n: usize) -> String {
     format!("{kind}{n:039x}")
@@ -184,7 +200,7 @@ fn whole_files() -> Review {
 #[test]
 fn chapters_are_committed_in_order_onto_head_in_a_temporary_index_then_head_moves() {
     let mut flow =
-        CommitFlow::new(&request(None, false), &whole_files(), "/repo".into()).expect("starts");
+        CommitFlow::new(&request(None, false), &whole_files(), read_at()).expect("starts");
     let (asked, done) = drive_steps(&mut flow, git("", None));
     let index = format!("GIT_INDEX_FILE={INDEX}");
     let (t1, t2, c1, c2) = (oid('e', 1), oid('e', 2), oid('c', 1), oid('c', 2));
@@ -232,7 +248,7 @@ fn chapters_are_committed_in_order_onto_head_in_a_temporary_index_then_head_move
 fn chosen_chapters_take_their_messages_and_the_first_commit_of_a_new_repository_has_no_parent() {
     let mut request = request(Some(&["c2"]), false);
     request.messages = Some(BTreeMap::from([("c2".into(), "Mine".into())]));
-    let mut flow = CommitFlow::new(&request, &whole_files(), "/repo".into()).expect("starts");
+    let mut flow = CommitFlow::new(&request, &whole_files(), read_without_head()).expect("starts");
     let no_head = (&["rev-parse", "--verify"][..], exited(1, ""));
     let (asked, done) = drive_steps(&mut flow, git("", Some(no_head)));
     let lines = lines(&asked);
@@ -263,7 +279,7 @@ fn chosen_chapters_take_their_messages_and_the_first_commit_of_a_new_repository_
 #[test]
 fn a_stack_gets_a_branch_per_chapter_never_an_existing_name_and_head_stays() {
     let mut flow =
-        CommitFlow::new(&request(None, true), &whole_files(), "/repo".into()).expect("starts");
+        CommitFlow::new(&request(None, true), &whole_files(), read_at()).expect("starts");
     // Taken here and on origin: neither may be reused.
     let branches = format!(
         "refs/heads/main\0{HEAD}\nrefs/heads/main-1-first-part\0{HEAD}\nrefs/remotes/origin/main-2-second\0{HEAD}\n"
@@ -325,7 +341,7 @@ fn a_stack_gets_a_branch_per_chapter_never_an_existing_name_and_head_stays() {
 #[test]
 fn a_stack_needs_a_commit_to_stand_on() {
     let mut flow =
-        CommitFlow::new(&request(None, true), &whole_files(), "/repo".into()).expect("starts");
+        CommitFlow::new(&request(None, true), &whole_files(), read_without_head()).expect("starts");
     let no_head = (&["rev-parse", "--verify"][..], Ran::failed("no HEAD"));
     let (asked, done) = drive_steps(&mut flow, git("", Some(no_head)));
     assert_eq!(
@@ -346,7 +362,7 @@ fn a_file_split_across_chapters_gets_each_chapters_hunks_as_a_patch_applied_to_t
         &[("a.rs", None, &["h1", "h2"]), ("b.rs", None, &["h3"])],
         &[("c1", "One", &["h1", "h3"]), ("c2", "Two", &["h2"])],
     );
-    let mut flow = CommitFlow::new(&request(None, false), &review, "/repo".into()).expect("starts");
+    let mut flow = CommitFlow::new(&request(None, false), &review, read_at()).expect("starts");
     let (asked, done) = drive_steps(&mut flow, git("", None));
     let index = format!("GIT_INDEX_FILE={INDEX}");
     let apply = format!("{index} git apply --cached --whitespace=nowarn {INDEX}.patch");
@@ -395,7 +411,7 @@ fn a_file_split_across_chapters_gets_each_chapters_hunks_as_a_patch_applied_to_t
 #[test]
 fn head_moved_meanwhile_is_refused_and_nothing_moves() {
     let mut flow =
-        CommitFlow::new(&request(None, false), &whole_files(), "/repo".into()).expect("starts");
+        CommitFlow::new(&request(None, false), &whole_files(), read_at()).expect("starts");
     let moved = (
         &["update-ref", "-m", "luxe: commit review chapters", "HEAD"][..],
         exited(
@@ -424,7 +440,7 @@ fn head_moved_meanwhile_is_refused_and_nothing_moves() {
 #[test]
 fn a_failing_git_command_is_named_and_only_the_cleanup_runs_after_it() {
     let mut flow =
-        CommitFlow::new(&request(None, false), &split_file(), "/repo".into()).expect("starts");
+        CommitFlow::new(&request(None, false), &split_file(), read_at()).expect("starts");
     let apply = (
         &["apply", "--cached"][..],
         exited(1, "error: patch failed: a.rs:1\n"),
@@ -449,7 +465,7 @@ fn a_failing_git_command_is_named_and_only_the_cleanup_runs_after_it() {
 #[test]
 fn a_patch_that_cannot_be_written_is_named_too() {
     let mut flow =
-        CommitFlow::new(&request(None, false), &split_file(), "/repo".into()).expect("starts");
+        CommitFlow::new(&request(None, false), &split_file(), read_at()).expect("starts");
     let mut git = git("", None);
     let (asked, done) = drive_steps(&mut flow, |step| match step {
         Asked::Write(_) => Ran::written(&Err("disk full".into())),
@@ -465,7 +481,7 @@ fn a_patch_that_cannot_be_written_is_named_too() {
 #[test]
 fn what_git_prints_for_a_tree_must_be_an_object_id() {
     let mut flow =
-        CommitFlow::new(&request(None, false), &whole_files(), "/repo".into()).expect("starts");
+        CommitFlow::new(&request(None, false), &whole_files(), read_at()).expect("starts");
     let tree = (&["write-tree"][..], Ran::ok("warning: no tree\n"));
     let (asked, done) = drive_steps(&mut flow, git("", Some(tree)));
     assert_eq!(
@@ -478,7 +494,7 @@ fn what_git_prints_for_a_tree_must_be_an_object_id() {
 #[test]
 fn a_stack_that_fails_partway_names_the_branches_it_made() {
     let mut flow =
-        CommitFlow::new(&request(None, true), &whole_files(), "/repo".into()).expect("starts");
+        CommitFlow::new(&request(None, true), &whole_files(), read_at()).expect("starts");
     let second = (
         &[
             "update-ref",
@@ -499,7 +515,7 @@ fn a_stack_that_fails_partway_names_the_branches_it_made() {
 fn unknown_or_no_chapters_are_refused_before_any_command() {
     let review = whole_files();
     let refused = |ids: &[&str]| {
-        CommitFlow::new(&request(Some(ids), false), &review, "/repo".into()).expect_err("refused")
+        CommitFlow::new(&request(Some(ids), false), &review, read_at()).expect_err("refused")
     };
     assert_eq!(refused(&["c1", "nope"]), "unknown chapter nope");
     assert_eq!(refused(&[]), "no chapters to commit");
@@ -528,7 +544,7 @@ fn with_env() -> Review {
 fn a_withheld_env_file_is_never_committed_and_a_chapter_of_nothing_else_is_refused() {
     let review = with_env();
     let mut flow =
-        CommitFlow::new(&request(Some(&["c1"]), true), &review, "/repo".into()).expect("starts");
+        CommitFlow::new(&request(Some(&["c1"]), true), &review, read_at()).expect("starts");
     let (asked, done) = drive_steps(&mut flow, git("", None));
     let adds: Vec<String> = lines(&asked)
         .into_iter()
@@ -541,7 +557,7 @@ fn a_withheld_env_file_is_never_committed_and_a_chapter_of_nothing_else_is_refus
     );
     assert_eq!(done.expect("committed").commits.len(), 1);
     for chosen in [None, Some(&["c2"][..])] {
-        let refused = CommitFlow::new(&request(chosen, false), &review, "/repo".into());
+        let refused = CommitFlow::new(&request(chosen, false), &review, read_at());
         let Err(why) = refused else {
             panic!("refused before any step")
         };
@@ -550,4 +566,44 @@ fn a_withheld_env_file_is_never_committed_and_a_chapter_of_nothing_else_is_refus
             "{why}"
         );
     }
+}
+
+#[test]
+fn head_moved_since_the_review_was_read_is_refused_before_any_commit() {
+    for stack in [false, true] {
+        let elsewhere = ReadAt {
+            head: Some("b".repeat(40)),
+            ..read_at()
+        };
+        let mut flow =
+            CommitFlow::new(&request(None, stack), &whole_files(), elsewhere).expect("starts");
+        let (asked, done) = drive_steps(&mut flow, git("", None));
+        let reason = done.expect_err("refused");
+        assert!(
+            reason.starts_with("HEAD moved since the review was read (from bbbbbbb to aaaaaaa)"),
+            "{reason}"
+        );
+        assert!(flow.head_moved(), "the review is to be read again");
+        let lines = lines(&asked);
+        assert!(
+            !lines.iter().any(|l| l.contains("commit-tree")
+                || l.contains("update-ref")
+                || l.contains(" add ")
+                || l.contains(" reset ")),
+            "nothing committed, nothing moved: {lines:?}"
+        );
+        assert_eq!(
+            lines.last(),
+            Some(&format!("rm -f {INDEX} {INDEX}.patch")),
+            "the temporary index is removed: {lines:?}"
+        );
+    }
+    // Read before the first commit, and one was made meanwhile.
+    let mut flow = CommitFlow::new(&request(None, false), &whole_files(), read_without_head())
+        .expect("starts");
+    let (_, done) = drive_steps(&mut flow, git("", None));
+    assert!(
+        done.expect_err("refused")
+            .starts_with("HEAD moved since the review was read (from no commit to aaaaaaa)")
+    );
 }

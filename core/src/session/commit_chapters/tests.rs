@@ -89,7 +89,11 @@ fn commit(
     let (timings, unset) = (Timings::default(), fake::unset());
     let shell = fake::shell(&timings, &unset);
     let (mut commits, mut port) = (commits::<Ms>(), Port::default());
-    let started = commits.start(&mut port, &shell, at(0), request, (&review(), ROOT.into()));
+    let read_at = ReadAt {
+        root: ROOT.into(),
+        head: Some(HEAD.into()),
+    };
+    let started = commits.start(&mut port, &shell, at(0), request, (&review(), read_at));
     assert_eq!(started, Ok(None));
     let (mut ran, mut after, mut events, mut written) = (Vec::new(), None, Vec::new(), 0);
     loop {

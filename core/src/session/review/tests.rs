@@ -9,6 +9,7 @@ use super::*;
 use crate::effects::FileContent;
 use crate::protocol::actions::{EditReview, ReviewEdit, ReviewRequest};
 use crate::protocol::findings::{Author, EntryKind, ThreadEntry};
+use crate::review::commit_flow::ReadAt;
 
 fn source(root: &str) -> Box<DiffSource> {
     Box::new(DiffSource {
@@ -79,7 +80,14 @@ fn a_diff_read_becomes_guided_review_loaded() {
         other => panic!("{other:?}"),
     }
     assert!(review.check_open(&expected_id).is_ok());
-    assert_eq!(review.root(), Some("/repo"));
+    assert_eq!(
+        review.read_at(),
+        Some(ReadAt {
+            root: "/repo".into(),
+            head: None
+        }),
+        "where it was read, against no commit (the source has none)"
+    );
     // The same read again is nobody's.
     let again = review.diff_read(&mut port, id, Ok(source("/repo")));
     assert_eq!(again, Next::Done);

@@ -147,11 +147,6 @@ impl Session {
         self.review.session()
     }
 
-    /// The open review's repository root.
-    pub(in crate::session) fn review_root(&self) -> Option<String> {
-        self.review.root().map(str::to_owned)
-    }
-
     /// `Ok` when `review_id` is the open review, else why not.
     pub(in crate::session) fn check_open(&self, review_id: &str) -> Result<&Arc<Review>, String> {
         self.review.check_open(review_id)
@@ -257,9 +252,10 @@ impl Session {
         request: CommitReviewChapters,
     ) -> Result<(), String> {
         let review = Arc::clone(self.check_open(&request.review_id)?);
-        let root = self.review_root().unwrap_or_else(|| self.facts.cwd.clone());
+        let read_at = (self.review.read_at()).ok_or("no review is open")?;
         let shell = shell!(self);
-        let after = (self.commit).start(&mut self.port, shell, now, &request, (&review, root))?;
+        let after =
+            (self.commit).start(&mut self.port, shell, now, &request, (&review, read_at))?;
         self.after_commit(after);
         Ok(())
     }
