@@ -35,9 +35,17 @@ fn draw(c: &mut Criterion) {
         interface.render(area, &mut buf);
         let now = Instant::now();
         c.bench_function(&format!("frame at 120x40 with {messages} messages"), |b| {
+            // A key typed since the last frame (the composer changed, the transcript not), and
+            // taken back the next time, so the composer stays as it was over every iteration.
+            let mut typed = false;
             b.iter(|| {
-                // A key typed since the last frame: the composer changed, the transcript not.
-                interface.handle_term(now, TermEvent::Key(Key::plain(KeyCode::Char('x'))));
+                let code = if typed {
+                    KeyCode::Backspace
+                } else {
+                    KeyCode::Char('x')
+                };
+                typed = !typed;
+                interface.handle_term(now, TermEvent::Key(Key::plain(code)));
                 interface.render(area, &mut buf);
             });
         });

@@ -231,7 +231,9 @@ impl Transcript {
             let rows = cached.rows(width, unfold);
             // A blank row between cells.
             taken.push(Line::default());
-            taken.extend(rows.iter().rev().cloned());
+            // Only the rows that will show are copied: a long answer has a thousand.
+            let needed = want.saturating_sub(taken.len());
+            taken.extend(rows.iter().rev().take(needed).cloned());
         }
         taken.truncate(want);
         taken.drain(..skip.min(taken.len()));

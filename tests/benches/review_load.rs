@@ -8,7 +8,6 @@
 //! `cargo bench -p luxe-tests --bench review_load` (release build; `LUXE_BENCH_RUNS` sets the
 //! number of runs, default 11).
 
-use std::fmt::Write as _;
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -17,16 +16,10 @@ use std::time::{Duration, Instant};
 use luxe_core::protocol::review::ReviewTarget;
 use luxe_io::git::read_diff;
 use luxe_tests::bench::{median, ms, proc_status_kib};
-use luxe_tests::git_repo::git_command;
+use luxe_tests::large_review::{CHANGED_FILES, CHANGED_LINES, generate, time_git};
 use luxe_tests::process::luxe_bin;
 use tempfile::TempDir;
 
-const CHANGED_FILES: usize = 2_000;
-const UNTOUCHED_FILES: usize = 2_000;
-const LINES_PER_FILE: usize = 200;
-/// Every fourth line: 50 per file, 100,000 in all.
-const CHANGE_EVERY: usize = 4;
-const FILES_PER_DIR: usize = 50;
 /// The argument that makes this binary the child whose memory is measured.
 const CHILD: &str = "--read-diff-once";
 
@@ -54,7 +47,7 @@ fn main() {
     let ours = median(runs, || time_read_diff(&dir));
     println!(
         "working tree, {CHANGED_FILES} files / {} lines changed   read_diff {:.1} ms   (baseline: git diff HEAD + git ls-files --others {:.1} ms; median of {runs})",
-        CHANGED_FILES * LINES_PER_FILE / CHANGE_EVERY,
+        CHANGED_LINES,
         ms(ours),
         ms(git)
     );
@@ -126,71 +119,6 @@ fn end_to_end(dir: &Path, runs: usize) -> (Duration, Duration, u64) {
     drop(stdin);
     child.wait().expect("luxe exits");
     (load, git_again, peak)
-}
-
-fn git(dir: &Path, args: &[&str]) -> Vec<u8> {
-    let output = git_command(dir).args(args).output().expect("git runs");
-    assert!(
-        output.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    output.stdout
-}
-
-/// A repository whose base commit is packed (as a real one's history would be) and whose
-/// working tree then changes every fourth line of the first `CHANGED_FILES` files.
-fn generate() -> TempDir {
-    let repo = TempDir::new().expect("temp dir");
-    git(
-        repo.path(),
-        &["-c", "init.defaultBranch=main", "init", "-q"],
-    );
-    let write_all = |changed: bool| {
-        for n in 0..CHANGED_FILES + UNTOUCHED_FILES {
-            if changed && n >= CHANGED_FILES {
-                break;
-            }
-            let path = repo
-                .path()
-                .join(format!("src/module{}/file{n}.rs", n / FILES_PER_DIR));
-            std::fs::create_dir_all(path.parent().expect("a parent")).expect("dirs");
-            std::fs::write(path, content(n, changed)).expect("written");
-        }
-    };
-    write_all(false);
-    git(repo.path(), &["add", "-A"]);
-    git(repo.path(), &["commit", "-q", "-m", "base"]);
-    git(repo.path(), &["gc", "-q"]);
-    write_all(true);
-    repo
-}
-
-fn content(file: usize, changed: bool) -> String {
-    let mut text = String::new();
-    for line in 0..LINES_PER_FILE {
-        if changed && line % CHANGE_EVERY == 0 {
-            let _ = writeln!(
-                text,
-                "    let changed_{line} = file_{file}(\"a new line\");"
-            );
-        } else {
-            let _ = writeln!(
-                text,
-                "    let value_{line} = compute_{file}(input, {line}); // ordinary code"
-            );
-        }
-    }
-    text
-}
-
-fn time_git(dir: &Path) -> Duration {
-    let start = Instant::now();
-    let diff = git(dir, &["diff", "--no-ext-diff", "HEAD"]);
-    let others = git(dir, &["ls-files", "--others", "--exclude-standard"]);
-    let elapsed = start.elapsed();
-    assert!(!diff.is_empty() && others.is_empty());
-    elapsed
 }
 
 fn time_read_diff(dir: &str) -> Duration {

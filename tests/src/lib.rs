@@ -10,6 +10,7 @@ pub mod bench;
 pub mod client_tools;
 pub mod fake_gh;
 pub mod git_repo;
+pub mod large_review;
 pub mod llama;
 pub mod mcp_servers;
 pub mod model_server;

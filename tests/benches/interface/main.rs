@@ -8,7 +8,9 @@
 //!   no key and a `HOME` of its own (what each one's first screen is: [`peers`]);
 //! - `stream`: the CPU time to show a 20,000-token answer from the loopback model server,
 //!   beside `luxe -p` and curl reading the same stream to `/dev/null`;
-//! - `resume`: `--resume` of a 1,000-turn session: the first frame that shows it, and memory.
+//! - `resume`: `--resume` of a 1,000-turn session: the first frame that shows it, and memory;
+//! - `review`: `/review` of 2,000 changed files (100,000 lines) to its first chapter beside `git
+//!   diff HEAD`, the memory with it open, and a key's move in it.
 //!
 //! One frame's draw at 120×40 with 10,000 messages is `cargo bench -p luxe-interface --bench
 //! draw`, not measured again here.
@@ -26,6 +28,7 @@ mod first_screen;
 mod luxe;
 mod peers;
 mod resume;
+mod review;
 mod settings;
 mod stream;
 
@@ -59,6 +62,9 @@ fn main() {
     }
     if wanted("resume") {
         resume::report(&settings);
+    }
+    if wanted("review") {
+        review::report(&settings);
     }
     println!("\nload average after: {}", load_average());
 }
