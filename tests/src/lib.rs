@@ -1,5 +1,4 @@
-//! Test support for Luxe: a [`sim::Sim`] that drives `luxe-core` on a virtual clock, a
-//! [`process::LuxeProcess`] that spawns the real `luxe` binary and speaks frames to it, a
+//! Test support for Luxe (the simulations are `luxe-sim`'s): a [`process::LuxeProcess`] that spawns the real `luxe` binary and speaks frames to it, a
 //! [`model_server::ModelServer`] that plays scripted model replies over HTTP, a
 //! [`fake_gh::FakeGh`] that stands in for the user's `gh` on `PATH`, [`pty::Terminal`] that
 //! runs a program on a pseudo-terminal and reads its screen, and [`client_tools`], the tools a
@@ -18,7 +17,6 @@ pub mod process;
 pub mod pty;
 pub mod recording_proxy;
 pub mod rig;
-pub mod sim;
 pub mod sockets;
 pub mod stack_repo;
 pub mod tmux;

@@ -5,7 +5,7 @@ use luxe_core::effects::{EffectId, FileContent};
 use luxe_core::harness::{frames, test_config};
 use luxe_core::protocol::events::Event;
 use luxe_core::{Input, Output};
-use luxe_tests::sim::{Sim, small_review_source};
+use luxe_sim::session::{Sim, small_review_source};
 use serde_json::{Value, json};
 
 fn sim() -> Sim {

@@ -6,7 +6,7 @@ use luxe_core::harness::{frames, test_config};
 use luxe_core::protocol::events::Event;
 use luxe_core::protocol::values::{PermissionMode, TurnEndReason};
 use luxe_core::{Input, Output};
-use luxe_tests::sim::Sim;
+use luxe_sim::session::Sim;
 
 fn kinds(frames: &[Event]) -> Vec<&'static str> {
     frames.iter().map(Event::kind).collect()

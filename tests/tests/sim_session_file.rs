@@ -10,7 +10,7 @@ use luxe_core::harness::test_config;
 use luxe_core::model::conversation::Message;
 use luxe_core::store::{Record, restore};
 use luxe_core::{Config, Input, Output};
-use luxe_tests::sim::Sim;
+use luxe_sim::session::Sim;
 use quickcheck::{Arbitrary, Gen, QuickCheck};
 use serde_json::json;
 

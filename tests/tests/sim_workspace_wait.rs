@@ -8,7 +8,7 @@ use std::collections::{BTreeMap, VecDeque};
 
 use luxe_core::harness::{frames, test_config};
 use luxe_core::{Input, Output};
-use luxe_tests::sim::{Sim, small_review_source};
+use luxe_sim::session::{Sim, small_review_source};
 use quickcheck::{Arbitrary, Gen, QuickCheck};
 use serde_json::{Value, json};
 

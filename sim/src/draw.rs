@@ -1,0 +1,134 @@
+//! Where a simulation's choices come from. One trait, three sources: a seed (`Seeded`, so a run
+//! is replayed from a number), a fuzzer's bytes (`Bytes`, so the fuzz targets feed the same
+//! simulator), and quickcheck's generator (so the properties that shrink keep working).
+
+/// A source of choices.
+pub trait Draw {
+    /// Any byte.
+    fn byte(&mut self) -> u8;
+
+    /// Any number.
+    fn number(&mut self) -> u64;
+
+    /// A few positions at which to cut a byte stream (a response's chunks).
+    fn cuts(&mut self) -> Vec<usize> {
+        let count = self.below(4);
+        (0..count).map(|_| self.below(4096) as usize).collect()
+    }
+
+    /// A number below `n` (0 when `n` is 0).
+    fn below(&mut self, n: u64) -> u64 {
+        self.number().checked_rem(n).unwrap_or(0)
+    }
+
+    /// A coin toss.
+    fn bool(&mut self) -> bool {
+        self.byte().is_multiple_of(2)
+    }
+
+    /// One of `items`, which must not be empty.
+    fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
+        &items[self.below(items.len() as u64) as usize]
+    }
+}
+
+/// Choices from a seed: SplitMix64, the same sequence for the same seed on every machine.
+#[derive(Debug, Clone)]
+pub struct Seeded {
+    state: u64,
+}
+
+impl Seeded {
+    /// The choices seed `seed` makes.
+    pub fn new(seed: u64) -> Self {
+        Self { state: seed }
+    }
+}
+
+impl Draw for Seeded {
+    fn byte(&mut self) -> u8 {
+        self.number().to_le_bytes()[0]
+    }
+
+    fn number(&mut self) -> u64 {
+        self.state = self.state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+}
+
+/// Choices read from a fuzzer's input; zeros once it is used up.
+#[derive(Debug)]
+pub struct Bytes<'a> {
+    data: &'a [u8],
+}
+
+impl<'a> Bytes<'a> {
+    /// The choices `data` makes.
+    pub fn new(data: &'a [u8]) -> Self {
+        Self { data }
+    }
+
+    /// Whether every byte was used.
+    pub fn is_empty(&self) -> bool {
+        self.data.is_empty()
+    }
+}
+
+impl Draw for Bytes<'_> {
+    fn byte(&mut self) -> u8 {
+        let Some((first, rest)) = self.data.split_first() else {
+            return 0;
+        };
+        self.data = rest;
+        *first
+    }
+
+    fn number(&mut self) -> u64 {
+        // Two bytes: a fuzzer finds small numbers, which is what the choices use.
+        u64::from(u16::from_le_bytes([self.byte(), self.byte()]))
+    }
+}
+
+impl Draw for quickcheck::Gen {
+    fn byte(&mut self) -> u8 {
+        quickcheck::Arbitrary::arbitrary(self)
+    }
+
+    fn number(&mut self) -> u64 {
+        quickcheck::Arbitrary::arbitrary(self)
+    }
+
+    fn cuts(&mut self) -> Vec<usize> {
+        quickcheck::Arbitrary::arbitrary(self)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_seed_makes_the_same_choices_every_time_and_another_seed_others() {
+        let run = |seed| {
+            let mut draw = Seeded::new(seed);
+            (0..64).map(|_| draw.number()).collect::<Vec<_>>()
+        };
+        assert_eq!(run(7), run(7));
+        assert_ne!(run(7), run(8));
+    }
+
+    #[test]
+    fn below_stays_below_and_bytes_run_out_into_zeros() {
+        let mut seeded = Seeded::new(1);
+        assert!((0..1000).all(|_| seeded.below(7) < 7));
+        assert_eq!(seeded.below(0), 0);
+        let mut bytes = Bytes::new(&[5]);
+        assert_eq!(bytes.byte(), 5);
+        assert!(bytes.is_empty());
+        assert_eq!(bytes.byte(), 0);
+        assert_eq!(bytes.number(), 0);
+    }
+}

@@ -1,0 +1,655 @@
+//! A simulated `luxe --rpc` session: the client, the model (Anthropic's wire format), the tools'
+//! machine and the clock played against `luxe-core`, every step checked by the harness's ledger
+//! (one `turn_ended` per `turn_started`, every prompt settled once, no tool work outside a
+//! turn), and every model request well formed (each tool call has its result in the very next
+//! message, roles alternate). No `.env` value reaches a frame, a request or a command.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::time::{Duration, Instant};
+
+use luxe_core::config::EnvFile;
+use luxe_core::effects::{EffectId, FileContent};
+use luxe_core::harness::anthropic_sse::{scripted_tool, text_answer, tool_call};
+use luxe_core::harness::fake_io::{FakeIo, Step, http_answer};
+use luxe_core::harness::{Checked, on_fake_anthropic, test_config};
+use luxe_core::model::wire::HttpMethod;
+use luxe_core::permissions::is_env_file;
+use luxe_core::permissions::rules::Rule;
+use luxe_core::protocol::events::Event;
+use luxe_core::protocol::review::FileStatus;
+use luxe_core::protocol::values::PermissionMode;
+use luxe_core::review::source::{ChangedFile, DiffSource};
+use luxe_core::settings::{Scope, SettingsSource};
+use luxe_core::{Config, Input, Output};
+use serde_json::{Value, json};
+
+use crate::draw::Draw;
+use crate::session::small_review_source;
+
+/// One step of a simulated rpc session.
+#[derive(Clone, Debug)]
+pub enum Op {
+    /// `submit_user_message`.
+    Submit,
+    /// `compact`.
+    Compact,
+    /// `steer_turn`.
+    Steer,
+    /// `interrupt_turn`.
+    Interrupt,
+    /// `set_permission_auto_approve`.
+    AutoApprove(bool),
+    /// Answers the prompt or question waiting (or one that does not exist): which answer.
+    Reply(u8),
+    /// The model answers its oldest request.
+    Model(ModelOp),
+    /// io performs its oldest effect (`true`: as a healthy machine would).
+    Effect(bool),
+    /// The clock moves this many milliseconds.
+    Advance(u16),
+    /// The guided review.
+    Review(ReviewOp),
+}
+
+/// What a reviewer does; anchors are taken from the loaded review (or invented).
+#[derive(Clone, Debug)]
+pub enum ReviewOp {
+    /// `load_guided_review` of the working tree.
+    Load,
+    /// A comment on the first hunk (`valid`: on a line it shows), sent to the agent or not.
+    Comment {
+        /// Whether its line is one the hunk shows.
+        valid: bool,
+        /// Whether it is sent at once.
+        send: bool,
+    },
+    /// A fix asked of the agent.
+    Fix,
+    /// `request_agent_review`.
+    AgentReview,
+    /// `commit_review_chapters`.
+    Commit,
+    /// An edit of a review that is not open.
+    OtherReview,
+}
+
+impl ReviewOp {
+    /// A reviewer's step, drawn.
+    pub fn draw(g: &mut impl Draw) -> Self {
+        match g.byte() % 7 {
+            0 => Self::Load,
+            1 | 2 => Self::Comment {
+                valid: !g.byte().is_multiple_of(4),
+                send: g.bool(),
+            },
+            3 => Self::Fix,
+            4 => Self::AgentReview,
+            5 => Self::Commit,
+            _ => Self::OtherReview,
+        }
+    }
+}
+
+/// How the model answers a request.
+#[derive(Clone, Debug)]
+pub enum ModelOp {
+    /// Text, in chunks cut at these positions.
+    Text(Vec<usize>),
+    /// A tool call (which of the scripted tools), in chunks cut at these positions.
+    Tool(u8, Vec<usize>),
+    /// An error with this HTTP status.
+    Status(u16),
+    /// A 400 saying the prompt is too long for the context window.
+    Overflow,
+    /// The connection fails.
+    Fail,
+}
+
+impl ModelOp {
+    /// How the model answers, drawn.
+    pub fn draw(g: &mut impl Draw) -> Self {
+        let cuts = g.cuts();
+        match g.byte() % 9 {
+            0..=2 => Self::Text(cuts),
+            3..=5 => Self::Tool(g.byte(), cuts),
+            6 => Self::Status(*g.pick(&[400, 429, 500, 529])),
+            7 => Self::Overflow,
+            _ => Self::Fail,
+        }
+    }
+}
+
+impl Op {
+    /// A step of the client, the model, io or the clock, drawn.
+    pub fn draw(g: &mut impl Draw) -> Self {
+        match g.byte() % 20 {
+            0..=1 => Self::Submit,
+            16 => Self::Compact,
+            17..=19 => Self::Review(ReviewOp::draw(g)),
+            2 => Self::Steer,
+            3 => Self::Interrupt,
+            4 => Self::AutoApprove(g.bool()),
+            5..=6 => Self::Reply(g.byte()),
+            7..=10 => Self::Model(ModelOp::draw(g)),
+            11..=13 => Self::Effect(!g.byte().is_multiple_of(5)),
+            _ => Self::Advance((g.number() % 3000) as u16),
+        }
+    }
+}
+
+/// A small review whose changes hold the secret: a committed `.env` and a file that names it.
+fn review_source_with_secrets() -> DiffSource {
+    let mut source = small_review_source();
+    let changed = |path: &str, old: String, new: String| ChangedFile {
+        path: path.into(),
+        old_path: None,
+        status: FileStatus::Modified,
+        old_mode: Some(0o100_644),
+        new_mode: Some(0o100_644),
+        old: Some(old.into_bytes()),
+        new: Some(new.into_bytes()),
+    };
+    source.files.push(changed(
+        ".env",
+        "TOKEN=old\n".into(),
+        format!("TOKEN={SECRET}\n"),
+    ));
+    source.files.push(changed(
+        "src/config.rs",
+        "const T: &str = \"\";\n".into(),
+        format!("const T: &str = \"{SECRET}\";\n"),
+    ));
+    source
+}
+
+/// The secret in the project's `.env`.
+pub const SECRET: &str = "supersecretvalue123";
+
+/// Flags and settings for one simulated session.
+#[derive(Clone, Debug, Default)]
+pub struct Setup {
+    /// The permission mode (of four).
+    mode: u8,
+    /// `--auto-approve`.
+    auto_approve: bool,
+    /// Which deny rules of a small pool the settings hold (a bit each).
+    deny: u8,
+}
+
+const DENY_POOL: &[&str] = &["bash(rm *)", "write(**)", "read(a.txt)", "bash(echo *)"];
+
+impl Setup {
+    /// Flags and settings, drawn.
+    pub fn draw(g: &mut impl Draw) -> Self {
+        Self {
+            mode: g.byte(),
+            auto_approve: g.bool(),
+            deny: g.byte(),
+        }
+    }
+}
+
+impl Setup {
+    fn deny_rules(&self) -> Vec<Rule> {
+        DENY_POOL
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| self.deny & (1 << i) != 0)
+            .map(|(_, r)| Rule::parse(r).expect("a valid rule"))
+            .collect()
+    }
+
+    /// The config of a session with this setup.
+    pub fn config(&self) -> Config {
+        let mut config = config();
+        config.auto_approve = self.auto_approve;
+        config.permission_mode = Some(
+            [
+                PermissionMode::Default,
+                PermissionMode::AcceptEdits,
+                PermissionMode::Bypass,
+                PermissionMode::ReadOnly,
+            ][usize::from(self.mode % 4)],
+        );
+        let deny: Vec<String> = self.deny_rules().iter().map(ToString::to_string).collect();
+        config.settings = vec![SettingsSource {
+            path: "/home/u/.luxe/settings.json".into(),
+            text: json!({"permissions": {"deny": deny}}).to_string(),
+            scope: Scope::User,
+        }];
+        config
+    }
+}
+
+/// The config every simulated rpc session starts from: a fake Anthropic, short retries, a
+/// reviews directory, and a `.env` holding [`SECRET`].
+pub fn config() -> Config {
+    let mut config = test_config();
+    on_fake_anthropic(&mut config, "k");
+    config.timings.retry_base = Duration::from_millis(100);
+    config.timings.retry_max = Duration::from_millis(1000);
+    config.reviews_dir = Some("/home/u/.luxe/reviews".into());
+    // io reads the project's `.env` files before the session starts.
+    config.env_files = vec![EnvFile {
+        path: "/work/app/.env".into(),
+        bytes: format!("TOKEN={SECRET}\n").into_bytes(),
+        identity: None,
+    }];
+    config
+}
+
+/// Plays model, tools and client against the core.
+pub struct World {
+    /// The session, checked at every step.
+    pub checked: Checked,
+    denied: Vec<Rule>,
+    started: bool,
+    /// Model requests not yet answered, oldest first.
+    pub http: VecDeque<EffectId>,
+    /// Effects io has not yet performed, oldest first.
+    pub effects: VecDeque<Output>,
+    prompt: Option<(String, String)>,
+    tool_ids: u32,
+    /// The review last loaded, as JSON.
+    review: Option<Value>,
+    /// The files and commands tools reach.
+    io: FakeIo,
+    /// The body of each model request not yet answered.
+    pub bodies: BTreeMap<EffectId, Vec<u8>>,
+    /// How each turn ended, in order.
+    pub ended: Vec<String>,
+    /// The GETs asked of the server, not answered.
+    pub gets: Vec<(EffectId, String)>,
+}
+
+impl World {
+    /// A session with the default setup.
+    #[allow(clippy::new_without_default)]
+    pub fn new() -> Self {
+        Self::with(&Setup::default())
+    }
+
+    /// A session with `setup`.
+    pub fn with(setup: &Setup) -> Self {
+        Self::with_config(setup.config(), setup.deny_rules())
+    }
+
+    /// A session with `config`, whose settings deny `denied` (checked against every command
+    /// run); its start-up probes answered.
+    pub fn with_config(config: Config, denied: Vec<Rule>) -> Self {
+        let mut world = Self {
+            bodies: BTreeMap::new(),
+            ended: Vec::new(),
+            gets: Vec::new(),
+            denied,
+            started: false,
+            checked: Checked::new(config, Instant::now()),
+            http: VecDeque::new(),
+            effects: VecDeque::new(),
+            prompt: None,
+            tool_ids: 0,
+            review: None,
+            io: fake_io(),
+        };
+        let start = world.checked.take_start();
+        world.absorb(start);
+        // The start-up probes answer first, as they do within milliseconds in real life.
+        while !world.effects.is_empty() {
+            world.effect(true);
+        }
+        world.started = true;
+        world.io.guard_env = true;
+        world
+    }
+
+    /// Takes the session's outputs: frames checked, effects queued for io or the model.
+    pub fn absorb(&mut self, outputs: Vec<Output>) {
+        for output in outputs {
+            if let Output::Frame(frame) = &output {
+                // What io writes: the frame as it passes the gate.
+                let mut line = Vec::new();
+                frame.encode(&mut line);
+                let text = String::from_utf8_lossy(&line);
+                assert!(!text.contains(SECRET), "a frame carries the secret: {text}");
+            }
+            match output {
+                Output::HttpRequest { id, request }
+                    if request.method == HttpMethod::Get || request.url.ends_with("/api/show") =>
+                {
+                    // A question to a local server about its model (GETs, and Ollama's POST
+                    // /api/show): it answers when the test says, or never, and nothing waits
+                    // for it.
+                    self.gets.push((id, request.url));
+                }
+                Output::HttpRequest { id, request } => {
+                    check_request(&request.body);
+                    let body = String::from_utf8_lossy(&request.body);
+                    assert!(!body.contains(SECRET), "a model request carries the secret");
+                    self.bodies.insert(id, request.body.clone());
+                    self.http.push_back(id);
+                }
+                Output::CancelHttp { id } => self.http.retain(|h| *h != id),
+                Output::Frame(frame) => match frame.event() {
+                    Event::PermissionRequested(p) => {
+                        self.prompt = Some(("permission".into(), p.id.clone()));
+                    }
+                    Event::QuestionAsked(q) => {
+                        self.prompt = Some(("question".into(), q.id.clone()));
+                    }
+                    Event::GuidedReviewLoaded(loaded) => {
+                        self.review = serde_json::to_value(&loaded.review).ok();
+                    }
+                    Event::TurnEnded(end) => {
+                        let reason = serde_json::to_value(end.reason).expect("a reason serializes");
+                        let error = end.error.clone().unwrap_or_default();
+                        self.ended.push(format!("{reason} {error}"));
+                    }
+                    Event::PermissionResolved(_) | Event::QuestionResolved(_) => {
+                        self.prompt = None;
+                    }
+                    _ => {}
+                },
+                Output::Exit { .. } => {}
+                Output::CloseOpened { handle } => self.io.closed(handle),
+                Output::Kill { id } => {
+                    // The process dies; its exit is what io would report.
+                    self.effects.retain(|e| e.result_id() != Some(id));
+                    let out = self.checked.input(Input::ProcessExited {
+                        id,
+                        status: Ok(None),
+                    });
+                    self.absorb(out);
+                }
+                effect => self.effects.push_back(effect),
+            }
+        }
+    }
+
+    /// Sends a client line.
+    pub fn line(&mut self, frame: Value) {
+        let out = self.checked.line(frame.to_string().as_bytes());
+        self.absorb(out);
+    }
+
+    /// Feeds an input.
+    pub fn input(&mut self, input: Input<'_>) {
+        let out = self.checked.input(input);
+        self.absorb(out);
+    }
+
+    /// Takes one step.
+    pub fn step(&mut self, op: &Op) {
+        match op {
+            Op::Submit => self.line(json!({"kind":"submit_user_message","content":{"text":"go"}})),
+            Op::Compact => self.line(json!({"kind":"compact","content":{"request_id":"c"}})),
+            Op::Steer => self.line(json!({"kind":"steer_turn","content":{"text":"and also"}})),
+            Op::Interrupt => self.line(json!({"kind":"interrupt_turn"})),
+            Op::AutoApprove(on) => {
+                self.line(json!({"kind":"set_permission_auto_approve","content":{"enabled":on}}));
+            }
+            Op::Reply(choice) => {
+                let (kind, id) = self
+                    .prompt
+                    .clone()
+                    .unwrap_or(("permission".into(), "perm_404".into()));
+                let frame = if kind == "permission" {
+                    let reply = ["once", "always", "reject"][usize::from(*choice) % 3];
+                    json!({"kind":"respond_permission","content":{"id":id,"reply":reply}})
+                } else {
+                    json!({"kind":"answer_question","content":{"id":id,"reply":{"answered":["a"]}}})
+                };
+                self.line(frame);
+            }
+            Op::Model(model) => self.model(model),
+            Op::Review(op) => self.review(op),
+            Op::Effect(ok) => self.effect(*ok),
+            Op::Advance(ms) => {
+                let out = self.checked.advance(Duration::from_millis(u64::from(*ms)));
+                self.absorb(out);
+            }
+        }
+    }
+
+    fn model(&mut self, op: &ModelOp) {
+        let Some(id) = self.http.pop_front() else {
+            return;
+        };
+        let (body, cuts) = match op {
+            ModelOp::Status(code) => {
+                let body = br#"{"type":"error","error":{"type":"api_error","message":"boom"}}"#;
+                return self.fail_with(id, *code, body);
+            }
+            ModelOp::Overflow => {
+                let body = br#"{"type":"error","error":{"type":"invalid_request_error","message":"prompt is too long: 210000 tokens > 200000 maximum"}}"#;
+                return self.fail_with(id, 400, body);
+            }
+            ModelOp::Fail => {
+                return self.input(Input::HttpFailed {
+                    id,
+                    error: "connection reset".into(),
+                });
+            }
+            ModelOp::Text(cuts) => (text_stream(), cuts),
+            ModelOp::Tool(which, cuts) => {
+                self.tool_ids += 1;
+                (tool_stream(*which, self.tool_ids), cuts)
+            }
+        };
+        let mut bounds: Vec<usize> = cuts.iter().map(|c| c % (body.len() + 1)).collect();
+        bounds.extend([0, body.len()]);
+        bounds.sort_unstable();
+        let parts = bounds.windows(2).map(|w| &body[w[0]..w[1]]);
+        self.run(http_answer(id, 200, parts));
+    }
+
+    fn review(&mut self, op: &ReviewOp) {
+        let id = self
+            .review
+            .as_ref()
+            .map_or(json!("review:none"), |r| r["id"].clone());
+        let content = match op {
+            ReviewOp::Load => {
+                return self.line(json!({"kind":"load_guided_review","content":{"request_id":"l","target":{"kind":"working_tree"}}}));
+            }
+            ReviewOp::Comment { valid, send } => {
+                let hunk = self
+                    .review
+                    .as_ref()
+                    .map_or(Value::Null, |r| r["hunks"][0].clone());
+                let line = if *valid {
+                    hunk["new_start"].clone()
+                } else {
+                    json!(999)
+                };
+                json!({"edit":"comment","body":"why?","severity":"question","send":send,
+                    "anchor":{"kind":"line","file_id":hunk["file_id"],"hunk_id":hunk["id"],"side":"new","line":line}})
+            }
+            ReviewOp::Fix => json!({"edit":"request_fix","comment_id":"finding_1","send":true}),
+            ReviewOp::AgentReview => {
+                return self.line(json!({"kind":"request_agent_review","content":{"request_id":"a","review_id":id}}));
+            }
+            ReviewOp::Commit => {
+                return self.line(json!({"kind":"commit_review_chapters","content":{"request_id":"k","review_id":id}}));
+            }
+            ReviewOp::OtherReview => {
+                return self.line(json!({"kind":"edit_review","content":{"request_id":"o","review_id":"review:other","edit":"resolve","comment_id":"finding_1"}}));
+            }
+        };
+        let mut content = content;
+        content["request_id"] = json!("e");
+        content["review_id"] = id;
+        self.line(json!({"kind":"edit_review","content":content}));
+    }
+
+    /// Answers request `id` with an error `status` and `body`.
+    pub fn fail_with(&mut self, id: EffectId, status: u16, body: &[u8]) {
+        self.run(http_answer(id, status, [body]));
+    }
+
+    /// Does what fake io answered, in order.
+    pub fn run(&mut self, steps: Vec<Step>) {
+        for step in steps {
+            match step {
+                Step::Feed(completion) => completion.lend(|input| self.input(input)),
+                Step::Advance(by) => {
+                    let out = self.checked.advance(by);
+                    self.absorb(out);
+                }
+            }
+        }
+    }
+
+    fn effect(&mut self, ok: bool) {
+        let Some(effect) = self.effects.pop_front() else {
+            return;
+        };
+        if let Output::Spawn { program, args, .. } = &effect
+            && self.started
+        {
+            let command = args.last().cloned().unwrap_or_default();
+            for rule in &self.denied {
+                let parts = command.split([';', '&', '|']).map(str::trim);
+                for part in std::iter::once(command.as_str()).chain(parts) {
+                    assert!(!rule.covers("bash", part), "{command:?} ran despite {rule}");
+                }
+            }
+            // Luxe's own git commands may stage a committed `.env` a review shows.
+            let tool = program == "bash";
+            assert!(!tool || !command.contains(".env"), "{command:?} ran");
+        }
+        if let Some(steps) = self.io.answer(&effect, ok) {
+            return self.run(steps);
+        }
+        match effect {
+            Output::ReadFile { id, path, .. } if path.contains("/reviews/") => {
+                // No session yet, or one that is not a session file.
+                let result = if ok {
+                    Err("No such file or directory (os error 2)".into())
+                } else {
+                    Ok(FileContent {
+                        bytes: b"{broken".to_vec(),
+                        total_len: 7,
+                        identity: None,
+                    })
+                };
+                self.input(Input::FileRead { id, result });
+            }
+            Output::ReadDiff { id, .. } => {
+                let result = if ok {
+                    Ok(Box::new(review_source_with_secrets()))
+                } else {
+                    Err("not a git repository: /work/app".into())
+                };
+                self.input(Input::DiffRead { id, result });
+            }
+            Output::ReadFile { id, path, .. } => {
+                if self.started {
+                    assert!(!is_env_file(&path), "a tool read {path}");
+                }
+                // Every file holds the secret, as a shell trick could print it from anywhere.
+                let bytes = if is_env_file(&path) {
+                    format!("TOKEN={SECRET}\n").into_bytes()
+                } else {
+                    format!("hello world {SECRET}\n").into_bytes()
+                };
+                self.input(Input::FileRead {
+                    id,
+                    result: if ok {
+                        Ok(FileContent::whole(bytes))
+                    } else {
+                        Err("no such file".into())
+                    },
+                })
+            }
+            other => panic!("unexpected effect {other:?}"),
+        }
+    }
+}
+
+/// The fake io of a simulated session: every file holds the secret (as a shell trick could
+/// print it from anywhere), a command prints it split across two chunks, a listing finds
+/// `a.rs`; `.env` files are guarded once the start-up probes are answered.
+fn fake_io() -> FakeIo {
+    let (head, tail) = SECRET.split_at(5);
+    let output = vec![
+        format!("out {head}").into_bytes(),
+        format!("{tail} more\n").into_bytes(),
+    ];
+    let mut io = FakeIo::new(
+        format!("hello world {SECRET}\n").into_bytes(),
+        (output, Duration::ZERO),
+    );
+    io.listing = vec!["a.rs".into()];
+    io.guard_env = false;
+    io
+}
+
+fn text_stream() -> Vec<u8> {
+    text_answer(None, "All done.")
+}
+
+fn tool_stream(which: u8, n: u32) -> Vec<u8> {
+    let (name, input) = scripted_tool(usize::from(which));
+    tool_call(&format!("toolu_{n}"), name, &input)
+}
+
+/// Every `tool_use` in an assistant message has its `tool_result` in the next message, results
+/// answer only calls of the message before them, and roles alternate.
+fn check_request(body: &[u8]) {
+    let body: Value = serde_json::from_slice(body).expect("the request body is JSON");
+    let messages = body["messages"].as_array().expect("messages");
+    let ids = |m: &Value, kind: &str, field: &str| -> Vec<String> {
+        m["content"]
+            .as_array()
+            .map(|blocks| {
+                blocks
+                    .iter()
+                    .filter(|b| b["type"] == kind)
+                    .map(|b| b[field].as_str().unwrap_or_default().to_owned())
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    for (i, message) in messages.iter().enumerate() {
+        let calls = ids(message, "tool_use", "id");
+        if !calls.is_empty() {
+            let next = messages
+                .get(i + 1)
+                .expect("tool calls are followed by their results");
+            assert_eq!(
+                ids(next, "tool_result", "tool_use_id"),
+                calls,
+                "results pair with calls: {body}"
+            );
+        }
+        let results = ids(message, "tool_result", "tool_use_id");
+        if !results.is_empty() {
+            let prev = &messages[i - 1];
+            assert_eq!(
+                ids(prev, "tool_use", "id"),
+                results,
+                "results answer the calls before them"
+            );
+        }
+    }
+    let first = messages.iter().find(|m| m["role"] != "system");
+    assert_eq!(first.map(|m| &m["role"]), Some(&json!("user")));
+    for pair in messages.windows(2) {
+        assert_ne!(
+            pair[0]["role"], pair[1]["role"],
+            "roles alternate (chat templates reject two in a row): {body}"
+        );
+    }
+}
+
+impl quickcheck::Arbitrary for Op {
+    fn arbitrary(g: &mut quickcheck::Gen) -> Self {
+        Self::draw(g)
+    }
+}
+
+impl quickcheck::Arbitrary for Setup {
+    fn arbitrary(g: &mut quickcheck::Gen) -> Self {
+        Self::draw(g)
+    }
+}
