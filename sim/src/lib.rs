@@ -9,6 +9,7 @@
 //! by hand, `rpc.rs` a simulated rpc session with its model and io, `acp.rs` the ACP host,
 //! `interface.rs` the terminal interface, `world.rs` all of them together under one seed.
 
+pub mod acp;
 pub mod draw;
 pub mod rpc;
 pub mod session;

@@ -3,11 +3,12 @@
 
 use std::time::{Duration, Instant};
 
-use quickcheck::{Arbitrary, Gen, QuickCheck};
+use quickcheck::QuickCheck;
 use serde_json::{Value, json};
 
 use luxe_core::acp::checked::{Checked, DIRS, Model, SECRET};
 use luxe_core::effects::Input;
+use luxe_sim::acp::{Host, Op};
 
 fn started() -> (Checked, String) {
     let mut c = Checked::new(Instant::now());
@@ -641,153 +642,12 @@ fn load_replays_before_its_answer_and_resume_does_not() {
     c.finish();
 }
 
-/// One step of a random client, io and model.
-#[derive(Debug, Clone)]
-enum Op {
-    New(u8),
-    Prompt(u8, bool),
-    Cancel(u8),
-    SetMode(u8, u8),
-    SetThinking(u8),
-    Permission(u8),
-    Fs(bool),
-    Question(u8),
-    Effect(bool),
-    Model(u8),
-    Garbage(u8),
-    Close(u8),
-    Load(u8),
-    List,
-    Advance(u16),
-}
-
-impl Arbitrary for Op {
-    fn arbitrary(g: &mut Gen) -> Self {
-        let small = |g: &mut Gen| u8::arbitrary(g) % 4;
-        match u8::arbitrary(g) % 16 {
-            0 => Op::New(small(g)),
-            1 | 2 => Op::Prompt(small(g), bool::arbitrary(g)),
-            3 => Op::Cancel(small(g)),
-            4 => Op::SetMode(small(g), u8::arbitrary(g) % 6),
-            5 => Op::SetThinking(small(g)),
-            6 => Op::Permission(u8::arbitrary(g) % 5),
-            7 if bool::arbitrary(g) => Op::Fs(u8::arbitrary(g) % 4 != 0),
-            7 => Op::Question(u8::arbitrary(g) % 3),
-            8..=10 => Op::Effect(u8::arbitrary(g) % 8 != 0),
-            11 => Op::Model(u8::arbitrary(g)),
-            12 => Op::Garbage(u8::arbitrary(g)),
-            13 => Op::Close(small(g)),
-            14 => {
-                if bool::arbitrary(g) {
-                    Op::Load(small(g))
-                } else {
-                    Op::List
-                }
-            }
-            _ => Op::Advance(u16::arbitrary(g) % 3000),
-        }
-    }
-}
-
 fn run(client: (bool, bool), ops: Vec<Op>) -> bool {
-    let mut c = Checked::new(Instant::now());
-    let (client_fs, elicitation) = client;
-    let fs = json!({"readTextFile": client_fs, "writeTextFile": client_fs});
-    let mut caps = json!({"fs": fs});
-    if elicitation {
-        caps["elicitation"] = json!({"form": {}});
+    let mut host = Host::start(Instant::now(), client);
+    for op in &ops {
+        host.step(op);
     }
-    c.request(
-        "initialize",
-        json!({"protocolVersion": 1, "clientCapabilities": caps}),
-    );
-    let pick = |c: &Checked, n: u8| -> String {
-        if c.created.is_empty() {
-            "none".to_owned()
-        } else {
-            c.created[usize::from(n) % c.created.len()].clone()
-        }
-    };
-    for op in ops {
-        match op {
-            Op::New(dir) => {
-                let cwd = if dir == 3 {
-                    "relative"
-                } else {
-                    DIRS[usize::from(dir) % 2]
-                };
-                c.request("session/new", json!({"cwd": cwd, "mcpServers": []}));
-            }
-            Op::Prompt(n, compact) => {
-                let session = pick(&c, n);
-                let text = if compact { "/compact" } else { "go" };
-                prompt(&mut c, &session, text);
-            }
-            Op::Cancel(n) => {
-                let session = pick(&c, n);
-                c.notify("session/cancel", json!({"sessionId": session}));
-            }
-            Op::SetMode(n, mode) => {
-                let session = pick(&c, n);
-                let mode = [
-                    "default",
-                    "accept-edits",
-                    "plan",
-                    "bypass",
-                    "read-only",
-                    "x",
-                ][usize::from(mode)];
-                c.request(
-                    "session/set_mode",
-                    json!({"sessionId": session, "modeId": mode}),
-                );
-            }
-            Op::SetThinking(n) => {
-                let session = pick(&c, n);
-                c.request(
-                    "session/set_config_option",
-                    json!({"sessionId": session, "configId": "thinking", "value": "low"}),
-                );
-            }
-            Op::Permission(choice) => {
-                c.answer_permission(choice);
-            }
-            Op::Question(choice) => {
-                c.answer_question(choice);
-            }
-            Op::Fs(ok) => {
-                c.answer_fs(ok);
-            }
-            Op::Effect(ok) => {
-                c.effect(ok);
-            }
-            Op::Model(m) => {
-                c.model = match m % 4 {
-                    0 => Model::Text,
-                    1 => Model::Fail,
-                    2 => Model::Hang,
-                    _ => Model::Tool(m / 4),
-                }
-            }
-            Op::Garbage(g) => c.garbage(&[b'{', g]),
-            Op::Close(n) => {
-                let session = pick(&c, n);
-                c.request("session/close", json!({"sessionId": session}));
-            }
-            Op::Load(n) => {
-                let session = pick(&c, n);
-                c.request(
-                    "session/load",
-                    json!({"sessionId": session, "cwd": DIRS[0], "mcpServers": []}),
-                );
-            }
-            Op::List => {
-                c.request("session/list", json!({"cwd": DIRS[0]}));
-            }
-            Op::Advance(ms) => c.advance(Duration::from_millis(u64::from(ms))),
-        }
-    }
-    c.finish();
+    host.finish();
     true
 }
 
