@@ -147,8 +147,14 @@ impl Host {
             }
             Op::SetMode(n, mode) => {
                 let session = self.pick(n);
-                let mode = ["default", "accept-edits", "plan", "bypass", "read-only", "x"]
-                    [usize::from(mode % 6)];
+                let mode = [
+                    "default",
+                    "accept-edits",
+                    "plan",
+                    "bypass",
+                    "read-only",
+                    "x",
+                ][usize::from(mode % 6)];
                 self.checked.request(
                     "session/set_mode",
                     json!({"sessionId": session, "modeId": mode}),

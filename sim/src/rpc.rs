@@ -8,7 +8,7 @@ use std::collections::{BTreeMap, VecDeque};
 use std::time::{Duration, Instant};
 
 use luxe_core::config::EnvFile;
-use luxe_core::effects::{EffectId, FileContent};
+use luxe_core::effects::{Completion, EffectId, FileContent};
 use luxe_core::harness::anthropic_sse::{scripted_tool, text_answer, tool_call};
 use luxe_core::harness::fake_io::{FakeIo, Step, http_answer};
 use luxe_core::harness::{Checked, on_fake_anthropic, test_config};
@@ -260,6 +260,8 @@ pub struct World {
     pub ended: Vec<String>,
     /// The GETs asked of the server, not answered.
     pub gets: Vec<(EffectId, String)>,
+    /// The frames written since [`World::take_shown`] last took them, as io writes them.
+    shown: Vec<String>,
 }
 
 impl World {
@@ -281,6 +283,7 @@ impl World {
             bodies: BTreeMap::new(),
             ended: Vec::new(),
             gets: Vec::new(),
+            shown: Vec::new(),
             denied,
             started: false,
             checked: Checked::new(config, Instant::now()),
@@ -311,6 +314,7 @@ impl World {
                 frame.encode(&mut line);
                 let text = String::from_utf8_lossy(&line);
                 assert!(!text.contains(SECRET), "a frame carries the secret: {text}");
+                self.shown.push(text.trim_end().to_owned());
             }
             match output {
                 Output::HttpRequest { id, request }
@@ -365,6 +369,11 @@ impl World {
         }
     }
 
+    /// The frames written since the last call, as io writes them.
+    pub fn take_shown(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.shown)
+    }
+
     /// Sends a client line.
     pub fn line(&mut self, frame: Value) {
         let out = self.checked.line(frame.to_string().as_bytes());
@@ -414,32 +423,8 @@ impl World {
         let Some(id) = self.http.pop_front() else {
             return;
         };
-        let (body, cuts) = match op {
-            ModelOp::Status(code) => {
-                let body = br#"{"type":"error","error":{"type":"api_error","message":"boom"}}"#;
-                return self.fail_with(id, *code, body);
-            }
-            ModelOp::Overflow => {
-                let body = br#"{"type":"error","error":{"type":"invalid_request_error","message":"prompt is too long: 210000 tokens > 200000 maximum"}}"#;
-                return self.fail_with(id, 400, body);
-            }
-            ModelOp::Fail => {
-                return self.input(Input::HttpFailed {
-                    id,
-                    error: "connection reset".into(),
-                });
-            }
-            ModelOp::Text(cuts) => (text_stream(), cuts),
-            ModelOp::Tool(which, cuts) => {
-                self.tool_ids += 1;
-                (tool_stream(*which, self.tool_ids), cuts)
-            }
-        };
-        let mut bounds: Vec<usize> = cuts.iter().map(|c| c % (body.len() + 1)).collect();
-        bounds.extend([0, body.len()]);
-        bounds.sort_unstable();
-        let parts = bounds.windows(2).map(|w| &body[w[0]..w[1]]);
-        self.run(http_answer(id, 200, parts));
+        let steps = model_answer(op, id, &mut self.tool_ids);
+        self.run(steps);
     }
 
     fn review(&mut self, op: &ReviewOp) {
@@ -517,59 +502,99 @@ impl World {
             let tool = program == "bash";
             assert!(!tool || !command.contains(".env"), "{command:?} ran");
         }
-        if let Some(steps) = self.io.answer(&effect, ok) {
-            return self.run(steps);
-        }
-        match effect {
-            Output::ReadFile { id, path, .. } if path.contains("/reviews/") => {
-                // No session yet, or one that is not a session file.
-                let result = if ok {
-                    Err("No such file or directory (os error 2)".into())
-                } else {
-                    Ok(FileContent {
-                        bytes: b"{broken".to_vec(),
-                        total_len: 7,
-                        identity: None,
-                    })
-                };
-                self.input(Input::FileRead { id, result });
-            }
-            Output::ReadDiff { id, .. } => {
-                let result = if ok {
-                    Ok(Box::new(review_source_with_secrets()))
-                } else {
-                    Err("not a git repository: /work/app".into())
-                };
-                self.input(Input::DiffRead { id, result });
-            }
-            Output::ReadFile { id, path, .. } => {
-                if self.started {
-                    assert!(!is_env_file(&path), "a tool read {path}");
-                }
-                // Every file holds the secret, as a shell trick could print it from anywhere.
-                let bytes = if is_env_file(&path) {
-                    format!("TOKEN={SECRET}\n").into_bytes()
-                } else {
-                    format!("hello world {SECRET}\n").into_bytes()
-                };
-                self.input(Input::FileRead {
-                    id,
-                    result: if ok {
-                        Ok(FileContent::whole(bytes))
-                    } else {
-                        Err("no such file".into())
-                    },
-                })
-            }
-            other => panic!("unexpected effect {other:?}"),
-        }
+        let steps = performed(&mut self.io, effect, ok, self.started);
+        self.run(steps);
     }
+}
+
+/// What io does for `effect` (`ok`: as a healthy machine would), as steps to feed: tools through
+/// `io`; a review's session file is missing (or broken); a diff holds the secret; every other
+/// file holds the secret too (no tool may read a `.env` once `started`).
+pub(crate) fn performed(io: &mut FakeIo, effect: Output, ok: bool, started: bool) -> Vec<Step> {
+    if let Some(steps) = io.answer(&effect, ok) {
+        return steps;
+    }
+    let feed = |completion| vec![Step::Feed(completion)];
+    match effect {
+        Output::ReadFile { id, path, .. } if path.contains("/reviews/") => {
+            // No session yet, or one that is not a session file.
+            let result = if ok {
+                Err("No such file or directory (os error 2)".into())
+            } else {
+                Ok(FileContent {
+                    bytes: b"{broken".to_vec(),
+                    total_len: 7,
+                    identity: None,
+                })
+            };
+            feed(Completion::FileRead { id, result })
+        }
+        Output::ReadDiff { id, .. } => {
+            let result = if ok {
+                Ok(Box::new(review_source_with_secrets()))
+            } else {
+                Err("not a git repository: /work/app".into())
+            };
+            feed(Completion::DiffRead { id, result })
+        }
+        Output::ReadFile { id, path, .. } => {
+            if started {
+                assert!(!is_env_file(&path), "a tool read {path}");
+            }
+            // Every file holds the secret, as a shell trick could print it from anywhere.
+            let bytes = if is_env_file(&path) {
+                format!("TOKEN={SECRET}\n").into_bytes()
+            } else {
+                format!("hello world {SECRET}\n").into_bytes()
+            };
+            feed(Completion::FileRead {
+                id,
+                result: if ok {
+                    Ok(FileContent::whole(bytes))
+                } else {
+                    Err("no such file".into())
+                },
+            })
+        }
+        other => panic!("unexpected effect {other:?}"),
+    }
+}
+
+/// The model's answer to request `id` as `op` says, as steps to feed (tool call ids counted by
+/// `calls`).
+pub(crate) fn model_answer(op: &ModelOp, id: EffectId, calls: &mut u32) -> Vec<Step> {
+    let (body, cuts) = match op {
+        ModelOp::Status(code) => {
+            let body = br#"{"type":"error","error":{"type":"api_error","message":"boom"}}"#;
+            return http_answer(id, *code, [&body[..]]);
+        }
+        ModelOp::Overflow => {
+            let body = br#"{"type":"error","error":{"type":"invalid_request_error","message":"prompt is too long: 210000 tokens > 200000 maximum"}}"#;
+            return http_answer(id, 400, [&body[..]]);
+        }
+        ModelOp::Fail => {
+            return vec![Step::Feed(Completion::HttpFailed {
+                id,
+                error: "connection reset".into(),
+            })];
+        }
+        ModelOp::Text(cuts) => (text_stream(), cuts),
+        ModelOp::Tool(which, cuts) => {
+            *calls += 1;
+            (tool_stream(*which, *calls), cuts)
+        }
+    };
+    let mut bounds: Vec<usize> = cuts.iter().map(|c| c % (body.len() + 1)).collect();
+    bounds.extend([0, body.len()]);
+    bounds.sort_unstable();
+    let parts = bounds.windows(2).map(|w| &body[w[0]..w[1]]);
+    http_answer(id, 200, parts)
 }
 
 /// The fake io of a simulated session: every file holds the secret (as a shell trick could
 /// print it from anywhere), a command prints it split across two chunks, a listing finds
 /// `a.rs`; `.env` files are guarded once the start-up probes are answered.
-fn fake_io() -> FakeIo {
+pub(crate) fn fake_io() -> FakeIo {
     let (head, tail) = SECRET.split_at(5);
     let output = vec![
         format!("out {head}").into_bytes(),

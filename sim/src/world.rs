@@ -1,0 +1,142 @@
+//! One run of the whole system from one source of choices: two `--rpc` sessions (each with
+//! flags and settings of its own), an `--acp` host and the terminal interface, side by side on
+//! one virtual clock, each step given to one of them. Every door checks its promises after
+//! every step (a failure panics); the run keeps a transcript of every step and what it showed,
+//! so that two runs of one seed can be compared whole, and the kinds of step it took.
+
+use std::collections::BTreeSet;
+use std::time::Instant;
+
+use serde_json::json;
+
+use crate::draw::Draw;
+use crate::{acp, interface, rpc};
+
+/// What one run did.
+#[derive(Debug, Default, PartialEq)]
+pub struct Run {
+    /// Every step and what it showed, in order.
+    pub transcript: Vec<String>,
+    /// The kinds of step taken (`rpc Submit`, `acp Prompt`, `ui Resize`, …).
+    pub reached: BTreeSet<String>,
+}
+
+/// Every kind of step the simulator can take, by the names [`Run::reached`] uses.
+pub const KINDS: &[&str] = &[
+    "rpc Submit",
+    "rpc Compact",
+    "rpc Steer",
+    "rpc Interrupt",
+    "rpc AutoApprove",
+    "rpc Reply",
+    "rpc Model",
+    "rpc Effect",
+    "rpc Advance",
+    "rpc Review",
+    "acp New",
+    "acp Prompt",
+    "acp Cancel",
+    "acp SetMode",
+    "acp SetThinking",
+    "acp Permission",
+    "acp Fs",
+    "acp Question",
+    "acp Effect",
+    "acp Model",
+    "acp Garbage",
+    "acp Close",
+    "acp Load",
+    "acp List",
+    "acp Advance",
+    "ui Type",
+    "ui Command",
+    "ui Key",
+    "ui Paste",
+    "ui Resize",
+    "ui Wheel",
+    "ui Effect",
+    "ui Model",
+    "ui Advance",
+    "clock",
+];
+
+/// The kind of a step from its `Debug` form: the variant's name.
+fn kind(door: &str, debug: &str) -> String {
+    let name = debug
+        .split(|c: char| !c.is_alphanumeric())
+        .next()
+        .unwrap_or(debug);
+    format!("{door} {name}")
+}
+
+/// Runs `steps` steps drawn from `draw`. Panics (with the step that broke it last in the
+/// transcript, which [`crate::replay`] prints) when a promise is broken.
+pub fn run(draw: &mut impl Draw, steps: usize, transcript: &mut Run) {
+    let now = Instant::now();
+    let mut sessions = [
+        rpc::World::with(&rpc::Setup::draw(draw)),
+        rpc::World::with(&rpc::Setup::draw(draw)),
+    ];
+    let mut host = acp::Host::start(now, (draw.bool(), draw.bool()));
+    let (width, height) = (40 + draw.below(120) as u16, 6 + draw.below(50) as u16);
+    let mut terminal = interface::Terminal::start(now, width, height);
+    let note = |run: &mut Run, door: &str, step: String, showed: String| {
+        run.reached.insert(kind(door, &step));
+        run.transcript.push(format!("{door} {step} → {showed}"));
+    };
+    for _ in 0..steps {
+        match draw.below(10) {
+            0..=3 => {
+                let which = draw.below(2) as usize;
+                let op = rpc::Op::draw(draw);
+                let step = format!("{op:?}");
+                transcript.transcript.push(format!("rpc{which} {step} …"));
+                sessions[which].step(&op);
+                let showed = sessions[which].take_shown().join(" ");
+                transcript.transcript.pop();
+                note(transcript, "rpc", step, format!("{which}: {showed}"));
+            }
+            4..=6 => {
+                let op = acp::Op::draw(draw);
+                let step = format!("{op:?}");
+                transcript.transcript.push(format!("acp {step} …"));
+                host.step(&op);
+                let showed = json!(host.take_seen()).to_string();
+                transcript.transcript.pop();
+                note(transcript, "acp", step, showed);
+                if host.is_closed() {
+                    host = acp::Host::start(now, (draw.bool(), draw.bool()));
+                }
+            }
+            7 | 8 => {
+                let op = interface::Op::draw(draw);
+                let step = format!("{op:?}");
+                transcript.transcript.push(format!("ui {step} …"));
+                let frame = terminal.step(&op);
+                transcript.transcript.pop();
+                note(transcript, "ui", step, format!("frame {frame:016x}"));
+                if terminal.is_closed() {
+                    terminal = interface::Terminal::start(now, width, height);
+                }
+            }
+            _ => {
+                // Time passes for everyone at once.
+                let ms = draw.below(5000) as u16;
+                transcript.reached.insert("clock".into());
+                transcript.transcript.push(format!("clock +{ms} ms"));
+                for session in &mut sessions {
+                    session.step(&rpc::Op::Advance(ms));
+                }
+                host.step(&acp::Op::Advance(ms));
+                terminal.step(&interface::Op::Advance(ms));
+            }
+        }
+    }
+    // Whatever state they are in: each rpc session still answers, and the ACP host answers
+    // every request it was sent once everything is settled.
+    for session in &mut sessions {
+        session.line(json!({"kind":"interrupt_turn"}));
+        session.line(json!({"kind":"set_mode","content":{"mode":"plan"}}));
+    }
+    host.finish();
+}
