@@ -27,6 +27,9 @@ pub(crate) async fn run<M: Machine, E>(
 ) -> i32 {
     let mut signals = Signals::new([Signal::Term, Signal::Hup]).ok();
     let mut timer = smol::Timer::never();
+    // The deadline the timer is set to: set again only when it changes, since every setting
+    // goes through the reactor (a streamed answer's every event would set the same frame's).
+    let mut armed = None;
     loop {
         if let Some(code) = perform(machine, &mut effects) {
             between(machine);
@@ -34,13 +37,17 @@ pub(crate) async fn run<M: Machine, E>(
             return code;
         }
         between(machine);
-        if let Some(at) = machine.poll_timeout() {
-            timer.set_at(at);
+        let at = machine.poll_timeout();
+        if at != armed {
+            if let Some(at) = at {
+                timer.set_at(at);
+            }
+            armed = at;
         }
         let event = async {
             match &events {
                 Some(events) => match events.recv().await {
-                    Ok(event) => Some(Turn::Event(event)),
+                    Ok(event) => Turn::Event(event),
                     Err(_) => std::future::pending().await,
                 },
                 None => std::future::pending().await,
@@ -48,7 +55,7 @@ pub(crate) async fn run<M: Machine, E>(
         };
         let completed = async {
             match completions.recv().await {
-                Ok(completion) => Some(Turn::Completed(completion)),
+                Ok(completion) => Turn::Completed(completion),
                 Err(_) => std::future::pending().await,
             }
         };
@@ -56,26 +63,27 @@ pub(crate) async fn run<M: Machine, E>(
             match signals.as_mut() {
                 Some(signals) => {
                     signals.next().await;
-                    Some(Turn::Signal)
+                    Turn::Signal
                 }
                 None => std::future::pending().await,
             }
         };
         let deadline = async {
             (&mut timer).await;
-            None
+            // Fired: the next deadline sets it again, even the same one.
+            Turn::Deadline
         };
         let turn = signal.or(event.race(completed)).or(deadline).await;
         let now = Instant::now();
         match turn {
-            Some(Turn::Event(event)) => {
+            Turn::Event(event) => {
                 take(machine, now, event);
                 // Events that came meanwhile (keys typed ahead) go in before the next frame.
                 while let Some(event) = events.as_ref().and_then(|e| e.try_recv().ok()) {
                     take(machine, now, event);
                 }
             }
-            Some(Turn::Completed(completion)) => {
+            Turn::Completed(completion) => {
                 completion.lend(|input| machine.handle_input(now, input));
                 while let Ok(next) = completions.try_recv() {
                     if let Some(code) = perform(machine, &mut effects) {
@@ -86,8 +94,8 @@ pub(crate) async fn run<M: Machine, E>(
                     next.lend(|input| machine.handle_input(now, input));
                 }
             }
-            Some(Turn::Signal) => machine.handle_input(now, Input::Terminate),
-            None => {}
+            Turn::Signal => machine.handle_input(now, Input::Terminate),
+            Turn::Deadline => armed = None,
         }
         if machine.poll_timeout().is_some_and(|at| at <= now) {
             machine.handle_timeout(now);
@@ -100,6 +108,8 @@ enum Turn<E> {
     Event(E),
     Completed(Completion),
     Signal,
+    /// The timer fired.
+    Deadline,
 }
 
 /// Performs the machine's effects; the exit status once it asks to exit. Frames never leave
