@@ -7,7 +7,7 @@
 use std::collections::{BTreeMap, VecDeque};
 use std::time::{Duration, Instant};
 
-use luxe_core::config::EnvFile;
+use luxe_core::config::{EnvFile, Fresh, SessionFile};
 use luxe_core::effects::{Completion, EffectId, FileContent};
 use luxe_core::harness::anthropic_sse::{scripted_tool, text_answer, tool_call};
 use luxe_core::harness::fake_io::{FakeIo, Step, http_answer};
@@ -49,6 +49,9 @@ pub enum Op {
     Advance(u16),
     /// The guided review.
     Review(ReviewOp),
+    /// The process is killed and started again on its session file (`true`: an append in
+    /// flight is cut halfway, as a crash mid-write leaves it). Nothing io confirmed is lost.
+    Restart(bool),
 }
 
 /// What a reviewer does; anchors are taken from the loaded review (or invented).
@@ -123,6 +126,7 @@ impl Op {
     /// A step of the client, the model, io or the clock, drawn.
     pub fn draw(g: &mut impl Draw) -> Self {
         match g.byte() % 20 {
+            15 if g.byte().is_multiple_of(4) => Self::Restart(g.bool()),
             0..=1 => Self::Submit,
             16 => Self::Compact,
             17..=19 => Self::Review(ReviewOp::draw(g)),
@@ -174,6 +178,8 @@ pub struct Setup {
     auto_approve: bool,
     /// Which deny rules of a small pool the settings hold (a bit each).
     deny: u8,
+    /// Whether the session is kept in a file (and so can be restarted on it).
+    store: bool,
 }
 
 const DENY_POOL: &[&str] = &["bash(rm *)", "write(**)", "read(a.txt)", "bash(echo *)"];
@@ -185,11 +191,10 @@ impl Setup {
             mode: g.byte(),
             auto_approve: g.bool(),
             deny: g.byte(),
+            store: g.bool(),
         }
     }
-}
 
-impl Setup {
     fn deny_rules(&self) -> Vec<Rule> {
         DENY_POOL
             .iter()
@@ -217,8 +222,23 @@ impl Setup {
             text: json!({"permissions": {"deny": deny}}).to_string(),
             scope: Scope::User,
         }];
+        if self.store {
+            config.sessions_dir = Some(SESSIONS.into());
+        }
         config
     }
+}
+
+/// Where a kept session's file is written.
+const SESSIONS: &str = "/home/u/.luxe/sessions";
+
+/// The session files io wrote, and what of them it confirmed.
+#[derive(Debug, Default)]
+struct Disk {
+    /// Each file's bytes as they are on disk.
+    files: BTreeMap<String, Vec<u8>>,
+    /// Turn ends whose appends io confirmed: a restart must find at least these.
+    confirmed_turns: u32,
 }
 
 /// The config every simulated rpc session starts from: a fake Anthropic, short retries, a
@@ -262,6 +282,10 @@ pub struct World {
     pub gets: Vec<(EffectId, String)>,
     /// The frames written since [`World::take_shown`] last took them, as io writes them.
     shown: Vec<String>,
+    /// The config it started from, to start again from after a restart.
+    config: Config,
+    /// The disk the session file is on: it outlives a restart.
+    disk: Disk,
 }
 
 impl World {
@@ -284,9 +308,11 @@ impl World {
             ended: Vec::new(),
             gets: Vec::new(),
             shown: Vec::new(),
+            disk: Disk::default(),
             denied,
             started: false,
-            checked: Checked::new(config, Instant::now()),
+            checked: Checked::new(config.clone(), Instant::now()),
+            config,
             http: VecDeque::new(),
             effects: VecDeque::new(),
             prompt: None,
@@ -412,6 +438,7 @@ impl World {
             Op::Model(model) => self.model(model),
             Op::Review(op) => self.review(op),
             Op::Effect(ok) => self.effect(*ok),
+            Op::Restart(torn) => self.restart(*torn),
             Op::Advance(ms) => {
                 let out = self.checked.advance(Duration::from_millis(u64::from(*ms)));
                 self.absorb(out);
@@ -502,8 +529,67 @@ impl World {
             let tool = program == "bash";
             assert!(!tool || !command.contains(".env"), "{command:?} ran");
         }
+        let effect = match effect {
+            Output::AppendFile { id, path, bytes } => return self.append(id, path, &bytes, ok),
+            // Made durable: the disk here never loses what it was given.
+            Output::SyncFile { .. } => return,
+            effect => effect,
+        };
         let steps = performed(&mut self.io, effect, ok, self.started);
         self.run(steps);
+    }
+
+    /// Appends `bytes` to the file at `path` (`ok`: whole; else the disk fills halfway).
+    fn append(&mut self, id: EffectId, path: String, bytes: &[u8], ok: bool) {
+        let file = self.disk.files.entry(path).or_default();
+        let result = if ok {
+            file.extend_from_slice(bytes);
+            self.disk.confirmed_turns += turn_ends(bytes);
+            Ok(())
+        } else {
+            file.extend_from_slice(&bytes[..bytes.len() / 2]);
+            Err("No space left on device (os error 28)".into())
+        };
+        self.input(Input::FileAppended { id, result });
+    }
+
+    /// The process dies and starts again on its session file, as `--resume` starts it: every
+    /// turn whose end io confirmed is there. `torn`: an append in flight is cut halfway.
+    fn restart(&mut self, torn: bool) {
+        let Some((path, _)) = self.disk.files.iter().next() else {
+            return;
+        };
+        let path = path.clone();
+        if torn
+            && let Some(Output::AppendFile { bytes, .. }) = (self.effects.iter())
+                .find(|e| matches!(e, Output::AppendFile { path: p, .. } if *p == path))
+        {
+            let cut = bytes[..bytes.len() / 2].to_vec();
+            self.disk.files.entry(path.clone()).or_default().extend(cut);
+        }
+        let bytes = self.disk.files[&path].clone();
+        let fresh = Fresh {
+            session_id: self.config.session_id.clone(),
+            unix_ms: self.config.unix_ms,
+            rng_seed: self.config.rng_seed,
+            today: self.config.today.clone(),
+        };
+        let config = self
+            .config
+            .next_session(fresh, Some(SessionFile { path, bytes }));
+        let disk = std::mem::take(&mut self.disk);
+        let confirmed = disk.confirmed_turns;
+        *self = Self::with_config(config, std::mem::take(&mut self.denied));
+        self.disk = disk;
+        let restored = (self.shown.iter())
+            .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+            .find(|frame| frame["kind"] == "session_restored")
+            .expect("a resumed session says what it restored");
+        let turns = restored["content"]["turns"].as_u64().unwrap_or(0);
+        assert!(
+            turns >= u64::from(confirmed),
+            "{confirmed} turn ends were confirmed written, {turns} restored"
+        );
     }
 }
 
@@ -589,6 +675,15 @@ pub(crate) fn model_answer(op: &ModelOp, id: EffectId, calls: &mut u32) -> Vec<S
     bounds.sort_unstable();
     let parts = bounds.windows(2).map(|w| &body[w[0]..w[1]]);
     http_answer(id, 200, parts)
+}
+
+/// How many turn ends `bytes` (whole records of a session file) hold.
+fn turn_ends(bytes: &[u8]) -> u32 {
+    let records = bytes.split(|b| *b == b'\n');
+    let ends = records.filter(|line| {
+        serde_json::from_slice::<Value>(line).is_ok_and(|record| record["type"] == "turn_ended")
+    });
+    u32::try_from(ends.count()).unwrap_or(u32::MAX)
 }
 
 /// The fake io of a simulated session: every file holds the secret (as a shell trick could

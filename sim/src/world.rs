@@ -33,6 +33,7 @@ pub const KINDS: &[&str] = &[
     "rpc Effect",
     "rpc Advance",
     "rpc Review",
+    "rpc Restart",
     "acp New",
     "acp Prompt",
     "acp Cancel",

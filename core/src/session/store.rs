@@ -15,7 +15,9 @@ use crate::protocol::events::{
     RestoredMessage, RestoredToolCall, RestoredToolResult, SessionRestored, SessionsListed,
 };
 use crate::protocol::values::{Mode, Thinking};
-use crate::store::{FORMAT_VERSION, Record, Restored, encode, ends_mid_line, summaries};
+use crate::store::{
+    FORMAT_VERSION, Record, Restored, encode, ends_mid_line, mend_lost_records, summaries,
+};
 
 /// Where the session is written, and how far.
 #[derive(Debug, Default)]
@@ -254,7 +256,13 @@ pub(super) fn restoring(restored: Restored) -> Restoring {
             turns: restored.turns,
             cost_usd: restored.cost_usd,
         },
-        view: restored.view.unwrap_or(restored.messages),
+        view: {
+            // What the model is sent must be a conversation providers take, whatever lines
+            // the file lost; the client is shown what was read.
+            let mut view = restored.view.unwrap_or(restored.messages);
+            mend_lost_records(&mut view);
+            view
+        },
         turns: u64::from(restored.turns),
         cost_usd: (!restored.cost_unknown).then_some(restored.cost_usd),
     }

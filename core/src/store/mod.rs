@@ -361,7 +361,10 @@ pub fn latest_for<'a>(candidates: &'a [(String, Vec<u8>, u64)], cwd: &str) -> Op
         .map(|(path, _, _)| path.as_str())
 }
 
+mod mend;
 mod title;
+
+pub use mend::{LOST_OPENING, mend_lost_records};
 
 #[cfg(test)]
 mod tests;

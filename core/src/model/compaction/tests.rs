@@ -11,7 +11,7 @@ pub(crate) fn text(role: Role, text: &str) -> Message {
     }
 }
 
-fn call(id: &str) -> Message {
+pub(crate) fn call(id: &str) -> Message {
     Message {
         role: Role::Assistant,
         content: vec![Block::ToolUse {
@@ -22,7 +22,7 @@ fn call(id: &str) -> Message {
     }
 }
 
-fn result(id: &str, content: &str) -> Message {
+pub(crate) fn result(id: &str, content: &str) -> Message {
     Message {
         role: Role::User,
         content: vec![Block::ToolResult {
