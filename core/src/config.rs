@@ -6,7 +6,6 @@ use std::time::Duration;
 mod env_vars;
 mod home;
 
-pub use env_vars::EnvVars;
 pub use home::{Home, Resume, settings_files};
 
 use crate::model::catalogue::{Provider, ProviderAccess};

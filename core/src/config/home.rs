@@ -1,7 +1,7 @@
 //! Where luxe keeps its files ([`Home`]: `$LUXE_HOME`, else `~/.luxe`), which settings files
 //! a session reads, and which stored session `-c` or `--resume` opens ([`Resume`]).
 
-use super::env_vars::EnvVars;
+use crate::process_env::EnvVars;
 use crate::settings::Scope;
 use crate::store;
 

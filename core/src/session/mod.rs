@@ -189,11 +189,11 @@ impl Session {
                 timings: config.timings,
                 platform: config.platform.clone(),
                 today: config.today.clone(),
-                tool_env_unset: tools::environment::withheld(
+                tool_env_unset: crate::process_env::withheld(
                     &config.env_names,
                     &loaded.tool_env_pass,
                 ),
-                own_env_unset: tools::environment::provider_keys(&config.env_names),
+                own_env_unset: crate::process_env::provider_keys(&config.env_names),
                 questions: config.questions,
                 trust_project: config.trust_project,
                 github_writes: config.github_writes && !read_only,

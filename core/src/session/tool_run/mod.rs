@@ -37,8 +37,8 @@ use super::port::Port;
 use super::tool_gate::ToolGate;
 use super::tools::args::ToolArgs;
 use super::tools::definitions::{PLAN_TOOLS, REVIEW_TOOLS};
-use super::tools::paths::resolve;
 use super::tools::views::title;
+use crate::paths::resolve;
 use work::{Begun, Progress, Work};
 
 /// The numbers behind call and prompt ids, which run on across the session's turns.
