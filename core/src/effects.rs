@@ -8,6 +8,7 @@ use crate::review::source::DiffSource;
 pub use frame::Frame;
 
 mod frame;
+mod gate;
 
 /// Names one effect (a request, a process, a file operation) so its results find their way back.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]

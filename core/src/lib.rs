@@ -36,6 +36,7 @@ pub mod paths;
 pub mod permissions;
 pub mod process_env;
 pub mod protocol;
+pub mod redact;
 pub mod review;
 pub mod rng;
 pub mod session;

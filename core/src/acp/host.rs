@@ -19,10 +19,10 @@ use serde_json::{Value, json};
 use crate::config::Config;
 use crate::effects::{EffectId, Input, Output};
 use crate::model::catalogue::ProviderAccess;
-use crate::permissions::redact::Redactor;
 use crate::protocol::actions::{Action, SubmitUserMessage};
 use crate::protocol::codec;
 use crate::protocol::events::StateChanged;
+use crate::redact::Redactor;
 use crate::session::Session;
 
 use super::PROTOCOL_VERSION;

@@ -4,7 +4,7 @@
 use serde_json::{Map, Value, json};
 
 use super::chunk::{Chunk, ChunkKind};
-use crate::permissions::redact::Redactor;
+use crate::redact::Redactor;
 
 /// A standard JSON-RPC error code.
 pub(crate) mod code {

@@ -99,13 +99,13 @@ use crate::config::{Config, StartError};
 use crate::effects::{Input, Output};
 use crate::model::catalogue::{self, ModelRef};
 use crate::permissions::Permissions;
-use crate::permissions::redact::Redactor;
 use crate::protocol::PROTOCOL_VERSION;
 use crate::protocol::actions::Action;
 use crate::protocol::codec::{Incoming, Rejection};
 use crate::protocol::events::{ErrorEvent, Event, Ready};
 use crate::protocol::kinds::is_github_write;
 use crate::protocol::values::{Mode, PermissionMode, Thinking, TurnSource};
+use crate::redact::Redactor;
 use crate::rng::Rng;
 
 use context::Context;

@@ -6,9 +6,9 @@
 use crate::config::{Config, StartError};
 use crate::github::startup::worktree_name;
 use crate::model::catalogue::ModelRef;
-use crate::permissions::redact::{Redactor, is_weak, secret_values};
 use crate::protocol::events::{Started, StartedIssue, StartedWorktree};
 use crate::protocol::values::PermissionMode;
+use crate::redact::{Redactor, is_weak, secret_values};
 use crate::settings::{self, Loaded};
 use crate::store::Restored;
 

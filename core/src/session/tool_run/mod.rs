@@ -25,12 +25,12 @@ use crate::effects::{EffectId, FileIdentity, FileKind, Input, OpenFor, Output};
 use crate::mcp::CallId;
 use crate::model::conversation::Block;
 use crate::permissions::Decision;
-use crate::permissions::redact::Redactor;
 use crate::permissions::rules::Rule;
 use crate::protocol::events::{
     Event, FilesChanged, PlanUpdated, QuestionAsked, ToolStarted, ToolStatus,
 };
 use crate::protocol::values::Mode;
+use crate::redact::Redactor;
 
 use super::owners::Owner;
 use super::port::Port;

@@ -6,8 +6,8 @@
 use std::time::Duration;
 
 use crate::effects::{EffectId, FileContent, Input, Output, Stream};
-use crate::permissions::redact::Redactor;
 use crate::protocol::events::{Event, FileBefore, OutputStream, ToolStatus};
+use crate::redact::Redactor;
 
 use super::super::tool_gate::ToolGate;
 use super::super::tools::args::ToolArgs;
