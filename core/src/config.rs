@@ -8,11 +8,11 @@ mod home;
 
 pub use home::{Home, Resume, settings_files};
 
+use crate::effects::{EnvFile, SettingsSource};
 use crate::model::catalogue::{Provider, ProviderAccess};
 use crate::model::wire::Endpoint;
 use crate::protocol::MAX_FRAME_BYTES;
 use crate::protocol::values::PermissionMode;
-use crate::settings::SettingsSource;
 
 /// Where each provider is, from the standard environment variables; `None` when unconfigured.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -204,28 +204,6 @@ pub struct SessionFile {
 /// The most directory entries io looks at under cwd for `.env` files at start: enough for any
 /// project, and a bound on the start-up of one started in a home directory.
 pub const ENV_SEARCH_MAX_ENTRIES: usize = 200_000;
-
-/// A `.env` file under cwd (one [`crate::permissions::is_env_file`] names), found and read whole
-/// by io at start: its values are what the redaction gate cuts out.
-#[derive(Clone, PartialEq, Eq)]
-pub struct EnvFile {
-    /// Where it is.
-    pub path: String,
-    /// Its whole content.
-    pub bytes: Vec<u8>,
-    /// Which file it is: another name for it (a hard link) is refused as it is.
-    pub identity: Option<crate::effects::FileIdentity>,
-}
-
-impl std::fmt::Debug for EnvFile {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        // The content is secrets: never in a log.
-        f.debug_struct("EnvFile")
-            .field("path", &self.path)
-            .field("bytes", &self.bytes.len())
-            .finish()
-    }
-}
 
 /// Everything a session starts from.
 #[derive(Debug, Clone)]

@@ -1,14 +1,20 @@
 //! The two vocabularies between core and io: [`Input`] names what happened, [`Output`] is an
 //! instruction. Every effect output carries an [`EffectId`] that its results echo back.
 
-pub use crate::acp::{Message, Site};
-use crate::model::wire::HttpRequest;
 use crate::protocol::review::ReviewTarget;
-use crate::review::source::DiffSource;
+pub use diff_source::{ChangedFile, DiffSource};
 pub use frame::Frame;
+pub use http::{HttpMethod, HttpRequest};
+pub use message::Message;
+pub(crate) use message::{Chunk, ChunkKind};
+pub use site::{EnvFile, Scope, SettingsSource, Site};
 
+mod diff_source;
 mod frame;
 mod gate;
+mod http;
+mod message;
+mod site;
 
 /// Names one effect (a request, a process, a file operation) so its results find their way back.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]

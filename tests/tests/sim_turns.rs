@@ -8,19 +8,20 @@
 use std::collections::{BTreeMap, VecDeque};
 use std::time::{Duration, Instant};
 
-use luxe_core::config::{EnvFile, Providers};
+use luxe_core::config::Providers;
+use luxe_core::effects::HttpMethod;
+use luxe_core::effects::{ChangedFile, DiffSource};
 use luxe_core::effects::{EffectId, FileContent};
+use luxe_core::effects::{EnvFile, Scope, SettingsSource};
 use luxe_core::harness::anthropic_sse::{scripted_tool, text_answer, tool_call};
 use luxe_core::harness::fake_io::{FakeIo, Step, http_answer};
 use luxe_core::harness::{Checked, on_fake_anthropic, test_config};
-use luxe_core::model::wire::{Endpoint, HttpMethod};
+use luxe_core::model::wire::Endpoint;
 use luxe_core::permissions::is_env_file;
 use luxe_core::permissions::rules::Rule;
 use luxe_core::protocol::events::Event;
 use luxe_core::protocol::review::FileStatus;
 use luxe_core::protocol::values::PermissionMode;
-use luxe_core::review::source::{ChangedFile, DiffSource};
-use luxe_core::settings::{Scope, SettingsSource};
 use luxe_core::{Config, Input, Output};
 use luxe_tests::sim::small_review_source;
 use quickcheck::{Arbitrary, Gen, QuickCheck};

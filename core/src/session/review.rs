@@ -12,6 +12,7 @@ use std::sync::Arc;
 
 use super::owners::Owner;
 use super::port::Port;
+use crate::effects::DiffSource;
 use crate::effects::{EffectId, FileContent, Output};
 use crate::protocol::events::{
     Event, GuidedReviewLoaded, GuidedReviewUpdated, RequestFailed, ReviewSessionEvent,
@@ -22,7 +23,6 @@ use crate::review::build::build;
 use crate::review::findings::Stored;
 use crate::review::ids::review_id;
 use crate::review::patch::build_from_patch;
-use crate::review::source::DiffSource;
 
 use super::review_saves::ReviewSaves;
 

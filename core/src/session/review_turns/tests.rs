@@ -4,9 +4,9 @@
 use serde_json::json;
 
 use super::*;
+use crate::effects::DiffSource;
 use crate::effects::Output;
 use crate::protocol::review::ReviewTarget;
-use crate::review::source::DiffSource;
 use crate::session::port::Port;
 use crate::session::review::ReviewState;
 

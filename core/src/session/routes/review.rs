@@ -6,13 +6,13 @@ use std::time::Instant;
 
 use serde_json::Value;
 
+use crate::effects::DiffSource;
 use crate::effects::{EffectId, Input};
 use crate::protocol::actions::{CommitReviewChapters, EditReview, LoadGuidedReview, ReviewRequest};
 use crate::protocol::codec::Rejection;
 use crate::protocol::findings::{ReviewSession, ThreadEntry};
 use crate::protocol::review::{Review, ReviewTarget};
 use crate::protocol::values::TurnSource;
-use crate::review::source::DiffSource;
 use crate::session::Session;
 use crate::session::commit_chapters::AfterCommit;
 use crate::session::review::saving::Answered;

@@ -5,6 +5,7 @@
 use std::ops::Add;
 use std::time::Duration;
 
+use crate::effects::HttpRequest;
 use crate::effects::{EffectId, Input, Output};
 use crate::model::anthropic::{self, AnthropicStream};
 use crate::model::assembler::MessageAssembler;
@@ -12,9 +13,7 @@ use crate::model::catalogue::Provider;
 use crate::model::conversation::ToolSpec;
 use crate::model::conversation::{Block, Message, Role};
 use crate::model::openai::{self, OpenAiStream};
-use crate::model::wire::{
-    Endpoint, HttpRequest, ModelCall, ModelEvent, StopReason, StreamDecoder, Usage,
-};
+use crate::model::wire::{Endpoint, ModelCall, ModelEvent, StopReason, StreamDecoder, Usage};
 use crate::protocol::events::{Event, ModelRetrying};
 use crate::protocol::values::{CompactionTrigger, TurnEndReason};
 use crate::session::model_step::{ModelStep, Outcome, Sent, retry_delay};
