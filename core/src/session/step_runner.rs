@@ -162,7 +162,9 @@ impl<F: Flow, At: Copy + Ord + Add<Duration, Output = At>> StepRunner<F, At> {
         match advance {
             Advance::Spawn(id, cmd) => {
                 let program = cmd.program;
-                let deadline = self.bounded.then(|| now + program.timeout(shell.timings));
+                let deadline = self
+                    .bounded
+                    .then(|| now + shell.timings.program_timeout(program));
                 let cwd = cmd.cwd.unwrap_or_else(|| shell.cwd.to_owned());
                 let mut env = program.env();
                 env.extend(cmd.env);

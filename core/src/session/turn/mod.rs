@@ -24,8 +24,8 @@ use std::collections::VecDeque;
 use std::ops::Add;
 use std::time::{Duration, Instant};
 
+use crate::config::prepare::IssueContext;
 use crate::effects::Output;
-use crate::github::startup::IssueContext;
 use crate::model::conversation::{Block, Message, Role};
 use crate::protocol::actions::Image;
 use crate::protocol::events::{
