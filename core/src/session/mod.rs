@@ -24,15 +24,14 @@
 //!   of an allowed call; `asking.rs`, its prompt or question; `ending.rs`, results and
 //!   interrupts), `tool_gate.rs` (*machine*: rules,
 //!   mode, `.env` identities and Luxe's own places, as verdicts), `tools/` (definitions,
-//!   arguments, paths, `bash_run.rs` — *machine*: a command's output — and `views.rs`, what
+//!   arguments, `bash_run.rs` — *machine*: a command's output — and `views.rs`, what
 //!   tools show), `mcp_tools.rs` (the MCP machine, made from the settings),
 //!   and what `luxe --acp`'s host needs beyond actions (id, gate, permission mode) in `mod.rs`.
 //! - `store.rs` (*machine*: the append-only session file and `list_sessions`).
 //! - `context.rs` (*machine*: the start-up probes, `git status` and `AGENTS.md`).
-//! - guided review: `review.rs` (*machine*: the open review; `review/saving.rs`, its changes
-//!   saved), `review_saves.rs` (*machine*: the save queue),
-//!   `review_turns.rs` (agent turns on the review and their tools),
-//!   `review_prompts.rs`, `pr_review.rs`, `commit_chapters.rs`.
+//! - guided review: `guided_review/` (the open review, its save queue, agent turns on it and
+//!   their prompts, posting it to a pull request, committing its chapters, and the session's
+//!   routing to them; its `mod.rs` lists them).
 //! - GitHub and stacks: `github.rs` (*machine*; `github/waiting.rs`, actions parked until the
 //!   probe; `github/pull_request_reviews.rs`, a pull request as a guided review), `stack.rs`
 //!   (*machine*), each running pure chains of git/gh commands from `crate::github` and
@@ -42,10 +41,10 @@
 //! Everything a session owns — its ids, effect namespace, random numbers, store — is inside
 //! the value, so one process can drive several.
 //!
-//! `Session` is written in `mod.rs` (composition, the gate, routing by owner) and in
-//! `routes/`, its routing by feature — `conversation.rs` (turns, tool calls, MCP tools, the
-//! session file), `review.rs` (guided review, review turns, chapter commits), `github.rs`
-//! (GitHub, pull request reviews, stacks). Those methods only lend a machine the parts it
+//! `Session` is written in `mod.rs` (composition, the gate, routing by owner) and in its
+//! routing by feature — `routes/conversation.rs` (turns, tool calls, MCP tools, the session
+//! file), `guided_review/routes.rs` (guided review, review turns, chapter commits),
+//! `routes/github.rs` (GitHub, pull request reviews, stacks). Those methods only lend a machine the parts it
 //! borrows (the port, the facts, another machine's answer as a value) and act on what it
 //! returns; the feature files hold their machines alone, and what to do is decided there,
 //! where unit tests reach it without a session.
@@ -62,22 +61,17 @@ macro_rules! shell {
     };
 }
 
-mod commit_chapters;
 mod context;
 mod conversation;
 mod facts;
 mod github;
+mod guided_review;
 mod mcp_tools;
 mod model_step;
 mod own_commands;
 mod owners;
 mod path_completion;
 mod port;
-mod pr_review;
-mod review;
-mod review_prompts;
-mod review_saves;
-mod review_turns;
 mod routes;
 mod server_probe;
 mod stack;
@@ -144,8 +138,8 @@ pub struct Session {
     /// The numbers of tool calls and prompts so far.
     call_ids: tool_run::CallIds,
     rng: Rng,
-    review: review::ReviewState,
-    commit: commit_chapters::Commits,
+    review: guided_review::open::ReviewState,
+    commit: guided_review::commit_chapters::Commits,
     github: github::Github,
     stacks: stack::Stacks,
     /// `complete_path` requests waiting for their listing.
@@ -219,8 +213,8 @@ impl Session {
             turns: turn::Turns::new(config.issue.clone()),
             call_ids: tool_run::CallIds::default(),
             rng: Rng::new(config.rng_seed),
-            review: review::ReviewState::new(config.reviews_dir.clone()),
-            commit: commit_chapters::commits(),
+            review: guided_review::open::ReviewState::new(config.reviews_dir.clone()),
+            commit: guided_review::commit_chapters::commits(),
             github: github::Github::default(),
             stacks: stack::Stacks::default(),
             completion: path_completion::PathCompletion::default(),

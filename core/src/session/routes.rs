@@ -5,4 +5,3 @@
 
 mod conversation;
 mod github;
-mod review;

@@ -15,8 +15,8 @@ use crate::protocol::github::{
     SkippedFinding, Verdict,
 };
 use crate::protocol::review::ReviewTarget;
+use crate::session::guided_review::posting::review_body;
 use crate::session::port::Port;
-use crate::session::pr_review::review_body;
 use crate::session::step_runner::Shell;
 
 use super::{Github, Then};

@@ -10,8 +10,8 @@ use crate::protocol::review::ReviewTarget;
 use crate::protocol::stack::{OpenStack, PlanRestack, PreviewStack, Restack};
 use crate::session::Session;
 use crate::session::github::Then;
-use crate::session::pr_review::comments_for;
-use crate::session::review::Loaded;
+use crate::session::guided_review::open::Loaded;
+use crate::session::guided_review::posting::comments_for;
 
 impl Session {
     /// Probes the workspace (see [`crate::session::github::Github::probe`]) and routes what that leaves.

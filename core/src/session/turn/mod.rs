@@ -35,7 +35,7 @@ use crate::protocol::values::{TurnEndReason, TurnSource};
 use crate::store::{Record, Writer};
 
 use super::conversation::Conversation;
-use super::review_turns::ReviewTask;
+use super::guided_review::turns::ReviewTask;
 use super::tool_run::{Answered, ToolStep};
 use running::{Step, TurnKind};
 

@@ -16,9 +16,9 @@ use crate::model::openai::{self, OpenAiStream};
 use crate::model::wire::{Endpoint, ModelCall, ModelEvent, StopReason, StreamDecoder, Usage};
 use crate::protocol::events::{Event, ModelRetrying};
 use crate::protocol::values::{CompactionTrigger, TurnEndReason};
+use crate::session::guided_review::turns::ReviewTask;
 use crate::session::model_step::{ModelStep, Outcome, Sent, retry_delay};
 use crate::session::owners::Owner;
-use crate::session::review_turns::ReviewTask;
 use crate::session::tools::definitions::tools_for;
 use crate::store::Record;
 

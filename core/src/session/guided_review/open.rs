@@ -1,8 +1,8 @@
 //! The open guided review, as a machine: loading it (io reads the diff, core builds the review
 //! and reads its session file), refreshing it after a turn changed files, and what the other
-//! rooms read of it. Saving its changes is `review/saving.rs`'s; what the session does with
-//! the machine's answers (a review turn, a thread closed, an error) is `routes/review.rs`'s.
-//! Agent turns on it are `review_turns.rs`'s.
+//! rooms read of it. Saving its changes is `open/saving.rs`'s; what the session does with
+//! the machine's answers (a review turn, a thread closed, an error) is `routes.rs`'s.
+//! Agent turns on it are `turns.rs`'s.
 //!
 //! Saves are strictly one at a time: a change is applied to the last state on disk, written
 //! atomically, and only then kept and acknowledged. So 50 edits in flight are 50 answers in
@@ -10,8 +10,6 @@
 
 use std::sync::Arc;
 
-use super::owners::Owner;
-use super::port::Port;
 use crate::effects::DiffSource;
 use crate::effects::{EffectId, FileContent, Output};
 use crate::protocol::events::{
@@ -23,8 +21,11 @@ use crate::review::build::build;
 use crate::review::findings::Stored;
 use crate::review::ids::review_id;
 use crate::review::patch::build_from_patch;
+use crate::session::owners::Owner;
+use crate::session::port::Port;
 
-use super::review_saves::ReviewSaves;
+use super::save_queue::ReviewSaves;
+use super::turns::OpenView;
 
 /// A review session file is never this large; a bigger one is not read.
 const SESSION_FILE_MAX: u64 = 64 * 1024 * 1024;
@@ -58,7 +59,7 @@ struct Opening {
 
 /// What a load read: a diff from git, or a pull request's patch from gh.
 #[derive(Debug)]
-pub(super) enum Loaded {
+pub(in crate::session) enum Loaded {
     /// Both sides of every changed file.
     Diff(Box<DiffSource>),
     /// A pull request's unified diff, and the checkout it was read from.
@@ -92,7 +93,7 @@ enum Reading {
 
 /// The review part of the session.
 #[derive(Debug, Default)]
-pub(super) struct ReviewState {
+pub(in crate::session) struct ReviewState {
     /// `$LUXE_HOME/reviews`; `None` keeps nothing.
     dir: Option<String>,
     /// Diff reads in flight.
@@ -106,7 +107,7 @@ pub(super) struct ReviewState {
 
 impl ReviewState {
     /// Review sessions live in `dir`.
-    pub(super) fn new(dir: Option<String>) -> Self {
+    pub(in crate::session) fn new(dir: Option<String>) -> Self {
         Self {
             dir,
             ..Self::default()
@@ -114,7 +115,7 @@ impl ReviewState {
     }
 
     /// The open review as review turns read it.
-    pub(super) fn view(&self) -> Option<OpenView<'_>> {
+    pub(in crate::session) fn view(&self) -> Option<OpenView<'_>> {
         self.open.as_ref().map(|open| OpenView {
             review: &open.review,
             root: &open.root,
@@ -123,19 +124,9 @@ impl ReviewState {
     }
 }
 
-/// What review turns read of the open review (they change it only through the save queue).
-pub(super) struct OpenView<'a> {
-    /// The review.
-    pub review: &'a Review,
-    /// The repository's work tree root.
-    pub root: &'a str,
-    /// Its session as it is on disk.
-    pub stored: &'a Stored,
-}
-
 /// What the session does once the review machine has acted on a read.
 #[derive(Debug, PartialEq)]
-pub(super) enum Next {
+pub(in crate::session) enum Next {
     /// Nothing more.
     Done,
     /// A review opened (or the open one was read again): queue `Change::Follow` when its
@@ -149,7 +140,7 @@ pub(super) enum Next {
 impl ReviewState {
     /// `load_guided_review` of a diff git reads in `cwd` (a pull request's is gh's, through
     /// the GitHub room, and comes back to [`ReviewState::read_session`]).
-    pub(super) fn load(
+    pub(in crate::session) fn load(
         &mut self,
         port: &mut Port,
         cwd: &str,
@@ -160,7 +151,7 @@ impl ReviewState {
     }
 
     /// A turn that changed files ended: read the open working-tree review again.
-    pub(super) fn refresh(&mut self, port: &mut Port, cwd: &str) {
+    pub(in crate::session) fn refresh(&mut self, port: &mut Port, cwd: &str) {
         let Some(open) = &self.open else {
             return;
         };
@@ -184,7 +175,7 @@ impl ReviewState {
 
     /// A diff read ended: a load goes on to the review's session file, a refresh rebuilds the
     /// open review.
-    pub(super) fn diff_read(
+    pub(in crate::session) fn diff_read(
         &mut self,
         port: &mut Port,
         id: EffectId,
@@ -216,7 +207,7 @@ impl ReviewState {
 
     /// The review's session file was read (or could not be): the review opens, or its load
     /// fails.
-    pub(super) fn file_read(
+    pub(in crate::session) fn file_read(
         &mut self,
         port: &mut Port,
         id: EffectId,
@@ -256,7 +247,7 @@ impl ReviewState {
     }
 
     /// The diff is read: read the review's session file (or start an empty one).
-    pub(super) fn read_session(
+    pub(in crate::session) fn read_session(
         &mut self,
         port: &mut Port,
         request_id: String,
@@ -368,7 +359,7 @@ impl ReviewState {
     }
 
     /// The open review's chapters, `(title, summary)`, for a pull request's description.
-    pub(super) fn chapters(&self) -> Option<Vec<(String, String)>> {
+    pub(in crate::session) fn chapters(&self) -> Option<Vec<(String, String)>> {
         let open = self.open.as_ref()?;
         Some(
             open.review
@@ -380,17 +371,17 @@ impl ReviewState {
     }
 
     /// The open review's session as saved.
-    pub(super) fn session(&self) -> Option<&ReviewSession> {
+    pub(in crate::session) fn session(&self) -> Option<&ReviewSession> {
         self.open.as_ref().map(|o| &o.stored.session)
     }
 
     /// The open review's repository root.
-    pub(super) fn root(&self) -> Option<&str> {
+    pub(in crate::session) fn root(&self) -> Option<&str> {
         self.open.as_ref().map(|o| o.root.as_str())
     }
 
     /// `Ok` when `review_id` is the open review, else why not.
-    pub(super) fn check_open(&self, review_id: &str) -> Result<&Arc<Review>, String> {
+    pub(in crate::session) fn check_open(&self, review_id: &str) -> Result<&Arc<Review>, String> {
         match &self.open {
             Some(open) if open.review.id == review_id => Ok(&open.review),
             Some(open) => Err(format!(
@@ -415,7 +406,7 @@ fn file_stem(review_id: &str) -> String {
         .collect()
 }
 
-pub(super) mod saving;
+pub(in crate::session) mod saving;
 
 #[cfg(test)]
 mod tests;

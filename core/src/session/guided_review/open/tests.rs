@@ -1,9 +1,10 @@
 //! The review machine at its seam, without a session: reads and writes answered by hand,
 //! frames and what the session must do next out. (The save queue's ordering against a model
-//! is `review_saves/tests.rs`'s; these check how the open review drives it.)
+//! is `save_queue/tests.rs`'s; these check how the open review drives it.)
 
-use super::super::review_saves::Change;
-use super::super::review_turns::{ReviewTask, ReviewWork};
+use super::super::save_queue::Change;
+use super::super::turns::ReviewTask;
+use super::super::work::ReviewWork;
 use super::saving::Answered;
 use super::*;
 use crate::effects::FileContent;

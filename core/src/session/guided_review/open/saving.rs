@@ -1,15 +1,15 @@
 //! Saving the open review's changes: a change queued by an edit, a request for an agent
 //! review or luxe itself is applied to the last state on disk and written (the queue is
-//! `review_saves.rs`'s machine); only once written is it kept and answered.
+//! `save_queue.rs`'s machine); only once written is it kept and answered.
 
-use super::super::port::Port;
-use super::super::review_saves::{Change, Kept, SaveOutcome};
-use super::super::review_turns::ReviewTask;
+use super::super::save_queue::{Change, Kept, SaveOutcome};
+use super::super::turns::ReviewTask;
 use super::{Owner, ReviewState};
 use crate::effects::{EffectId, Output};
 use crate::protocol::actions::{EditReview, ReviewRequest};
 use crate::protocol::codec::Rejection;
 use crate::protocol::events::{Event, RequestFailed, ReviewSessionSaved};
+use crate::session::port::Port;
 
 /// What the session does once a change is answered (its frame is out).
 #[derive(Debug, PartialEq)]

@@ -7,14 +7,14 @@
 use std::ops::Add;
 use std::time::{Duration, Instant};
 
-use super::owners::Owner;
-use super::port::Port;
-use super::step_runner::{Advance, Shell, StepRunner};
 use crate::effects::Input;
 use crate::protocol::actions::CommitReviewChapters;
 use crate::protocol::events::{Event, RequestFailed, ReviewChaptersCommitted};
 use crate::protocol::review::{Review, ReviewTarget};
 use crate::review::commit_flow::{CommitFlow, Committed};
+use crate::session::owners::Owner;
+use crate::session::port::Port;
+use crate::session::step_runner::{Advance, Shell, StepRunner};
 use crate::stack::preview::CommittedBranch;
 
 #[cfg(test)]
@@ -23,14 +23,14 @@ mod tests;
 /// The commit of chapters under way, if any, with time in `At` (`Instant` in a session; its
 /// commands have no deadline, but the step runner is told the time all the same).
 #[derive(Debug)]
-pub(super) struct Commits<At = Instant> {
+pub(in crate::session) struct Commits<At = Instant> {
     /// Its commands have no deadline: they work on the local index and objects only, and
     /// have never had one.
     flows: StepRunner<CommitFlow, At>,
 }
 
 /// The session's runner for commits of chapters.
-pub(super) fn commits<At>() -> Commits<At> {
+pub(in crate::session) fn commits<At>() -> Commits<At> {
     Commits {
         flows: StepRunner::unbounded(),
     }
@@ -38,7 +38,7 @@ pub(super) fn commits<At>() -> Commits<At> {
 
 /// What a commit of chapters leaves to other features.
 #[derive(Debug, PartialEq)]
-pub(super) enum AfterCommit {
+pub(in crate::session) enum AfterCommit {
     /// HEAD moved: the open review is read again.
     HeadMoved,
     /// A stack of branches was made, for `preview_stack` to offer.
@@ -48,7 +48,7 @@ pub(super) enum AfterCommit {
 impl<At: Copy + Ord + Add<Duration, Output = At>> Commits<At> {
     /// `commit_review_chapters` of `review` (the open review) in `root`: refused at once when
     /// it cannot start.
-    pub(super) fn start(
+    pub(in crate::session) fn start(
         &mut self,
         port: &mut Port,
         shell: &Shell<'_>,
@@ -68,7 +68,7 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Commits<At> {
     }
 
     /// Takes a result of the running step.
-    pub(super) fn handle(
+    pub(in crate::session) fn handle(
         &mut self,
         port: &mut Port,
         shell: &Shell<'_>,

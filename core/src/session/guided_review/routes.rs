@@ -14,12 +14,13 @@ use crate::protocol::findings::{ReviewSession, ThreadEntry};
 use crate::protocol::review::{Review, ReviewTarget};
 use crate::protocol::values::TurnSource;
 use crate::session::Session;
-use crate::session::commit_chapters::AfterCommit;
-use crate::session::review::saving::Answered;
-use crate::session::review::{Loaded, Next};
-use crate::session::review_prompts::{agent_review_prompt, finding_prompt};
-use crate::session::review_saves::Change;
-use crate::session::review_turns::{ReviewTask, ReviewWork, system_note};
+use crate::session::guided_review::commit_chapters::AfterCommit;
+use crate::session::guided_review::open::saving::Answered;
+use crate::session::guided_review::open::{Loaded, Next};
+use crate::session::guided_review::prompts::{agent_review_prompt, finding_prompt};
+use crate::session::guided_review::save_queue::Change;
+use crate::session::guided_review::turns::{ReviewTask, system_note};
+use crate::session::guided_review::work::ReviewWork;
 use crate::session::turn::Queued;
 
 impl Session {

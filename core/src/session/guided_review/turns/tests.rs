@@ -7,8 +7,8 @@ use super::*;
 use crate::effects::DiffSource;
 use crate::effects::Output;
 use crate::protocol::review::ReviewTarget;
+use crate::session::guided_review::open::ReviewState;
 use crate::session::port::Port;
-use crate::session::review::ReviewState;
 
 fn task(work: ReviewWork) -> ReviewTask {
     ReviewTask {
