@@ -3,7 +3,10 @@
 //!
 //! The rooms, by what they own. Those marked *machine* keep their state in private fields and
 //! answer with values (frames, outcomes, what they need of the others) that the session acts
-//! on, each with unit tests or a property of its own. A machine borrows `port.rs`'s
+//! on, each with unit tests or a property of its own. What a machine leaves to the other rooms
+//! is one shape under one name: its module's `Then` (`#[must_use]`, `Then::Nothing` when
+//! nothing is left), which the session's routing follows in a `follow_*` method
+//! (`follow_turn`, `follow_tools`, `follow_review`, `follow_commit`, `follow_github`). A machine borrows `port.rs`'s
 //! `port::Port` (the output queue and the effect namespace) for one call:
 //! - `mod.rs`: the [`Session`] itself — the action gate (`handle_incoming`), start-up (what it
 //!   starts from is decided by `start_up.rs`, pure), and routing: an effect's result goes to
@@ -20,7 +23,7 @@
 //!   ended out), `unanswered.rs` (calls a failure left without results), `system_prompt.rs`,
 //!   `server_probe.rs` (*machine*: what a local server says of its model).
 //! - tool calls: `tool_run/` (*machine*: an answer's calls from start to result, asking the
-//!   session through `Need` for the review's tools and MCP; `work.rs` — *machine*: the io job
+//!   session through its `Then` for the review's tools and MCP; `work.rs` — *machine*: the io job
 //!   of an allowed call; `asking.rs`, its prompt or question; `ending.rs`, results and
 //!   interrupts), `tool_gate.rs` (*machine*: rules,
 //!   mode, `.env` identities and Luxe's own places, as verdicts), `tools/` (definitions,

@@ -1,7 +1,7 @@
 //! `commit_review_chapters`: refused at once when it cannot start, else the pure
 //! [`CommitFlow`] (`crate::review::commit_flow`) runs on the step runner, one at a time, and its
 //! answer becomes `review_chapters_committed` — then the review is read again, or the stack it
-//! made is remembered for `preview_stack` (both [`AfterCommit`], for the session to route) —
+//! made is remembered for `preview_stack` (both a [`Then`], for the session to route) —
 //! or `review_chapters_commit_failed`.
 
 use std::ops::Add;
@@ -38,7 +38,10 @@ pub(in crate::session) fn commits<At>() -> Commits<At> {
 
 /// What a commit of chapters leaves to other features.
 #[derive(Debug, PartialEq)]
-pub(in crate::session) enum AfterCommit {
+#[must_use]
+pub(in crate::session) enum Then {
+    /// Nothing: the commit runs on, or it failed (and said so).
+    Nothing,
     /// HEAD moved: the open review is read again.
     HeadMoved,
     /// A stack of branches was made, for `preview_stack` to offer.
@@ -55,7 +58,7 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Commits<At> {
         now: At,
         request: &CommitReviewChapters,
         (review, root): (&Review, String),
-    ) -> Result<Option<AfterCommit>, String> {
+    ) -> Result<Then, String> {
         if review.target != ReviewTarget::WorkingTree {
             return Err("only a working_tree review can be committed".into());
         }
@@ -74,8 +77,10 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Commits<At> {
         shell: &Shell<'_>,
         now: At,
         input: &Input<'_>,
-    ) -> Option<AfterCommit> {
-        let advance = self.flows.handle(input)?;
+    ) -> Then {
+        let Some(advance) = self.flows.handle(input) else {
+            return Then::Nothing;
+        };
         self.advance(port, shell, now, advance)
     }
 
@@ -86,8 +91,11 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Commits<At> {
         shell: &Shell<'_>,
         now: At,
         advance: Advance<CommitFlow>,
-    ) -> Option<AfterCommit> {
-        let (flow, answer) = self.flows.drive(port, shell, now, Owner::Commit, advance)?;
+    ) -> Then {
+        let Some((flow, answer)) = self.flows.drive(port, shell, now, Owner::Commit, advance)
+        else {
+            return Then::Nothing;
+        };
         let request_id = flow.request_id().to_owned();
         match answer {
             Err(reason) => {
@@ -95,7 +103,7 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Commits<At> {
                     request_id,
                     reason,
                 }));
-                None
+                Then::Nothing
             }
             Ok(Committed { commits, stack }) => {
                 port.emit(Event::ReviewChaptersCommitted(ReviewChaptersCommitted {
@@ -103,7 +111,7 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Commits<At> {
                     commits,
                 }));
                 // A stack leaves HEAD and the work tree alone: the review still stands.
-                Some(stack.map_or(AfterCommit::HeadMoved, AfterCommit::Stack))
+                stack.map_or(Then::HeadMoved, Then::Stack)
             }
         }
     }

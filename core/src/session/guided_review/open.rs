@@ -126,9 +126,10 @@ impl ReviewState {
 
 /// What the session does once the review machine has acted on a read.
 #[derive(Debug, PartialEq)]
-pub(in crate::session) enum Next {
+#[must_use]
+pub(in crate::session) enum Then {
     /// Nothing more.
-    Done,
+    Nothing,
     /// A review opened (or the open one was read again): queue `Change::Follow` when its
     /// anchors `moved`, then close the threads of the `stale` findings, whose turns did not
     /// outlive the process that ran them.
@@ -180,9 +181,9 @@ impl ReviewState {
         port: &mut Port,
         id: EffectId,
         result: Result<Box<DiffSource>, String>,
-    ) -> Next {
+    ) -> Then {
         let Some(at) = self.reading.iter().position(|(r, ..)| *r == id) else {
-            return Next::Done;
+            return Then::Nothing;
         };
         let (_, reading, target) = self.reading.remove(at);
         match (reading, result) {
@@ -191,7 +192,7 @@ impl ReviewState {
                     request_id,
                     reason,
                 }));
-                Next::Done
+                Then::Nothing
             }
             (Reading::Load { request_id }, Ok(source)) => {
                 self.read_session(port, request_id, target, Loaded::Diff(source))
@@ -200,7 +201,7 @@ impl ReviewState {
                 self.refreshed(port, &review_id, &target, source)
             }
             (Reading::Refresh { .. }, Err(reason)) => {
-                Next::Failed(format!("the review could not be read again: {reason}"))
+                Then::Failed(format!("the review could not be read again: {reason}"))
             }
         }
     }
@@ -212,9 +213,9 @@ impl ReviewState {
         port: &mut Port,
         id: EffectId,
         result: &Result<FileContent, String>,
-    ) -> Next {
+    ) -> Then {
         let Some(opening) = self.opening.take_if(|o| o.effect == id) else {
-            return Next::Done;
+            return Then::Nothing;
         };
         let review_id = review_id(opening.source.root(), &opening.target);
         let stored = match result {
@@ -241,7 +242,7 @@ impl ReviewState {
                     request_id,
                     reason,
                 }));
-                Next::Done
+                Then::Nothing
             }
         }
     }
@@ -253,7 +254,7 @@ impl ReviewState {
         request_id: String,
         target: ReviewTarget,
         source: Loaded,
-    ) -> Next {
+    ) -> Then {
         let Some(dir) = &self.dir else {
             let stored = Stored::new(&review_id(source.root(), &target));
             return self.open_review(port, request_id, &target, source, stored, None);
@@ -279,7 +280,7 @@ impl ReviewState {
                 reason: "superseded by a later load_guided_review".into(),
             }));
         }
-        Next::Done
+        Then::Nothing
     }
 
     /// The diff and the session are read: the review is built and is the open review now.
@@ -291,7 +292,7 @@ impl ReviewState {
         source: Loaded,
         mut stored: Stored,
         path: Option<String>,
-    ) -> Next {
+    ) -> Then {
         // Nothing can fail from here on, so the review this one replaces is freed before the
         // new one is built: a large review is tens of MB, and the two together set the peak.
         let replaced = self.open.take().map(|o| o.review.id.clone());
@@ -321,7 +322,7 @@ impl ReviewState {
             stored,
             path,
         });
-        Next::Opened { moved, stale }
+        Then::Opened { moved, stale }
     }
 
     /// A re-read of the open review after a turn changed files.
@@ -331,9 +332,9 @@ impl ReviewState {
         review_id: &str,
         target: &ReviewTarget,
         source: Box<DiffSource>,
-    ) -> Next {
+    ) -> Then {
         let Some(open) = self.open.take_if(|o| o.review.id == review_id) else {
-            return Next::Done;
+            return Then::Nothing;
         };
         // The review it replaces is freed before it is built, as for a load.
         let OpenReview {
@@ -352,7 +353,7 @@ impl ReviewState {
             path,
         });
         port.emit(Event::GuidedReviewUpdated(GuidedReviewUpdated { review }));
-        Next::Opened {
+        Then::Opened {
             moved: true,
             stale: Vec::new(),
         }

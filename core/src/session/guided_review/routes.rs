@@ -14,9 +14,9 @@ use crate::protocol::findings::{ReviewSession, ThreadEntry};
 use crate::protocol::review::{Review, ReviewTarget};
 use crate::protocol::values::TurnSource;
 use crate::session::Session;
-use crate::session::guided_review::commit_chapters::AfterCommit;
+use crate::session::guided_review::commit_chapters;
 use crate::session::guided_review::open::saving::Answered;
-use crate::session::guided_review::open::{Loaded, Next};
+use crate::session::guided_review::open::{self, Loaded};
 use crate::session::guided_review::prompts::{agent_review_prompt, finding_prompt};
 use crate::session::guided_review::save_queue::Change;
 use crate::session::guided_review::turns::{ReviewTask, system_note};
@@ -44,16 +44,16 @@ impl Session {
         id: EffectId,
         result: Result<Box<DiffSource>, String>,
     ) {
-        let next = self.review.diff_read(&mut self.port, id, result);
-        self.review_next(now, next);
+        let then = self.review.diff_read(&mut self.port, id, result);
+        self.follow_review(now, then);
     }
 
     /// Takes a review file read or write.
     pub(in crate::session) fn review_effect(&mut self, now: Instant, input: &Input<'_>) {
         match input {
             Input::FileRead { id, result } => {
-                let next = self.review.file_read(&mut self.port, *id, result);
-                self.review_next(now, next);
+                let then = self.review.file_read(&mut self.port, *id, result);
+                self.follow_review(now, then);
             }
             Input::FileWritten { id, result } => {
                 let written = self.review.written(&mut self.port, *id, result.clone());
@@ -74,14 +74,14 @@ impl Session {
         target: ReviewTarget,
         source: Loaded,
     ) {
-        let next = (self.review).read_session(&mut self.port, request_id, target, source);
-        self.review_next(now, next);
+        let then = (self.review).read_session(&mut self.port, request_id, target, source);
+        self.follow_review(now, then);
     }
 
-    fn review_next(&mut self, now: Instant, next: Next) {
-        match next {
-            Next::Done => {}
-            Next::Opened { moved, stale } => {
+    fn follow_review(&mut self, now: Instant, then: open::Then) {
+        match then {
+            open::Then::Nothing => {}
+            open::Then::Opened { moved, stale } => {
                 if moved {
                     self.queue_change(now, Change::Follow);
                 }
@@ -93,7 +93,7 @@ impl Session {
                     self.close_thread(now, finding_id, entry);
                 }
             }
-            Next::Failed(reason) => self.report_error(reason),
+            open::Then::Failed(reason) => self.report_error(reason),
         }
     }
 
@@ -260,23 +260,23 @@ impl Session {
         let review = Arc::clone(self.check_open(&request.review_id)?);
         let root = self.review_root().unwrap_or_else(|| self.facts.cwd.clone());
         let shell = shell!(self);
-        let after = (self.commit).start(&mut self.port, shell, now, &request, (&review, root))?;
-        self.after_commit(after);
+        let then = (self.commit).start(&mut self.port, shell, now, &request, (&review, root))?;
+        self.follow_commit(then);
         Ok(())
     }
 
     /// Takes a result of the running step.
     pub(in crate::session) fn commit_effect(&mut self, now: Instant, input: &Input<'_>) {
-        let after = (self.commit).handle(&mut self.port, shell!(self), now, input);
-        self.after_commit(after);
+        let then = (self.commit).handle(&mut self.port, shell!(self), now, input);
+        self.follow_commit(then);
     }
 
     /// Hands what a commit made to the review or the stacks.
-    fn after_commit(&mut self, after: Option<AfterCommit>) {
-        match after {
-            Some(AfterCommit::Stack(chapters)) => self.stacks.committed(chapters),
-            Some(AfterCommit::HeadMoved) => self.refresh_review(),
-            None => {}
+    fn follow_commit(&mut self, then: commit_chapters::Then) {
+        match then {
+            commit_chapters::Then::Stack(chapters) => self.stacks.committed(chapters),
+            commit_chapters::Then::HeadMoved => self.refresh_review(),
+            commit_chapters::Then::Nothing => {}
         }
     }
 }

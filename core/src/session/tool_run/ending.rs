@@ -20,7 +20,7 @@ use super::super::tools::args::ToolArgs;
 use super::super::tools::bash_run::MODEL_OUTPUT_MAX;
 use super::super::tools::shaping::cap_text;
 use super::work::Change;
-use super::{Answered, Desk, Interrupted, Need, ToolStep, Wait};
+use super::{Answered, Desk, Interrupted, Then, ToolStep, Wait};
 
 impl<At: Copy + Ord + Add<Duration, Output = At>> ToolStep<At> {
     /// Decides the running call of the MCP tool `name`, which its server offers as `tool`
@@ -32,7 +32,7 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> ToolStep<At> {
         name: &str,
         tool: Option<OfferedTool>,
         input: Value,
-    ) -> Need {
+    ) -> Then {
         let Some(tool) = tool else {
             let why = format!(
                 "there is no tool {name}: its MCP server may have failed or stopped offering it"
@@ -63,7 +63,7 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> ToolStep<At> {
         now: At,
         status: ToolStatus,
         output: String,
-    ) -> Need {
+    ) -> Then {
         self.end_call(desk, status, output, None);
         self.run_next(desk, now)
     }
@@ -78,7 +78,7 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> ToolStep<At> {
         status: ToolStatus,
         mut output: String,
         images: Vec<ImageData>,
-    ) -> Need {
+    ) -> Then {
         let mut kept = Vec::new();
         for (at, image) in images.into_iter().enumerate() {
             if matches!(

@@ -2,7 +2,7 @@
 //! the work (`work.rs`, a machine of its own), the prompts and questions a call waits on
 //! (`asking.rs`), and the results the model gets back. It borrows what it needs of the
 //! session for one call ([`Desk`]) and answers with what it needs of the rooms it does not
-//! own ([`Need`]): the review's tools, the MCP servers, and the model once every call has
+//! own ([`Then`]): the review's tools, the MCP servers, and the model once every call has
 //! its result. Time is whatever the caller measures deadlines in (`Instant` in a session),
 //! so tests drive it without a clock.
 
@@ -69,9 +69,10 @@ pub(super) struct Desk<'a> {
 
 /// What the tool run needs of the rest of the session to go on.
 #[derive(Debug)]
-pub(super) enum Need {
-    /// The running call waits for io, the user or an MCP server: nothing to do.
-    Wait,
+#[must_use]
+pub(super) enum Then {
+    /// Nothing: the running call waits for io, the user or an MCP server.
+    Nothing,
     /// The running call is one of the review's tools, which touch only the review session:
     /// its result goes back through [`ToolStep::finish`].
     Review { name: String, input: Value },
@@ -189,13 +190,13 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> ToolStep<At> {
     }
 
     /// Starts the next call, or hands back the results when every call has one.
-    pub(super) fn run_next(&mut self, desk: &mut Desk<'_>, now: At) -> Need {
+    pub(super) fn run_next(&mut self, desk: &mut Desk<'_>, now: At) -> Then {
         loop {
             if self.running.is_some() {
-                return Need::Wait;
+                return Then::Nothing;
             }
             let Some((provider_id, name, input)) = self.calls.get(self.next).cloned() else {
-                return Need::Answered(Answered {
+                return Then::Answered(Answered {
                     results: std::mem::take(&mut self.results),
                     changed_files: self.changed_files,
                 });
@@ -219,11 +220,11 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> ToolStep<At> {
             });
             if REVIEW_TOOLS.contains(&name.as_str()) {
                 let input = tool_input;
-                return Need::Review { name, input };
+                return Then::Review { name, input };
             }
             if crate::mcp::names::is_mcp(&name) {
                 let input = tool_input;
-                return Need::McpTool { name, input };
+                return Then::McpTool { name, input };
             }
             let args = match parsed {
                 Err(error) => {
@@ -290,7 +291,7 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> ToolStep<At> {
         tool: &str,
         args: ToolArgs,
         requested: Option<String>,
-    ) -> Option<Need> {
+    ) -> Option<Then> {
         let decision = desk.gate.verdict(tool, &args, requested.as_deref());
         self.follow_decision(desk, now, tool, args, decision)
     }
@@ -303,7 +304,7 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> ToolStep<At> {
         tool: &str,
         args: ToolArgs,
         decision: Decision,
-    ) -> Option<Need> {
+    ) -> Option<Then> {
         match decision {
             Decision::Deny { reason } => {
                 self.end_call(desk, ToolStatus::Denied, reason, None);
@@ -324,7 +325,7 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> ToolStep<At> {
         now: At,
         result: Result<String, String>,
         identity: Option<FileIdentity>,
-    ) -> Need {
+    ) -> Then {
         if identity.is_some_and(|id| desk.gate.is_env_file(&id)) {
             // Another name for a `.env` file (a hard link): denied as the file itself is.
             let tool = match &self.running {
@@ -332,13 +333,13 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> ToolStep<At> {
                     wait: Wait::Resolving { tool, .. },
                     ..
                 }) => tool.clone(),
-                _ => return Need::Wait,
+                _ => return Then::Nothing,
             };
             let reason = format!("{tool} of .env files is denied: they hold secrets");
             return self.finish(desk, now, ToolStatus::Denied, reason);
         }
         let Some(running) = self.running.as_mut() else {
-            return Need::Wait;
+            return Then::Nothing;
         };
         let Wait::Resolving {
             tool,
@@ -347,7 +348,7 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> ToolStep<At> {
             ..
         } = std::mem::replace(&mut running.wait, Wait::Deciding)
         else {
-            return Need::Wait;
+            return Then::Nothing;
         };
         match result {
             // io names what it opened by an absolute path; anything else is not a file a tool
@@ -382,7 +383,7 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> ToolStep<At> {
     }
 
     /// Starts the work of an allowed call; the MCP call to send, if it is one.
-    fn execute(&mut self, desk: &mut Desk<'_>, now: At, args: ToolArgs) -> Option<Need> {
+    fn execute(&mut self, desk: &mut Desk<'_>, now: At, args: ToolArgs) -> Option<Then> {
         let id = desk.port.effect_id(Owner::Tool);
         let cx = work::Context {
             cwd: desk.cwd,
@@ -431,7 +432,7 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> ToolStep<At> {
                 desk.port.owners().forget(id);
                 let call = CallId(desk.ids.call);
                 running.wait = Wait::Mcp { call };
-                Some(Need::SendMcp { call, name, input })
+                Some(Then::SendMcp { call, name, input })
             }
             ToolArgs::UpdatePlan { entries } => {
                 desk.port.owners().forget(id);
@@ -447,13 +448,13 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> ToolStep<At> {
     }
 
     /// Takes a file, process or search result for the running call.
-    pub(super) fn handle(&mut self, desk: &mut Desk<'_>, now: At, input: Input<'_>) -> Need {
+    pub(super) fn handle(&mut self, desk: &mut Desk<'_>, now: At, input: Input<'_>) -> Then {
         if let Some(close) = unwanted_open(&input).filter(|_| !self.awaits_open_of(&input)) {
             desk.port.push(close);
-            return Need::Wait;
+            return Then::Nothing;
         }
         let Some(running) = self.running.as_mut() else {
-            return Need::Wait;
+            return Then::Nothing;
         };
         match (&running.wait, &input) {
             (Wait::Resolving { effect, .. }, Input::PathResolved { id, result })
@@ -487,14 +488,14 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> ToolStep<At> {
             return self.previewed(desk, now, result);
         }
         let Wait::Effect { effect, work, .. } = &mut running.wait else {
-            return Need::Wait;
+            return Then::Nothing;
         };
         let effect = *effect;
         match work.take(input, effect, &running.call_id, desk.gate, desk.redactor) {
-            Progress::Unrelated => Need::Wait,
+            Progress::Unrelated => Then::Nothing,
             Progress::Shown(delta) => {
                 desk.port.emit(delta);
-                Need::Wait
+                Then::Nothing
             }
             Progress::Write { path, bytes, then } => {
                 let id = desk.port.effect_id(Owner::Tool);
@@ -505,7 +506,7 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> ToolStep<At> {
                 };
                 let output = work::write_output(id, path, bytes, &mut running.opened);
                 desk.port.push(output);
-                Need::Wait
+                Then::Nothing
             }
             Progress::Done(done) => {
                 if let Some(shown) = done.shown {

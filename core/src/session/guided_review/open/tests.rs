@@ -39,10 +39,10 @@ fn open(review: &mut ReviewState, port: &mut Port) -> String {
     let Some(Output::ReadDiff { id, .. }) = port.pop() else {
         panic!("a diff read");
     };
-    review.diff_read(port, id, Ok(source("/repo")));
+    let _ = review.diff_read(port, id, Ok(source("/repo")));
     if let Some(Output::ReadFile { id, .. }) = port.pop() {
         let result = Err("No such file or directory".to_owned());
-        review.file_read(port, id, &result);
+        let _ = review.file_read(port, id, &result);
     }
     outputs(port);
     review_id("/repo", &ReviewTarget::WorkingTree)
@@ -67,7 +67,7 @@ fn a_diff_read_becomes_guided_review_loaded() {
     let expected_id = review_id("/repo", &ReviewTarget::Staged);
     let moved = false;
     let stale = Vec::new();
-    assert_eq!(next, Next::Opened { moved, stale });
+    assert_eq!(next, Then::Opened { moved, stale });
     match &events(&mut port)[..] {
         [
             Event::GuidedReviewLoaded(loaded),
@@ -83,7 +83,7 @@ fn a_diff_read_becomes_guided_review_loaded() {
     assert_eq!(review.root(), Some("/repo"));
     // The same read again is nobody's.
     let again = review.diff_read(&mut port, id, Ok(source("/repo")));
-    assert_eq!(again, Next::Done);
+    assert_eq!(again, Then::Nothing);
     assert_eq!(port.pop(), None);
 }
 
@@ -95,7 +95,7 @@ fn a_load_reads_the_session_file_and_one_that_cannot_be_read_fails_it() {
     for request in ["first", "second"] {
         let source = Loaded::Diff(source("/repo"));
         let next = review.read_session(&mut port, request.into(), target.clone(), source);
-        assert_eq!(next, Next::Done);
+        assert_eq!(next, Then::Nothing);
     }
     let outputs = outputs(&mut port);
     let stem = file_stem(&review_id("/repo", &target));
@@ -120,12 +120,12 @@ fn a_load_reads_the_session_file_and_one_that_cannot_be_read_fails_it() {
     };
     assert_eq!(
         review.file_read(&mut port, reads[0].0, &Ok(content.clone())),
-        Next::Done
+        Then::Nothing
     );
     assert_eq!(port.pop(), None, "the first read is no longer waited for");
     assert_eq!(
         review.file_read(&mut port, reads[1].0, &Ok(content)),
-        Next::Done
+        Then::Nothing
     );
     match &events(&mut port)[..] {
         [Event::GuidedReviewFailed(failed)] => {
@@ -145,7 +145,7 @@ fn failed_diff_reads_fail_the_load_or_are_reported() {
         panic!("a diff read");
     };
     let next = review.diff_read(&mut port, id, Err("not a git repository".into()));
-    assert_eq!(next, Next::Done);
+    assert_eq!(next, Then::Nothing);
     let failed = RequestFailed {
         request_id: "r1".into(),
         reason: "not a git repository".into(),
@@ -159,7 +159,7 @@ fn failed_diff_reads_fail_the_load_or_are_reported() {
     };
     let next = review.diff_read(&mut port, id, Err("gone".into()));
     let reason = "the review could not be read again: gone".to_owned();
-    assert_eq!(next, Next::Failed(reason));
+    assert_eq!(next, Then::Failed(reason));
     assert_eq!(port.pop(), None);
 }
 
@@ -177,14 +177,14 @@ fn a_refresh_rebuilds_the_open_working_tree_review_only() {
     let next = review.diff_read(&mut port, id, Ok(source("/repo")));
     let moved = true;
     let stale = Vec::new();
-    assert_eq!(next, Next::Opened { moved, stale });
+    assert_eq!(next, Then::Opened { moved, stale });
     assert!(matches!(
         &events(&mut port)[..],
         [Event::GuidedReviewUpdated(_)]
     ));
 
     let staged = Loaded::Diff(source("/repo"));
-    review.read_session(&mut port, "r2".into(), ReviewTarget::Staged, staged);
+    let _ = review.read_session(&mut port, "r2".into(), ReviewTarget::Staged, staged);
     outputs(&mut port);
     review.refresh(&mut port, "/repo");
     assert_eq!(port.pop(), None, "a staged review is not read again");
@@ -329,11 +329,11 @@ fn opening_another_review_answers_the_queued_requests() {
     outputs(&mut port);
 
     let staged = Loaded::Diff(source("/repo"));
-    review.read_session(&mut port, "r2".into(), ReviewTarget::Staged, staged);
+    let _ = review.read_session(&mut port, "r2".into(), ReviewTarget::Staged, staged);
     let Some(Output::ReadFile { id, .. }) = port.pop() else {
         panic!("a session read");
     };
-    review.file_read(&mut port, id, &Err("not found".into()));
+    let _ = review.file_read(&mut port, id, &Err("not found".into()));
     let dropped: Vec<_> = (events(&mut port).into_iter())
         .filter_map(|event| match event {
             Event::ReviewSessionSaveFailed(failed) => Some(failed.request_id),
@@ -362,7 +362,7 @@ fn findings_a_turn_was_working_on_are_stale_once_loaded_again() {
     }]);
     let bytes = stored.to_string().into_bytes();
     let source = Loaded::Diff(source("/repo"));
-    review.read_session(&mut port, "r1".into(), target, source);
+    let _ = review.read_session(&mut port, "r1".into(), target, source);
     let Some(Output::ReadFile { id, .. }) = port.pop() else {
         panic!("a session read");
     };
@@ -373,7 +373,7 @@ fn findings_a_turn_was_working_on_are_stale_once_loaded_again() {
         identity: None,
     };
     let next = review.file_read(&mut port, id, &Ok(content));
-    let Next::Opened { stale, .. } = next else {
+    let Then::Opened { stale, .. } = next else {
         panic!("{next:?} {:?}", outputs(&mut port));
     };
     assert_eq!(stale, ["finding:1"]);

@@ -28,9 +28,9 @@ fn empty_review() -> ReviewState {
         root: "/repo".into(),
         ..DiffSource::default()
     };
-    review.diff_read(&mut port, id, Ok(Box::new(source)));
+    let _ = review.diff_read(&mut port, id, Ok(Box::new(source)));
     if let Some(Output::ReadFile { id, .. }) = port.pop() {
-        review.file_read(&mut port, id, &Err("No such file or directory".to_owned()));
+        let _ = review.file_read(&mut port, id, &Err("No such file or directory".to_owned()));
     }
     review
 }
