@@ -73,7 +73,10 @@ pub(super) struct Github<At = Instant> {
 
 /// What the session must do after GitHub moved, for the parts other features own.
 #[derive(Debug, PartialEq)]
+#[must_use]
 pub(super) enum Then {
+    /// Nothing: the work runs on, or it ended with its own frames.
+    Nothing,
     /// The probe ended: answer these actions that waited for it, in the order they came, then
     /// call [`Github::probe_queued`].
     ProbeEnded(Vec<Incoming>),
@@ -158,11 +161,11 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Github<At> {
         shell: &Shell<'_>,
         now: At,
         announce: bool,
-    ) -> Option<Then> {
+    ) -> Then {
         if self.probing {
             let again = self.again.unwrap_or(false) || announce;
             self.again = Some(again);
-            return None;
+            return Then::Nothing;
         }
         self.next_poll = None;
         self.announce = announce;
@@ -173,13 +176,10 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Github<At> {
     }
 
     /// Starts the probe asked for while the last one ran, if one was.
-    pub(super) fn probe_queued(
-        &mut self,
-        port: &mut Port,
-        shell: &Shell<'_>,
-        now: At,
-    ) -> Option<Then> {
-        let announce = self.again.take()?;
+    pub(super) fn probe_queued(&mut self, port: &mut Port, shell: &Shell<'_>, now: At) -> Then {
+        let Some(announce) = self.again.take() else {
+            return Then::Nothing;
+        };
         self.probe(port, shell, now, announce)
     }
 
@@ -190,8 +190,10 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Github<At> {
         shell: &Shell<'_>,
         now: At,
         advance: Advance<Probe>,
-    ) -> Option<Then> {
-        let (_, found) = self.probe.drive(port, shell, now, Owner::Github, advance)?;
+    ) -> Then {
+        let Some((_, found)) = self.probe.drive(port, shell, now, Owner::Github, advance) else {
+            return Then::Nothing;
+        };
         if let Some(default_branch) = found.default_branch {
             self.default_branch = default_branch;
         }
@@ -199,7 +201,7 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Github<At> {
             self.heads.insert((None, head.0), head.1);
         }
         self.probe_failure = found.failure;
-        Some(self.probe_done(port, shell, now, found.workspace))
+        self.probe_done(port, shell, now, found.workspace)
     }
 
     /// The probe finished: send what it found, plan the next poll, and hand back the actions
@@ -230,7 +232,7 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Github<At> {
         shell: &Shell<'_>,
         now: At,
         request: Request,
-    ) -> Option<Then> {
+    ) -> Then {
         let advance = self.requests.start(request);
         self.advance_request(port, shell, now, advance)
     }
@@ -242,10 +244,13 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Github<At> {
         shell: &Shell<'_>,
         now: At,
         advance: Advance<Request>,
-    ) -> Option<Then> {
-        let (request, answer) = self
+    ) -> Then {
+        let Some((request, answer)) = self
             .requests
-            .drive(port, shell, now, Owner::Github, advance)?;
+            .drive(port, shell, now, Owner::Github, advance)
+        else {
+            return Then::Nothing;
+        };
         self.request_done(port, shell, now, request, answer)
     }
 
@@ -257,7 +262,7 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Github<At> {
         shell: &Shell<'_>,
         now: At,
         action: Action,
-    ) -> Result<Option<Then>, Rejection> {
+    ) -> Result<Then, Rejection> {
         let request = match action {
             Action::PreviewPullRequest(preview) => self.preview_pull_request(port, preview),
             Action::OpenPullRequest(open) => {
@@ -279,7 +284,10 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Github<At> {
             // Not a pull request action: nothing of GitHub's to do.
             _ => None,
         };
-        Ok(request.and_then(|request| self.start_request(port, shell, now, request)))
+        Ok(match request {
+            Some(request) => self.start_request(port, shell, now, request),
+            None => Then::Nothing,
+        })
     }
 
     /// `preview_pull_request`: the commits of the head not on the base (and then a drafted
@@ -327,28 +335,25 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Github<At> {
         shell: &Shell<'_>,
         now: At,
         input: &Input<'_>,
-    ) -> Option<Then> {
+    ) -> Then {
         if let Some(advance) = self.requests.handle(input) {
             return self.advance_request(port, shell, now, advance);
         }
-        let advance = self.probe.handle(input)?;
+        let Some(advance) = self.probe.handle(input) else {
+            return Then::Nothing;
+        };
         self.advance_probe(port, shell, now, advance)
     }
 
     /// Kills gh commands past their deadline and starts a due poll.
-    pub(super) fn handle_timeout(
-        &mut self,
-        port: &mut Port,
-        shell: &Shell<'_>,
-        now: At,
-    ) -> Option<Then> {
+    pub(super) fn handle_timeout(&mut self, port: &mut Port, shell: &Shell<'_>, now: At) -> Then {
         self.probe.kill_overdue(port, now);
         self.requests.kill_overdue(port, now);
         if self.next_poll.is_some_and(|at| at <= now) {
             self.next_poll = None;
             return self.probe(port, shell, now, false);
         }
-        None
+        Then::Nothing
     }
 
     /// `get_pull_request`: the pull request, then its review threads.
@@ -389,7 +394,7 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Github<At> {
         now: At,
         request: Request,
         answer: Result<Answer, Failed>,
-    ) -> Option<Then> {
+    ) -> Then {
         if let Some((key, head)) = request.learned_head() {
             self.heads.insert(key.clone(), head.clone());
         }
@@ -405,7 +410,7 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Github<At> {
                     port.emit(Event::WorkspaceUpdated(update));
                 }
                 port.emit(failure_event(request.kind(), request_id, reason));
-                return None;
+                return Then::Nothing;
             }
         };
         let wrote = answer.wrote();
@@ -448,12 +453,12 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Github<At> {
                 head,
                 commits,
             } => {
-                return Some(Then::Draft {
+                return Then::Draft {
                     request_id,
                     base,
                     head,
                     commits,
-                });
+                };
             }
             Answer::Opened { number, url } => {
                 self.previews.remove(&request_id);
@@ -470,23 +475,25 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Github<At> {
                 head_sha,
                 diff,
             } => {
-                return Some(Then::ReviewDiff {
+                return Then::ReviewDiff {
                     request_id,
                     review_id,
                     pull: (number, repository),
                     head_sha,
                     diff,
-                });
+                };
             }
             Answer::TargetDiff { target, patch } => {
-                return Some(Then::TargetDiff {
+                return Then::TargetDiff {
                     request_id,
                     target,
                     patch,
-                });
+                };
             }
             Answer::ReviewHead(stdout) => {
-                let post = self.review_post(port, request_id, &stdout)?;
+                let Some(post) = self.review_post(port, request_id, &stdout) else {
+                    return Then::Nothing;
+                };
                 return self.start_request(port, shell, now, post);
             }
             Answer::ReviewPosted(url) => {
@@ -498,7 +505,7 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Github<At> {
         if wrote {
             return self.probe(port, shell, now, true);
         }
-        None
+        Then::Nothing
     }
 
     /// Sends the preview of a pull request of `head` onto `base` holding `commits`, with a

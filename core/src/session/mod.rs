@@ -298,7 +298,7 @@ impl Session {
         if !self.closed {
             self.turn_timeout(now);
             let then = (self.github).handle_timeout(&mut self.port, shell!(self), now);
-            self.github_then(now, then);
+            self.follow_github(now, then);
             self.stacks.handle_timeout(&mut self.port, now);
             self.probes.handle_timeout(&mut self.port, now);
             self.context_ready(now);
@@ -335,7 +335,7 @@ impl Session {
             Owner::Commit => self.commit_effect(now, &input),
             Owner::Github => {
                 let then = (self.github).handle(&mut self.port, shell!(self), now, &input);
-                self.github_then(now, then);
+                self.follow_github(now, then);
             }
             Owner::Stacks => self.stack_effect(now, &input),
             Owner::ServerProbe => {
@@ -494,7 +494,7 @@ impl Session {
             | Action::EditPullRequest(_)
             | Action::MergePullRequest(_)) => {
                 match (self.github).act(&mut self.port, shell!(self), now, action) {
-                    Ok(then) => self.github_then(now, then),
+                    Ok(then) => self.follow_github(now, then),
                     Err(rejection) => self.reject(rejection),
                 }
             }

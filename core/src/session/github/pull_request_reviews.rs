@@ -44,8 +44,10 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Github<At> {
         now: At,
         request_id: String,
         target: ReviewTarget,
-    ) -> Option<Then> {
-        let request = Request::load_review(request_id, target)?;
+    ) -> Then {
+        let Some(request) = Request::load_review(request_id, target) else {
+            return Then::Nothing;
+        };
         self.start_request(port, shell, now, request)
     }
 
@@ -58,7 +60,7 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Github<At> {
         now: At,
         request: PreviewPullRequestReview,
         target: &ReviewTarget,
-    ) -> Result<Option<Then>, String> {
+    ) -> Result<Then, String> {
         let last = self.last.as_ref();
         let (number, repository) = match target {
             ReviewTarget::PullRequest { number, repository } => (*number, repository.clone()),
@@ -136,7 +138,7 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Github<At> {
         now: At,
         post: PostPullRequestReview,
         revision: Option<u64>,
-    ) -> Result<Option<Then>, String> {
+    ) -> Result<Then, String> {
         let Some(prepared) = self.review_previews.get_mut(&post.request_id) else {
             return Err("no preview to confirm: send preview_pull_request_review with this request_id first (a review posts once)".into());
         };
@@ -151,7 +153,7 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Github<At> {
                 request_id: post.request_id,
                 reason: format!("the findings changed after the preview (revision {shown}, now {now_at}): preview again"),
             }));
-            return Ok(None);
+            return Ok(Then::Nothing);
         }
         let request = Request::review_head(post.request_id, &repository, number);
         Ok(self.start_request(port, shell, now, request))

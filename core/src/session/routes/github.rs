@@ -1,5 +1,5 @@
 //! The session's routing for GitHub and stacks: what the GitHub and stacks machines are lent,
-//! and where their answers (`Then`, a stack that moved) go.
+//! and where their answers (`github::Then`, a stack that moved) go.
 
 use std::time::Instant;
 
@@ -9,7 +9,7 @@ use crate::protocol::github::{PostPullRequestReview, PreviewPullRequestReview};
 use crate::protocol::review::ReviewTarget;
 use crate::protocol::stack::{OpenStack, PlanRestack, PreviewStack, Restack};
 use crate::session::Session;
-use crate::session::github::Then;
+use crate::session::github;
 use crate::session::guided_review::open::Loaded;
 use crate::session::guided_review::posting::comments_for;
 
@@ -17,24 +17,22 @@ impl Session {
     /// Probes the workspace (see [`crate::session::github::Github::probe`]) and routes what that leaves.
     pub(in crate::session) fn probe_workspace(&mut self, now: Instant, announce: bool) {
         let then = (self.github).probe(&mut self.port, shell!(self), now, announce);
-        self.github_then(now, then);
+        self.follow_github(now, then);
     }
 
     /// Does what GitHub left to the session, until nothing is left.
-    pub(in crate::session) fn github_then(&mut self, now: Instant, then: Option<Then>) {
-        let Some(then) = then else {
-            return;
-        };
+    pub(in crate::session) fn follow_github(&mut self, now: Instant, then: github::Then) {
         match then {
-            Then::ProbeEnded(waiting) => {
+            github::Then::Nothing => {}
+            github::Then::ProbeEnded(waiting) => {
                 // Answered before a queued probe starts, so they never wait for a second one.
                 for incoming in waiting {
                     self.handle_incoming(now, incoming);
                 }
                 let then = (self.github).probe_queued(&mut self.port, shell!(self), now);
-                self.github_then(now, then);
+                self.follow_github(now, then);
             }
-            Then::Draft {
+            github::Then::Draft {
                 request_id,
                 base,
                 head,
@@ -49,14 +47,14 @@ impl Session {
                     chapters,
                 );
             }
-            Then::ReviewDiff {
+            github::Then::ReviewDiff {
                 request_id,
                 review_id,
                 pull,
                 head_sha,
                 diff,
             } => self.review_diff_read(request_id, &review_id, pull, head_sha, &diff),
-            Then::TargetDiff {
+            github::Then::TargetDiff {
                 request_id,
                 target,
                 patch,
@@ -77,7 +75,7 @@ impl Session {
         target: ReviewTarget,
     ) {
         let then = (self.github).load_review(&mut self.port, shell!(self), now, request_id, target);
-        self.github_then(now, then);
+        self.follow_github(now, then);
     }
 
     /// `preview_pull_request_review` of the open review.
@@ -89,7 +87,7 @@ impl Session {
         let target = self.check_open(&request.review_id)?.target.clone();
         let then =
             (self.github).preview_review(&mut self.port, shell!(self), now, request, &target)?;
-        self.github_then(now, then);
+        self.follow_github(now, then);
         Ok(())
     }
 
@@ -122,7 +120,7 @@ impl Session {
     ) -> Result<(), String> {
         let revision = self.review_session().map(|s| s.revision);
         let then = (self.github).post_review(&mut self.port, shell!(self), now, post, revision)?;
-        self.github_then(now, then);
+        self.follow_github(now, then);
         Ok(())
     }
 }
