@@ -1,5 +1,5 @@
 //! The GitHub machine at its seam, without a session or a binary: a fake git and gh answer the
-//! commands it spawns (found on the port by effect id), on a test clock, and the tests read
+//! commands it spawns (found on the outbox by effect id), on a test clock, and the tests read
 //! the frames and the [`Then`] values it answers with.
 
 use super::*;
@@ -21,17 +21,17 @@ type Rig = fake::Rig<Github<Ms>>;
 impl Rig {
     fn probe(&mut self, now: Ms, announce: bool) -> Then {
         let shell = fake::shell(&self.timings, &self.unset);
-        self.machine.probe(&mut self.port, &shell, now, announce)
+        self.machine.probe(&mut self.outbox, &shell, now, announce)
     }
 
     fn act(&mut self, now: Ms, action: Action) -> Result<Then, Rejection> {
         let shell = fake::shell(&self.timings, &self.unset);
-        self.machine.act(&mut self.port, &shell, now, action)
+        self.machine.act(&mut self.outbox, &shell, now, action)
     }
 
     fn timeout(&mut self, now: Ms) -> Then {
         let shell = fake::shell(&self.timings, &self.unset);
-        self.machine.handle_timeout(&mut self.port, &shell, now)
+        self.machine.handle_timeout(&mut self.outbox, &shell, now)
     }
 
     /// Feeds command `id`'s end; what the machine answered its exit with.
@@ -45,7 +45,7 @@ impl Rig {
         let shell = fake::shell(&self.timings, &self.unset);
         let mut then = Then::Nothing;
         for input in ended(id, stdout, stderr, status) {
-            then = self.machine.handle(&mut self.port, &shell, now, &input);
+            then = self.machine.handle(&mut self.outbox, &shell, now, &input);
         }
         then
     }
@@ -226,7 +226,7 @@ fn a_pull_request_is_previewed_from_the_workspace_then_pushed_and_opened_once() 
     assert_eq!((base.as_str(), head.as_str()), ("trunk", "feat"));
     assert_eq!(commits[0].subject, "Add the parser");
     rig.machine
-        .previewed(&mut rig.port, request_id, (base, head), commits, None);
+        .previewed(&mut rig.outbox, request_id, (base, head), commits, None);
     let drained = rig.drain();
     let [Event::PullRequestPreview(preview)] = &drained.events[..] else {
         panic!("{:?}", drained.kinds());
@@ -400,7 +400,7 @@ fn actions_waiting_for_the_probe_come_back_in_order_when_it_ends_and_a_probe_ask
 
     let shell = fake::shell(&rig.timings, &rig.unset);
     assert_eq!(
-        rig.machine.probe_queued(&mut rig.port, &shell, at(4)),
+        rig.machine.probe_queued(&mut rig.outbox, &shell, at(4)),
         Then::Nothing
     );
     let (git, _) = rig.ok(at(5), STATUS);
@@ -418,7 +418,7 @@ fn actions_waiting_for_the_probe_come_back_in_order_when_it_ends_and_a_probe_ask
     );
     let shell = fake::shell(&rig.timings, &rig.unset);
     assert_eq!(
-        rig.machine.probe_queued(&mut rig.port, &shell, at(7)),
+        rig.machine.probe_queued(&mut rig.outbox, &shell, at(7)),
         Then::Nothing
     );
     assert!(rig.drain().is_empty(), "nothing more was asked for");

@@ -12,8 +12,8 @@ use crate::protocol::actions::CommitReviewChapters;
 use crate::protocol::events::{Event, RequestFailed, ReviewChaptersCommitted};
 use crate::protocol::review::{Review, ReviewTarget};
 use crate::review::commit_flow::{CommitFlow, Committed};
+use crate::session::outbox::Outbox;
 use crate::session::owners::Owner;
-use crate::session::port::Port;
 use crate::session::step_runner::{Advance, Shell, StepRunner};
 use crate::stack::preview::CommittedBranch;
 
@@ -53,7 +53,7 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Commits<At> {
     /// it cannot start.
     pub(in crate::session) fn start(
         &mut self,
-        port: &mut Port,
+        outbox: &mut Outbox,
         shell: &Shell<'_>,
         now: At,
         request: &CommitReviewChapters,
@@ -67,13 +67,13 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Commits<At> {
         }
         let flow = CommitFlow::new(request, review, root)?;
         let advance = self.flows.start(flow);
-        Ok(self.advance(port, shell, now, advance))
+        Ok(self.advance(outbox, shell, now, advance))
     }
 
     /// Takes a result of the running step.
     pub(in crate::session) fn handle(
         &mut self,
-        port: &mut Port,
+        outbox: &mut Outbox,
         shell: &Shell<'_>,
         now: At,
         input: &Input<'_>,
@@ -81,32 +81,32 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Commits<At> {
         let Some(advance) = self.flows.handle(input) else {
             return Then::Nothing;
         };
-        self.advance(port, shell, now, advance)
+        self.advance(outbox, shell, now, advance)
     }
 
     /// Runs the commit's next step, or answers.
     fn advance(
         &mut self,
-        port: &mut Port,
+        outbox: &mut Outbox,
         shell: &Shell<'_>,
         now: At,
         advance: Advance<CommitFlow>,
     ) -> Then {
-        let Some((flow, answer)) = self.flows.drive(port, shell, now, Owner::Commit, advance)
+        let Some((flow, answer)) = self.flows.drive(outbox, shell, now, Owner::Commit, advance)
         else {
             return Then::Nothing;
         };
         let request_id = flow.request_id().to_owned();
         match answer {
             Err(reason) => {
-                port.emit(Event::ReviewChaptersCommitFailed(RequestFailed {
+                outbox.emit(Event::ReviewChaptersCommitFailed(RequestFailed {
                     request_id,
                     reason,
                 }));
                 Then::Nothing
             }
             Ok(Committed { commits, stack }) => {
-                port.emit(Event::ReviewChaptersCommitted(ReviewChaptersCommitted {
+                outbox.emit(Event::ReviewChaptersCommitted(ReviewChaptersCommitted {
                     request_id,
                     commits,
                 }));

@@ -21,8 +21,8 @@ use crate::review::build::build;
 use crate::review::findings::Stored;
 use crate::review::ids::review_id;
 use crate::review::patch::build_from_patch;
+use crate::session::outbox::Outbox;
 use crate::session::owners::Owner;
-use crate::session::port::Port;
 
 use super::save_queue::ReviewSaves;
 use super::turns::OpenView;
@@ -143,16 +143,16 @@ impl ReviewState {
     /// the GitHub room, and comes back to [`ReviewState::read_session`]).
     pub(in crate::session) fn load(
         &mut self,
-        port: &mut Port,
+        outbox: &mut Outbox,
         cwd: &str,
         request_id: String,
         target: ReviewTarget,
     ) {
-        self.read_diff(port, cwd, Reading::Load { request_id }, target);
+        self.read_diff(outbox, cwd, Reading::Load { request_id }, target);
     }
 
     /// A turn that changed files ended: read the open working-tree review again.
-    pub(in crate::session) fn refresh(&mut self, port: &mut Port, cwd: &str) {
+    pub(in crate::session) fn refresh(&mut self, outbox: &mut Outbox, cwd: &str) {
         let Some(open) = &self.open else {
             return;
         };
@@ -161,13 +161,19 @@ impl ReviewState {
         }
         let review_id = open.review.id.clone();
         let reading = Reading::Refresh { review_id };
-        self.read_diff(port, cwd, reading, ReviewTarget::WorkingTree);
+        self.read_diff(outbox, cwd, reading, ReviewTarget::WorkingTree);
     }
 
-    fn read_diff(&mut self, port: &mut Port, cwd: &str, reading: Reading, target: ReviewTarget) {
-        let id = port.effect_id(Owner::Review);
+    fn read_diff(
+        &mut self,
+        outbox: &mut Outbox,
+        cwd: &str,
+        reading: Reading,
+        target: ReviewTarget,
+    ) {
+        let id = outbox.effect_id(Owner::Review);
         self.reading.push((id, reading, target.clone()));
-        port.push(Output::ReadDiff {
+        outbox.push(Output::ReadDiff {
             id,
             cwd: cwd.to_owned(),
             target,
@@ -178,7 +184,7 @@ impl ReviewState {
     /// open review.
     pub(in crate::session) fn diff_read(
         &mut self,
-        port: &mut Port,
+        outbox: &mut Outbox,
         id: EffectId,
         result: Result<Box<DiffSource>, String>,
     ) -> Then {
@@ -188,17 +194,17 @@ impl ReviewState {
         let (_, reading, target) = self.reading.remove(at);
         match (reading, result) {
             (Reading::Load { request_id }, Err(reason)) => {
-                port.emit(Event::GuidedReviewFailed(RequestFailed {
+                outbox.emit(Event::GuidedReviewFailed(RequestFailed {
                     request_id,
                     reason,
                 }));
                 Then::Nothing
             }
             (Reading::Load { request_id }, Ok(source)) => {
-                self.read_session(port, request_id, target, Loaded::Diff(source))
+                self.read_session(outbox, request_id, target, Loaded::Diff(source))
             }
             (Reading::Refresh { review_id }, Ok(source)) => {
-                self.refreshed(port, &review_id, &target, source)
+                self.refreshed(outbox, &review_id, &target, source)
             }
             (Reading::Refresh { .. }, Err(reason)) => {
                 Then::Failed(format!("the review could not be read again: {reason}"))
@@ -210,7 +216,7 @@ impl ReviewState {
     /// fails.
     pub(in crate::session) fn file_read(
         &mut self,
-        port: &mut Port,
+        outbox: &mut Outbox,
         id: EffectId,
         result: &Result<FileContent, String>,
     ) -> Then {
@@ -236,9 +242,9 @@ impl ReviewState {
             ..
         } = opening;
         match stored {
-            Ok(stored) => self.open_review(port, request_id, &target, source, stored, Some(path)),
+            Ok(stored) => self.open_review(outbox, request_id, &target, source, stored, Some(path)),
             Err(reason) => {
-                port.emit(Event::GuidedReviewFailed(RequestFailed {
+                outbox.emit(Event::GuidedReviewFailed(RequestFailed {
                     request_id,
                     reason,
                 }));
@@ -250,18 +256,18 @@ impl ReviewState {
     /// The diff is read: read the review's session file (or start an empty one).
     pub(in crate::session) fn read_session(
         &mut self,
-        port: &mut Port,
+        outbox: &mut Outbox,
         request_id: String,
         target: ReviewTarget,
         source: Loaded,
     ) -> Then {
         let Some(dir) = &self.dir else {
             let stored = Stored::new(&review_id(source.root(), &target));
-            return self.open_review(port, request_id, &target, source, stored, None);
+            return self.open_review(outbox, request_id, &target, source, stored, None);
         };
         let stem = file_stem(&review_id(source.root(), &target));
         let path = format!("{}/{stem}.json", dir.trim_end_matches('/'));
-        let effect = port.issue(Owner::Review, |id| Output::ReadFile {
+        let effect = outbox.issue(Owner::Review, |id| Output::ReadFile {
             id,
             path: path.clone(),
             max_bytes: SESSION_FILE_MAX,
@@ -275,7 +281,7 @@ impl ReviewState {
         });
         // Every load is answered: one still waiting for its session file gives way to this one.
         if let Some(earlier) = replaced {
-            port.emit(Event::GuidedReviewFailed(RequestFailed {
+            outbox.emit(Event::GuidedReviewFailed(RequestFailed {
                 request_id: earlier.request_id,
                 reason: "superseded by a later load_guided_review".into(),
             }));
@@ -286,7 +292,7 @@ impl ReviewState {
     /// The diff and the session are read: the review is built and is the open review now.
     fn open_review(
         &mut self,
-        port: &mut Port,
+        outbox: &mut Outbox,
         request_id: String,
         target: &ReviewTarget,
         source: Loaded,
@@ -301,7 +307,7 @@ impl ReviewState {
         drop(source);
         // Changes queued for a review that is no longer open have nowhere to go.
         if replaced.as_deref() != Some(review.id.as_str()) {
-            self.drop_queued_changes(port);
+            self.drop_queued_changes(outbox);
         }
         let moved = stored.follow(&review);
         // A turn that worked on a finding did not outlive the process that ran it.
@@ -309,11 +315,11 @@ impl ReviewState {
             .filter(|f| f.pending)
             .map(|f| f.id.clone())
             .collect();
-        port.emit(Event::GuidedReviewLoaded(GuidedReviewLoaded {
+        outbox.emit(Event::GuidedReviewLoaded(GuidedReviewLoaded {
             request_id,
             review: Arc::clone(&review),
         }));
-        port.emit(Event::ReviewSessionRestored(ReviewSessionEvent {
+        outbox.emit(Event::ReviewSessionRestored(ReviewSessionEvent {
             session: stored.session.clone(),
         }));
         self.open = Some(OpenReview {
@@ -328,7 +334,7 @@ impl ReviewState {
     /// A re-read of the open review after a turn changed files.
     fn refreshed(
         &mut self,
-        port: &mut Port,
+        outbox: &mut Outbox,
         review_id: &str,
         target: &ReviewTarget,
         source: Box<DiffSource>,
@@ -352,7 +358,7 @@ impl ReviewState {
             stored,
             path,
         });
-        port.emit(Event::GuidedReviewUpdated(GuidedReviewUpdated { review }));
+        outbox.emit(Event::GuidedReviewUpdated(GuidedReviewUpdated { review }));
         Then::Opened {
             moved: true,
             stale: Vec::new(),

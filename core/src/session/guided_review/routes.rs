@@ -30,7 +30,7 @@ impl Session {
             return self.load_pull_request_review(now, load.request_id, load.target);
         }
         (self.review).load(
-            &mut self.port,
+            &mut self.outbox,
             &self.facts.cwd,
             load.request_id,
             load.target,
@@ -44,7 +44,7 @@ impl Session {
         id: EffectId,
         result: Result<Box<DiffSource>, String>,
     ) {
-        let then = self.review.diff_read(&mut self.port, id, result);
+        let then = self.review.diff_read(&mut self.outbox, id, result);
         self.follow_review(now, then);
     }
 
@@ -52,11 +52,11 @@ impl Session {
     pub(in crate::session) fn review_effect(&mut self, now: Instant, input: &Input<'_>) {
         match input {
             Input::FileRead { id, result } => {
-                let then = self.review.file_read(&mut self.port, *id, result);
+                let then = self.review.file_read(&mut self.outbox, *id, result);
                 self.follow_review(now, then);
             }
             Input::FileWritten { id, result } => {
-                let written = self.review.written(&mut self.port, *id, result.clone());
+                let written = self.review.written(&mut self.outbox, *id, result.clone());
                 if let Some(answered) = written {
                     self.answered(now, answered);
                     self.save_next(now);
@@ -74,7 +74,7 @@ impl Session {
         target: ReviewTarget,
         source: Loaded,
     ) {
-        let then = (self.review).read_session(&mut self.port, request_id, target, source);
+        let then = (self.review).read_session(&mut self.outbox, request_id, target, source);
         self.follow_review(now, then);
     }
 
@@ -117,12 +117,12 @@ impl Session {
 
     /// A turn that changed files ended: read the open working-tree review again.
     pub(in crate::session) fn refresh_review(&mut self) {
-        self.review.refresh(&mut self.port, &self.facts.cwd);
+        self.review.refresh(&mut self.outbox, &self.facts.cwd);
     }
 
     /// `edit_review`: always answered under its `request_id`.
     pub(in crate::session) fn edit_review(&mut self, now: Instant, edit: EditReview) {
-        if self.review.edit(&mut self.port, edit) {
+        if self.review.edit(&mut self.outbox, edit) {
             self.save_next(now);
         }
     }
@@ -168,7 +168,7 @@ impl Session {
     /// each answer before the next change is applied.
     fn save_next(&mut self, now: Instant) {
         let at = self.wall_ms(now);
-        while let Some(answered) = self.review.save_step(&mut self.port, at) {
+        while let Some(answered) = self.review.save_step(&mut self.outbox, at) {
             self.answered(now, answered);
         }
     }
@@ -260,14 +260,14 @@ impl Session {
         let review = Arc::clone(self.check_open(&request.review_id)?);
         let root = self.review_root().unwrap_or_else(|| self.facts.cwd.clone());
         let shell = shell!(self);
-        let then = (self.commit).start(&mut self.port, shell, now, &request, (&review, root))?;
+        let then = (self.commit).start(&mut self.outbox, shell, now, &request, (&review, root))?;
         self.follow_commit(then);
         Ok(())
     }
 
     /// Takes a result of the running step.
     pub(in crate::session) fn commit_effect(&mut self, now: Instant, input: &Input<'_>) {
-        let then = (self.commit).handle(&mut self.port, shell!(self), now, input);
+        let then = (self.commit).handle(&mut self.outbox, shell!(self), now, input);
         self.follow_commit(then);
     }
 

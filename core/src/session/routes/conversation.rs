@@ -105,7 +105,7 @@ impl Session {
         let (then, model_cleanup) = (self.turns).interrupt(&mut turn_desk!(self));
         cleanup.extend(model_cleanup);
         self.follow_turn(now, then);
-        self.port.extend(cleanup);
+        self.outbox.extend(cleanup);
     }
 
     /// Sends `state_changed`.
@@ -120,7 +120,7 @@ impl Session {
     fn tools(&mut self) -> Option<(&mut ToolStep, Desk<'_>)> {
         let step = self.turns.tools_mut()?;
         let desk = Desk {
-            port: &mut self.port,
+            outbox: &mut self.outbox,
             gate: &mut self.gate,
             redactor: &self.redactor,
             cwd: &self.facts.cwd,
@@ -173,7 +173,7 @@ impl Session {
                     step.decide_mcp(&mut desk, now, &name, tool, input)
                 }
                 tool_run::Then::SendMcp { call, name, input } => {
-                    let (ids, outputs) = self.port.parts();
+                    let (ids, outputs) = self.outbox.parts();
                     let events = self
                         .mcp
                         .call(now, call, &name, input, &mut Io { ids, outputs });
@@ -195,7 +195,7 @@ impl Session {
     pub(in crate::session) fn tool_effect(&mut self, now: Instant, input: Input<'_>) {
         if self.turns.tools_mut().is_none() {
             if let Some(close) = unwanted_open(&input) {
-                self.port.push(close);
+                self.outbox.push(close);
             }
             return;
         }
@@ -205,7 +205,7 @@ impl Session {
     /// Kills a command past its deadline; its exit finishes the call.
     pub(in crate::session) fn tool_timeout(&mut self, now: Instant) {
         if let Some((step, desk)) = self.tools() {
-            step.handle_timeout(desk.port, now);
+            step.handle_timeout(desk.outbox, now);
         }
     }
 
@@ -266,8 +266,8 @@ impl Session {
     /// heard that the turn ended.
     pub(in crate::session) fn interrupt_tools(&mut self, step: ToolStep) -> Vec<Output> {
         let mcp = &mut self.mcp;
-        let interrupted = step.interrupt(&mut self.port, |port, call| {
-            let (ids, outputs) = port.parts();
+        let interrupted = step.interrupt(&mut self.outbox, |outbox, call| {
+            let (ids, outputs) = outbox.parts();
             mcp.cancel(call, &mut Io { ids, outputs });
         });
         (self.turns).keep_results(&mut turn_desk!(self), interrupted.answered);
@@ -277,7 +277,7 @@ impl Session {
 
 impl Session {
     fn mcp_io(&mut self) -> (&mut Mcp, Io<'_>) {
-        let (ids, outputs) = self.port.parts();
+        let (ids, outputs) = self.outbox.parts();
         (&mut self.mcp, Io { ids, outputs })
     }
 
@@ -371,7 +371,7 @@ impl Session {
     /// Records the settings now in force.
     pub(in crate::session) fn record_settings(&mut self) {
         let settings = settings_record(self.model.as_ref(), self.mode, self.thinking);
-        self.store.record_settings(&mut self.port, settings);
+        self.store.record_settings(&mut self.outbox, settings);
     }
 
     /// An append was answered.
@@ -383,7 +383,7 @@ impl Session {
 
     /// `list_sessions`.
     pub(in crate::session) fn list_sessions(&mut self, request_id: String) {
-        if let Some(answer) = self.store.list(&mut self.port, request_id) {
+        if let Some(answer) = self.store.list(&mut self.outbox, request_id) {
             self.emit(Event::SessionsListed(answer));
         }
     }

@@ -16,7 +16,7 @@ use crate::session::guided_review::posting::comments_for;
 impl Session {
     /// Probes the workspace (see [`crate::session::github::Github::probe`]) and routes what that leaves.
     pub(in crate::session) fn probe_workspace(&mut self, now: Instant, announce: bool) {
-        let then = (self.github).probe(&mut self.port, shell!(self), now, announce);
+        let then = (self.github).probe(&mut self.outbox, shell!(self), now, announce);
         self.follow_github(now, then);
     }
 
@@ -29,7 +29,7 @@ impl Session {
                 for incoming in waiting {
                     self.handle_incoming(now, incoming);
                 }
-                let then = (self.github).probe_queued(&mut self.port, shell!(self), now);
+                let then = (self.github).probe_queued(&mut self.outbox, shell!(self), now);
                 self.follow_github(now, then);
             }
             github::Then::Draft {
@@ -40,7 +40,7 @@ impl Session {
             } => {
                 let chapters = self.review_chapters();
                 (self.github).previewed(
-                    &mut self.port,
+                    &mut self.outbox,
                     request_id,
                     (base, head),
                     commits,
@@ -74,7 +74,8 @@ impl Session {
         request_id: String,
         target: ReviewTarget,
     ) {
-        let then = (self.github).load_review(&mut self.port, shell!(self), now, request_id, target);
+        let then =
+            (self.github).load_review(&mut self.outbox, shell!(self), now, request_id, target);
         self.follow_github(now, then);
     }
 
@@ -86,7 +87,7 @@ impl Session {
     ) -> Result<(), String> {
         let target = self.check_open(&request.review_id)?.target.clone();
         let then =
-            (self.github).preview_review(&mut self.port, shell!(self), now, request, &target)?;
+            (self.github).preview_review(&mut self.outbox, shell!(self), now, request, &target)?;
         self.follow_github(now, then);
         Ok(())
     }
@@ -109,7 +110,7 @@ impl Session {
             }
             _ => None,
         };
-        (self.github).review_previewed(&mut self.port, request_id, pull, head_sha, drafted);
+        (self.github).review_previewed(&mut self.outbox, request_id, pull, head_sha, drafted);
     }
 
     /// `post_pull_request_review`, against the open review session's revision.
@@ -119,7 +120,8 @@ impl Session {
         post: PostPullRequestReview,
     ) -> Result<(), String> {
         let revision = self.review_session().map(|s| s.revision);
-        let then = (self.github).post_review(&mut self.port, shell!(self), now, post, revision)?;
+        let then =
+            (self.github).post_review(&mut self.outbox, shell!(self), now, post, revision)?;
         self.follow_github(now, then);
         Ok(())
     }
@@ -137,7 +139,7 @@ impl Session {
     pub(in crate::session) fn preview_stack(&mut self, now: Instant, preview: PreviewStack) {
         let at = (now, self.wall_ms(now));
         let workspace = self.github.workspace();
-        let moved = (self.stacks).preview(&mut self.port, shell!(self), at, preview, &workspace);
+        let moved = (self.stacks).preview(&mut self.outbox, shell!(self), at, preview, &workspace);
         self.stacks_moved(now, moved);
     }
 
@@ -148,7 +150,7 @@ impl Session {
         open: OpenStack,
     ) -> Result<(), String> {
         let at = (now, self.wall_ms(now));
-        let moved = (self.stacks).open(&mut self.port, shell!(self), at, open)?;
+        let moved = (self.stacks).open(&mut self.outbox, shell!(self), at, open)?;
         self.stacks_moved(now, moved);
         Ok(())
     }
@@ -157,7 +159,7 @@ impl Session {
     pub(in crate::session) fn plan_restack(&mut self, now: Instant, plan: PlanRestack) {
         let at = (now, self.wall_ms(now));
         let workspace = self.github.workspace();
-        let moved = (self.stacks).plan(&mut self.port, shell!(self), at, plan, &workspace);
+        let moved = (self.stacks).plan(&mut self.outbox, shell!(self), at, plan, &workspace);
         self.stacks_moved(now, moved);
     }
 
@@ -170,7 +172,7 @@ impl Session {
         let at = (now, self.wall_ms(now));
         let turn_running = self.turns.is_running();
         let moved =
-            (self.stacks).restack(&mut self.port, shell!(self), at, restack, turn_running)?;
+            (self.stacks).restack(&mut self.outbox, shell!(self), at, restack, turn_running)?;
         self.stacks_moved(now, moved);
         Ok(())
     }
@@ -178,7 +180,7 @@ impl Session {
     /// Routes a command's end to its flow.
     pub(in crate::session) fn stack_effect(&mut self, now: Instant, input: &Input<'_>) {
         let at = (now, self.wall_ms(now));
-        let moved = (self.stacks).handle(&mut self.port, shell!(self), at, input);
+        let moved = (self.stacks).handle(&mut self.outbox, shell!(self), at, input);
         self.stacks_moved(now, moved);
     }
 }

@@ -35,8 +35,8 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> ToolStep<At> {
             Preview::Nothing => None,
             Preview::Known(shown) => Some(shown),
             Preview::Read(path) => {
-                let effect = desk.port.effect_id(Owner::Tool);
-                desk.port.push(read_output(effect, path, running.opened));
+                let effect = desk.outbox.effect_id(Owner::Tool);
+                desk.outbox.push(read_output(effect, path, running.opened));
                 running.wait = Wait::Previewing {
                     effect,
                     tool: tool.to_owned(),
@@ -105,7 +105,7 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> ToolStep<At> {
             args,
             rule,
         };
-        desk.port
+        desk.outbox
             .emit(Event::PermissionRequested(PermissionRequested {
                 id: prompt_id,
                 call_id,
@@ -170,7 +170,7 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> ToolStep<At> {
         else {
             return Then::Nothing;
         };
-        desk.port
+        desk.outbox
             .emit(Event::PermissionResolved(PermissionResolved {
                 id: prompt_id,
                 reply,
@@ -214,7 +214,7 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> ToolStep<At> {
         if open != Some(answer.id.as_str()) {
             return Err(no_open_question(&answer.id));
         }
-        desk.port.emit(Event::QuestionResolved(QuestionResolved {
+        desk.outbox.emit(Event::QuestionResolved(QuestionResolved {
             id: answer.id,
             reply: answer.reply.clone(),
             by: ResolvedBy::Client,

@@ -32,8 +32,8 @@ use crate::protocol::events::{
 use crate::protocol::values::Mode;
 use crate::redact::Redactor;
 
+use super::outbox::Outbox;
 use super::owners::Owner;
-use super::port::Port;
 use super::tool_gate::ToolGate;
 use super::tools::args::ToolArgs;
 use super::tools::definitions::{PLAN_TOOLS, REVIEW_TOOLS};
@@ -50,7 +50,7 @@ pub(super) struct CallIds {
 
 /// What the tool run borrows of the session for one input.
 pub(super) struct Desk<'a> {
-    pub port: &'a mut Port,
+    pub outbox: &'a mut Outbox,
     /// The rules and places every call is decided by; an `always` reply adds a rule.
     pub gate: &'a mut ToolGate,
     /// What output and titles must not show.
@@ -205,7 +205,7 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> ToolStep<At> {
             let call_id = format!("call_{}", desk.ids.call);
             let parsed = ToolArgs::parse(&name, &input);
             let tool_input = input.clone();
-            desk.port.emit(Event::ToolStarted(ToolStarted {
+            desk.outbox.emit(Event::ToolStarted(ToolStarted {
                 call_id: call_id.clone(),
                 name: name.clone(),
                 title: title(desk.redactor, &name, &input),
@@ -244,7 +244,7 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> ToolStep<At> {
                         self.end_call(desk, ToolStatus::Denied, reason, None);
                         continue;
                     }
-                    let effect = desk.port.effect_id(Owner::Tool);
+                    let effect = desk.outbox.effect_id(Owner::Tool);
                     // A file a call reads or writes is opened first and decided on as opened,
                     // so what is decided is what is then read or replaced.
                     let output = match &args {
@@ -271,7 +271,7 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> ToolStep<At> {
                             args,
                         };
                     }
-                    desk.port.push(output);
+                    desk.outbox.push(output);
                 }
                 None => {
                     if let Some(need) = self.decide(desk, now, &name, args, None) {
@@ -384,7 +384,7 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> ToolStep<At> {
 
     /// Starts the work of an allowed call; the MCP call to send, if it is one.
     fn execute(&mut self, desk: &mut Desk<'_>, now: At, args: ToolArgs) -> Option<Then> {
-        let id = desk.port.effect_id(Owner::Tool);
+        let id = desk.outbox.effect_id(Owner::Tool);
         let cx = work::Context {
             cwd: desk.cwd,
             redactor: desk.redactor,
@@ -400,7 +400,7 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> ToolStep<At> {
                     work,
                     deadline,
                 };
-                desk.port.push(output);
+                desk.outbox.push(output);
                 return None;
             }
             Begun::Not(args) => args,
@@ -411,14 +411,14 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> ToolStep<At> {
                 options,
                 multiple,
             } => {
-                desk.port.owners().forget(id);
+                desk.outbox.owners().forget(id);
                 desk.ids.prompt += 1;
                 let question_id = format!("q_{}", desk.ids.prompt);
                 running.wait = Wait::Question {
                     question_id: question_id.clone(),
                 };
                 let call_id = running.call_id.clone();
-                desk.port.emit(Event::QuestionAsked(QuestionAsked {
+                desk.outbox.emit(Event::QuestionAsked(QuestionAsked {
                     id: question_id,
                     call_id,
                     question,
@@ -429,15 +429,16 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> ToolStep<At> {
             }
             ToolArgs::Mcp { name, input, .. } => {
                 // The MCP machine issues its own effects.
-                desk.port.owners().forget(id);
+                desk.outbox.owners().forget(id);
                 let call = CallId(desk.ids.call);
                 running.wait = Wait::Mcp { call };
                 Some(Then::SendMcp { call, name, input })
             }
             ToolArgs::UpdatePlan { entries } => {
-                desk.port.owners().forget(id);
+                desk.outbox.owners().forget(id);
                 let steps = entries.len();
-                desk.port.emit(Event::PlanUpdated(PlanUpdated { entries }));
+                desk.outbox
+                    .emit(Event::PlanUpdated(PlanUpdated { entries }));
                 let text = format!("Plan updated ({steps} steps).");
                 self.end_call(desk, ToolStatus::Ok, text, None);
                 None
@@ -450,7 +451,7 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> ToolStep<At> {
     /// Takes a file, process or search result for the running call.
     pub(super) fn handle(&mut self, desk: &mut Desk<'_>, now: At, input: Input<'_>) -> Then {
         if let Some(close) = unwanted_open(&input).filter(|_| !self.awaits_open_of(&input)) {
-            desk.port.push(close);
+            desk.outbox.push(close);
             return Then::Nothing;
         }
         let Some(running) = self.running.as_mut() else {
@@ -494,27 +495,27 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> ToolStep<At> {
         match work.take(input, effect, &running.call_id, desk.gate, desk.redactor) {
             Progress::Unrelated => Then::Nothing,
             Progress::Shown(delta) => {
-                desk.port.emit(delta);
+                desk.outbox.emit(delta);
                 Then::Nothing
             }
             Progress::Write { path, bytes, then } => {
-                let id = desk.port.effect_id(Owner::Tool);
+                let id = desk.outbox.effect_id(Owner::Tool);
                 running.wait = Wait::Effect {
                     effect: id,
                     work: *then,
                     deadline: None,
                 };
                 let output = work::write_output(id, path, bytes, &mut running.opened);
-                desk.port.push(output);
+                desk.outbox.push(output);
                 Then::Nothing
             }
             Progress::Done(done) => {
                 if let Some(shown) = done.shown {
-                    desk.port.emit(shown);
+                    desk.outbox.emit(shown);
                 }
                 if let Some(path) = done.changed {
                     self.changed_files = true;
-                    desk.port
+                    desk.outbox
                         .emit(Event::FilesChanged(FilesChanged { paths: vec![path] }));
                 }
                 self.end_call(desk, done.status, done.text, done.change);
@@ -525,7 +526,7 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> ToolStep<At> {
 
     /// A bash call ran out of time at `now`: kill its process group; its exit finishes the
     /// call.
-    pub(super) fn handle_timeout(&mut self, port: &mut Port, now: At) {
+    pub(super) fn handle_timeout(&mut self, outbox: &mut Outbox, now: At) {
         if let Some(Running {
             wait:
                 Wait::Effect {
@@ -538,7 +539,7 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> ToolStep<At> {
             && *deadline <= now
             && work.time_out()
         {
-            port.push(Output::Kill { id: *effect });
+            outbox.push(Output::Kill { id: *effect });
         }
     }
 

@@ -19,7 +19,7 @@ const CWD: &str = "/work/p";
 
 /// What the machine borrows, kept between inputs.
 struct Bench {
-    port: Port,
+    outbox: Outbox,
     gate: ToolGate,
     redactor: Redactor,
     ids: CallIds,
@@ -31,7 +31,7 @@ impl Bench {
     fn new(mode: Mode) -> Self {
         let permissions = Permissions::new(PermissionMode::Default, RuleSet::default());
         Self {
-            port: Port::default(),
+            outbox: Outbox::default(),
             gate: ToolGate::new(CWD, permissions, Vec::new(), Vec::new()),
             redactor: Redactor::new(["s3cret-value".to_owned()]),
             ids: CallIds::default(),
@@ -42,7 +42,7 @@ impl Bench {
 
     fn desk(&mut self) -> Desk<'_> {
         Desk {
-            port: &mut self.port,
+            outbox: &mut self.outbox,
             gate: &mut self.gate,
             redactor: &self.redactor,
             cwd: CWD,
@@ -56,7 +56,7 @@ impl Bench {
 
     /// Everything queued since the last look.
     fn outputs(&mut self) -> Vec<Output> {
-        std::iter::from_fn(|| self.port.pop()).collect()
+        std::iter::from_fn(|| self.outbox.pop()).collect()
     }
 
     /// The events among `outputs`, by their wire names.
@@ -271,12 +271,12 @@ fn a_command_past_its_deadline_is_killed_once_and_its_exit_ends_the_call() {
     let _ = tools.run_next(&mut bench.desk(), Ms(100));
     let spawned = effect(&bench.outputs(), "spawn");
     assert_eq!(tools.deadline(), Some(Ms(150)));
-    tools.handle_timeout(&mut bench.port, Ms(149));
+    tools.handle_timeout(&mut bench.outbox, Ms(149));
     assert!(bench.outputs().is_empty(), "killed early");
-    tools.handle_timeout(&mut bench.port, Ms(150));
+    tools.handle_timeout(&mut bench.outbox, Ms(150));
     let kills = bench.outputs();
     assert!(matches!(kills[..], [Output::Kill { id }] if id == spawned));
-    tools.handle_timeout(&mut bench.port, Ms(151));
+    tools.handle_timeout(&mut bench.outbox, Ms(151));
     assert!(bench.outputs().is_empty(), "killed twice");
     let exited = Input::ProcessExited {
         id: spawned,
@@ -317,7 +317,7 @@ fn a_question_takes_its_answer_and_an_interrupt_settles_the_prompt_and_answers_e
             "permission_requested"
         ]
     );
-    let interrupted = tools.interrupt(&mut bench.port, |_, _| panic!("no MCP call runs"));
+    let interrupted = tools.interrupt(&mut bench.outbox, |_, _| panic!("no MCP call runs"));
     assert!(interrupted.cleanup.is_empty(), "nothing ran");
     assert_eq!(
         Bench::events(&bench.outputs()),

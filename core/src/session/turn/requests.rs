@@ -109,7 +109,7 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Turns<At> {
         request: HttpRequest,
         decoder: Box<dyn StreamDecoder>,
     ) {
-        let http = desk.port.effect_id(Owner::Model);
+        let http = desk.outbox.effect_id(Owner::Model);
         let sent = Sent {
             http,
             attempt,
@@ -121,7 +121,7 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Turns<At> {
         if let Some(turn) = self.running.as_mut() {
             turn.await_model(ModelStep::new(sent, decoder), idle_deadline);
         }
-        desk.port.push(Output::HttpRequest { id: http, request });
+        desk.outbox.push(Output::HttpRequest { id: http, request });
     }
 
     /// The model step waiting on `id`, which just heard from it at `now`.
@@ -193,12 +193,12 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Turns<At> {
             match step.event(event, show) {
                 Ok(frames) => {
                     for frame in frames.into_iter().flatten() {
-                        desk.port.emit(frame);
+                        desk.outbox.emit(frame);
                     }
                 }
                 Err(outcome) => {
                     let http = step.http();
-                    desk.port.push(Output::CancelHttp { id: http });
+                    desk.outbox.push(Output::CancelHttp { id: http });
                     return self.model_outcome(desk, now, outcome);
                 }
             }
@@ -357,7 +357,7 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Turns<At> {
         if let Some(turn) = self.running.as_mut() {
             turn.back_off(attempt + 1, now + delay);
         }
-        desk.port.emit(Event::ModelRetrying(ModelRetrying {
+        desk.outbox.emit(Event::ModelRetrying(ModelRetrying {
             attempt: attempt + 1,
             delay_ms: u64::try_from(delay.as_millis()).unwrap_or(u64::MAX),
             reason,

@@ -11,7 +11,8 @@ fn a_pull_request_loaded_as_a_review_reads_its_head_then_leaves_its_diff_to_the_
         repository: Some("x/y".into()),
     };
     let shell = fake::shell(&rig.timings, &rig.unset);
-    let then = (rig.machine).load_review(&mut rig.port, &shell, at(0), "r".into(), target.clone());
+    let then =
+        (rig.machine).load_review(&mut rig.outbox, &shell, at(0), "r".into(), target.clone());
     assert_eq!(then, Then::Nothing);
     let (head, then) = rig.ok(at(1), r#"{"headRefOid":"feed"}"#);
     assert_eq!(head.line(), "gh pr view 9 --json headRefOid --repo x/y");
@@ -42,7 +43,7 @@ fn a_pull_request_review_posts_once_what_its_preview_showed_and_only_while_nothi
     };
     let shell = fake::shell(&rig.timings, &rig.unset);
     let loaded =
-        (rig.machine).load_review(&mut rig.port, &shell, at(0), "l".into(), target.clone());
+        (rig.machine).load_review(&mut rig.outbox, &shell, at(0), "l".into(), target.clone());
     assert_eq!(loaded, Then::Nothing);
     let _ = rig.ok(at(1), r#"{"headRefOid":"feed"}"#);
     let (_, loaded) = rig.ok(at(2), "diff --git a/f b/f\n");
@@ -55,7 +56,7 @@ fn a_pull_request_review_posts_once_what_its_preview_showed_and_only_while_nothi
             request_id: request_id.into(),
             review_id: "rv".into(),
         };
-        let read = (rig.machine).preview_review(&mut rig.port, &shell, at(3), request, &target);
+        let read = (rig.machine).preview_review(&mut rig.outbox, &shell, at(3), request, &target);
         assert_eq!(read, Ok(Then::Nothing));
         let (diff, then) = rig.ok(at(4), "diff --git a/f b/f\n");
         assert_eq!(diff.line(), "gh pr diff 9 --repo x/y");
@@ -75,7 +76,7 @@ fn a_pull_request_review_posts_once_what_its_preview_showed_and_only_while_nothi
         };
         let drafted = (revision, vec![comment], Vec::new(), Verdict::RequestChanges);
         (rig.machine).review_previewed(
-            &mut rig.port,
+            &mut rig.outbox,
             request_id.into(),
             pull,
             head_sha,
@@ -97,7 +98,7 @@ fn a_pull_request_review_posts_once_what_its_preview_showed_and_only_while_nothi
             verdict: Verdict::Comment,
             body: Some("Two things.".into()),
         };
-        (rig.machine).post_review(&mut rig.port, &shell, at(5), post, Some(revision))
+        (rig.machine).post_review(&mut rig.outbox, &shell, at(5), post, Some(revision))
     };
     preview(&mut rig, "v", 3);
 

@@ -85,12 +85,18 @@ fn git(args: &[String], written: &mut usize) -> String {
 fn commit(request: &CommitReviewChapters, fail: &[&str]) -> (Vec<String>, Then, Vec<Event>) {
     let (timings, unset) = (Timings::default(), fake::unset());
     let shell = fake::shell(&timings, &unset);
-    let (mut commits, mut port) = (commits::<Ms>(), Port::default());
-    let started = commits.start(&mut port, &shell, at(0), request, (&review(), ROOT.into()));
+    let (mut commits, mut outbox) = (commits::<Ms>(), Outbox::default());
+    let started = commits.start(
+        &mut outbox,
+        &shell,
+        at(0),
+        request,
+        (&review(), ROOT.into()),
+    );
     assert_eq!(started, Ok(Then::Nothing));
     let (mut ran, mut after, mut events, mut written) = (Vec::new(), Then::Nothing, Vec::new(), 0);
     loop {
-        let drained = drain(&mut port);
+        let drained = drain(&mut outbox);
         events.extend(drained.events.iter().cloned());
         let Some(spawned) = drained.spawned.first() else {
             return (ran, after, events);
@@ -109,7 +115,7 @@ fn commit(request: &CommitReviewChapters, fail: &[&str]) -> (Vec<String>, Then, 
             (git(&spawned.args, &mut written), "", Ok(Some(0)))
         };
         for input in ended(spawned.id, &stdout, stderr, status) {
-            after = commits.handle(&mut port, &shell, at(1), &input);
+            after = commits.handle(&mut outbox, &shell, at(1), &input);
         }
         ran.push(spawned.line());
     }

@@ -252,7 +252,7 @@ fn an_interrupt_while_the_file_is_read_for_the_prompt_ends_the_call_without_a_pr
     let edit = json!({"path": "a.txt", "old_text": "a", "new_text": "b"});
     let tools = opened(&mut bench, "edit", edit, true);
     effect(&bench.outputs(), "read");
-    let interrupted = tools.interrupt(&mut bench.port, |_, _| panic!("no MCP call runs"));
+    let interrupted = tools.interrupt(&mut bench.outbox, |_, _| panic!("no MCP call runs"));
     let outputs = bench.outputs();
     assert_eq!(
         Bench::events(&outputs),
