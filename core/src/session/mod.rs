@@ -46,13 +46,13 @@
 //! Everything a session owns — its ids, effect namespace, random numbers, store — is inside
 //! the value, so one process can drive several.
 //!
-//! `Session` is written in `mod.rs` (composition, the gate, routing by owner) and in its
-//! routing by feature — `routes/conversation.rs` (turns, tool calls, MCP tools, the session
-//! file), `guided_review/routes.rs` (guided review, review turns, chapter commits),
-//! `routes/github.rs` (GitHub, pull request reviews, stacks). Those methods only lend a machine the parts it
-//! borrows (the outbox, the facts, another machine's answer as a value) and act on what it
-//! returns; the feature files hold their machines alone, and what to do is decided there,
-//! where unit tests reach it without a session.
+//! `Session` is written in `mod.rs` (composition, the gate, routing by owner) and in each
+//! feature's `routes.rs`, its routing — `turn/routes.rs` (turns, tool calls, MCP tools, the
+//! session file), `guided_review/routes.rs` (guided review, review turns, chapter commits),
+//! `github/routes.rs` (GitHub, pull request reviews, stacks). Those methods only lend a
+//! machine the parts it borrows (the outbox, the facts, another machine's answer as a value)
+//! and act on what it returns; what to do is decided in the machines, where unit tests reach
+//! it without a session.
 
 /// How luxe runs its own commands ([`step_runner::Shell`]), lent from the session's settings:
 /// a macro so the borrow is of those fields alone and the machine and the outbox stay free.
@@ -77,7 +77,6 @@ mod own_commands;
 mod owners;
 mod path_completion;
 mod project_context;
-mod routes;
 mod server_probe;
 mod stack;
 mod start_up;

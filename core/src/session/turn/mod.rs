@@ -5,11 +5,12 @@
 //! the tool-run machine, and ends when the model ends its answer, fails, or the client
 //! interrupts. What it needs of the session's other rooms comes back as a [`Then`]; what it
 //! borrows of the session for one call is a [`TurnDesk`] (`desk.rs`, with `turn_desk!`, which
-//! lends it); following the `Then` is the session's routing (`routes/conversation.rs`).
+//! lends it); following the `Then` is the session's routing (`routes.rs`).
 
 mod compaction;
 mod desk;
 mod requests;
+mod routes;
 mod running;
 mod tally;
 #[cfg(test)]
