@@ -7,7 +7,7 @@ use luxe_core::config::{
 };
 use luxe_core::protocol::values::PermissionMode;
 use luxe_interface::OnAsk;
-use luxe_io::{environment, startup};
+use luxe_io::{environment, prepare};
 
 /// Luxe, a coding agent. `luxe --rpc` speaks JSON frames over stdin and stdout, one per line.
 #[derive(Debug, Parser)]
@@ -128,7 +128,7 @@ impl Flags {
         let started_in = environment::cwd()
             .map_err(|err| format!("cannot read the working directory: {err}"))?;
         // --issue, --from-pr and --worktree run before anything reads the directory.
-        let prepared = startup::prepare(&requested, &started_in, &session_id, &timings)?;
+        let prepared = prepare::prepare(&requested, &started_in, &session_id, &timings)?;
         let cwd = prepared.cwd.unwrap_or(started_in);
         let home = Home::from_vars(&vars, environment::home_dir().as_deref());
         match &home {

@@ -4,9 +4,9 @@
 //! long on the same machine. `cargo bench -p luxe-core --bench review`
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use luxe_core::effects::{ChangedFile, DiffSource};
 use luxe_core::protocol::review::{FileStatus, ReviewTarget};
 use luxe_core::review::build::build;
-use luxe_core::review::source::{ChangedFile, DiffSource};
 use std::hint::black_box;
 
 const FILES: usize = 2_000;

@@ -5,15 +5,16 @@ use std::time::Duration;
 
 mod env_vars;
 mod home;
+pub mod prepare;
 
-pub use env_vars::EnvVars;
 pub use home::{Home, Resume, settings_files};
 
+use crate::effects::{EnvFile, SettingsSource};
 use crate::model::catalogue::{Provider, ProviderAccess};
 use crate::model::wire::Endpoint;
 use crate::protocol::MAX_FRAME_BYTES;
 use crate::protocol::values::PermissionMode;
-use crate::settings::SettingsSource;
+use crate::steps::Program;
 
 /// Where each provider is, from the standard environment variables; `None` when unconfigured.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -157,6 +158,16 @@ impl Default for Timings {
     }
 }
 
+impl Timings {
+    /// How long one command of `program` may run (a `gh pr checkout` fetches too: gh's).
+    pub fn program_timeout(&self, program: Program) -> Duration {
+        match program {
+            Program::Gh => self.gh_timeout,
+            Program::Git | Program::Rm => self.git_timeout,
+        }
+    }
+}
+
 /// Flags that ask for a kind of session before the first frame (design §3).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Requested {
@@ -175,7 +186,7 @@ pub struct Requested {
 impl Requested {
     /// Why the requested session cannot start, if it cannot. `--on-ask` is refused by design:
     /// the client answers prompts itself. (`--issue`, `--from-pr` and `--worktree` are prepared
-    /// by io before start-up; see `github::startup`.)
+    /// by io before start-up; see [`prepare`].)
     pub fn refusal(&self) -> Option<String> {
         if self.on_ask {
             return Some(
@@ -206,28 +217,6 @@ pub struct SessionFile {
 /// project, and a bound on the start-up of one started in a home directory.
 pub const ENV_SEARCH_MAX_ENTRIES: usize = 200_000;
 
-/// A `.env` file under cwd (one [`crate::permissions::is_env_file`] names), found and read whole
-/// by io at start: its values are what the redaction gate cuts out.
-#[derive(Clone, PartialEq, Eq)]
-pub struct EnvFile {
-    /// Where it is.
-    pub path: String,
-    /// Its whole content.
-    pub bytes: Vec<u8>,
-    /// Which file it is: another name for it (a hard link) is refused as it is.
-    pub identity: Option<crate::effects::FileIdentity>,
-}
-
-impl std::fmt::Debug for EnvFile {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        // The content is secrets: never in a log.
-        f.debug_struct("EnvFile")
-            .field("path", &self.path)
-            .field("bytes", &self.bytes.len())
-            .finish()
-    }
-}
-
 /// Everything a session starts from.
 #[derive(Debug, Clone)]
 pub struct Config {
@@ -248,7 +237,7 @@ pub struct Config {
     /// The wall clock at start, in milliseconds since the Unix epoch (thread entries' `at`).
     pub unix_ms: u64,
     /// `--issue`'s issue, read before start-up, for the first turn.
-    pub issue: Option<crate::github::startup::IssueContext>,
+    pub issue: Option<prepare::IssueContext>,
     /// The session `-c` or `--resume` chose.
     pub resume: Option<SessionFile>,
     /// The `.env` files under cwd, read before the first frame.

@@ -1,13 +1,20 @@
 //! The two vocabularies between core and io: [`Input`] names what happened, [`Output`] is an
 //! instruction. Every effect output carries an [`EffectId`] that its results echo back.
 
-pub use crate::acp::{Message, Site};
-use crate::model::wire::HttpRequest;
 use crate::protocol::review::ReviewTarget;
-use crate::review::source::DiffSource;
+pub use diff_source::{ChangedFile, DiffSource};
 pub use frame::Frame;
+pub use http::{HttpMethod, HttpRequest};
+pub use message::Message;
+pub(crate) use message::{Chunk, ChunkKind};
+pub use site::{EnvFile, Scope, SettingsSource, Site};
 
+mod diff_source;
 mod frame;
+mod gate;
+mod http;
+mod message;
+mod site;
 
 /// Names one effect (a request, a process, a file operation) so its results find their way back.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -122,7 +129,7 @@ pub enum InputOf<Bytes> {
     Terminate,
     /// An HTTP request got its status line and headers.
     HttpResponse {
-        /// The request.
+        /// Which request: the id its output carried.
         id: EffectId,
         /// The HTTP status.
         status: u16,
@@ -131,47 +138,47 @@ pub enum InputOf<Bytes> {
     },
     /// The headers of an `HttpExchange`'s response, just before its `HttpResponse`.
     HttpHeaders {
-        /// The request.
+        /// Which request: the id its output carried.
         id: EffectId,
         /// Every header of the final response, names lowercased, values trimmed.
         headers: Vec<(String, String)>,
     },
     /// More of an HTTP response body, as it arrived.
     HttpBody {
-        /// The request.
+        /// Which request: the id its output carried.
         id: EffectId,
         /// The bytes.
         bytes: Bytes,
     },
     /// The HTTP response body ended normally.
     HttpEnded {
-        /// The request.
+        /// Which request: the id its output carried.
         id: EffectId,
     },
     /// The HTTP request failed (connection refused, reset, TLS, a body cut short).
     HttpFailed {
-        /// The request.
+        /// Which request: the id its output carried.
         id: EffectId,
         /// What went wrong, in words.
         error: String,
     },
     /// A file was read (or could not be).
     FileRead {
-        /// The read.
+        /// Which read: the id its output carried.
         id: EffectId,
         /// The content, or why not.
         result: Result<FileContent, String>,
     },
     /// A file was written atomically (or could not be).
     FileWritten {
-        /// The write.
+        /// Which write: the id its output carried.
         id: EffectId,
         /// Success, or why not.
         result: Result<(), String>,
     },
     /// A child process wrote output.
     ProcessOutput {
-        /// The process.
+        /// Which process: the id its output carried.
         id: EffectId,
         /// Which stream.
         stream: Stream,
@@ -180,21 +187,21 @@ pub enum InputOf<Bytes> {
     },
     /// A child process could not start, or ended; all its output was delivered before this.
     ProcessExited {
-        /// The process.
+        /// Which process: the id its output carried.
         id: EffectId,
         /// The exit code; `None` when killed by a signal; `Err` when it could not start.
         status: Result<Option<i32>, String>,
     },
     /// The stored sessions were read.
     SessionsRead {
-        /// The read.
+        /// Which read: the id its output carried.
         id: EffectId,
         /// Each session file's path, content and last write (seconds since the epoch).
         result: Result<Vec<(String, Vec<u8>, u64)>, String>,
     },
     /// A line was appended to a file (or could not be).
     FileAppended {
-        /// The append.
+        /// Which append: the id its output carried.
         id: EffectId,
         /// Success, or why not.
         result: Result<(), String>,
@@ -208,28 +215,28 @@ pub enum InputOf<Bytes> {
     },
     /// A path was resolved.
     PathResolved {
-        /// The resolution.
+        /// Which resolution: the id its output carried.
         id: EffectId,
         /// The absolute path with symlinks and `..` resolved, or why not.
         result: Result<String, String>,
     },
     /// A search finished.
     SearchDone {
-        /// The search.
+        /// Which search: the id its output carried.
         id: EffectId,
         /// The matching lines (at most the requested number), or why not.
         result: Result<Vec<SearchHit>, String>,
     },
     /// A file listing finished.
     FilesListed {
-        /// The listing.
+        /// Which listing: the id its output carried.
         id: EffectId,
         /// Matching paths relative to the root (at most the requested number), or why not.
         result: Result<Vec<String>, String>,
     },
     /// A diff was read for a review.
     DiffRead {
-        /// The read.
+        /// Which read: the id its output carried.
         id: EffectId,
         /// The changed files and both sides' bytes, or why not (not a git repository, an
         /// unknown revision…). Owned: the core keeps it until the review's session file is
@@ -238,7 +245,7 @@ pub enum InputOf<Bytes> {
     },
     /// What a session in a directory starts from was gathered (`luxe --acp` only).
     SitePrepared {
-        /// The preparation.
+        /// Which preparation: the id its output carried.
         id: EffectId,
         /// The directory's facts, or why there can be no session there (no such directory).
         result: Result<Box<Site>, String>,

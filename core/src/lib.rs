@@ -5,6 +5,11 @@
 //! world comes in as [`Input`] and leaves as [`Output`]. `luxe-io` performs the outputs; tests
 //! and fuzzers drive the same machine directly.
 //!
+//! The modules sit in layers, each importing only those below it: the wire types
+//! ([`protocol`]), leaf helpers, the vocabulary between core and io ([`effects`], [`steps`]),
+//! the domain helpers, the config, the [`session`], and the front doors. The table, and the
+//! test that holds every import to it, is `core/tests/layers.rs`.
+//!
 //! ```
 //! use std::time::Instant;
 //! use luxe_core::{Config, Input, Luxe, Output};
@@ -32,8 +37,11 @@ mod machine;
 pub mod mcp;
 pub mod model;
 mod output_order;
+pub mod paths;
 pub mod permissions;
+pub mod process_env;
 pub mod protocol;
+pub mod redact;
 pub mod review;
 pub mod rng;
 pub mod session;

@@ -8,8 +8,8 @@ use std::collections::BTreeMap;
 
 use serde::Deserialize;
 
+use crate::effects::{Scope, SettingsSource};
 use crate::mcp::config::{ServerConfig, ServerEntry};
-
 use crate::permissions::RuleSet;
 use crate::permissions::rules::Rule;
 use crate::protocol::values::PermissionMode;
@@ -17,26 +17,6 @@ use crate::protocol::values::PermissionMode;
 #[cfg(test)]
 mod error_places;
 mod located;
-
-/// Whose file it is: a project's own `allow` rules and mode count only with `--trust-project`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Scope {
-    /// `$LUXE_HOME/settings.json`.
-    User,
-    /// `<cwd>/.luxe/settings.json`.
-    Project,
-}
-
-/// A settings file as io read it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SettingsSource {
-    /// Where it was read, for messages.
-    pub path: String,
-    /// Its text.
-    pub text: String,
-    /// Whose it is.
-    pub scope: Scope,
-}
 
 /// What one settings file says. Unknown top-level keys are ignored (newer versions add some);
 /// inside `permissions` every key must be known, since a typo there would drop rules silently.

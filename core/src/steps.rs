@@ -6,11 +6,9 @@
 //! variables and directory) and writes the files; unit tests and the fuzzer feed results
 //! instead.
 
-use std::time::Duration;
+mod gh_runs;
 
-use crate::config::Timings;
 use crate::git::status::NO_OPTIONAL_LOCKS;
-use crate::github::{gh, parse};
 use crate::protocol::github::GithubState;
 
 /// Which program a command runs.
@@ -38,7 +36,7 @@ impl Program {
     /// never asks for credentials nor takes a lock it can do without.
     pub fn env(self) -> Vec<(String, String)> {
         match self {
-            Self::Gh => gh::env(),
+            Self::Gh => gh_runs::env(),
             Self::Rm => Vec::new(),
             Self::Git => {
                 let (locks, off) = NO_OPTIONAL_LOCKS;
@@ -47,14 +45,6 @@ impl Program {
                     (locks.into(), off.into()),
                 ]
             }
-        }
-    }
-
-    /// How long one of its commands may run (a `gh pr checkout` fetches too: gh's).
-    pub fn timeout(self, timings: &Timings) -> Duration {
-        match self {
-            Self::Gh => timings.gh_timeout,
-            Self::Git | Self::Rm => timings.git_timeout,
         }
     }
 }
@@ -185,7 +175,7 @@ impl Ran {
     ) -> Self {
         let stderr = String::from_utf8_lossy(stderr);
         let (failure, gh_state) = match program {
-            Program::Gh => match parse::gh_exit_failure(status, &stderr, timed_out) {
+            Program::Gh => match gh_runs::gh_exit_failure(status, &stderr, timed_out) {
                 Some((state, reason)) => (Some(reason), state),
                 None => (None, None),
             },

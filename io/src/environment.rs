@@ -8,11 +8,12 @@ use std::hash::{BuildHasher, Hasher};
 use std::path::Path;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use luxe_core::config::{ENV_SEARCH_MAX_ENTRIES, EnvFile, EnvVars};
+use luxe_core::config::ENV_SEARCH_MAX_ENTRIES;
 use luxe_core::effects::FileIdentity;
+use luxe_core::effects::{EnvFile, Scope, SettingsSource};
+use luxe_core::paths::GUARDED_DIRS;
 use luxe_core::permissions::is_env_file;
-use luxe_core::session::tools::paths::GUARDED_DIRS;
-use luxe_core::settings::{Scope, SettingsSource};
+use luxe_core::process_env::EnvVars;
 
 /// The process's working directory, as a string (lossy for non-UTF-8 paths).
 pub fn cwd() -> std::io::Result<String> {

@@ -17,7 +17,7 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::task::{Poll, Waker};
 
 use luxe_core::effects::EffectId;
-use luxe_core::model::wire::HttpRequest;
+use luxe_core::effects::HttpRequest;
 use smol::channel::Sender;
 
 use luxe_core::effects::Completion;

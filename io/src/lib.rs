@@ -14,10 +14,10 @@ pub mod git;
 mod http;
 mod opened;
 mod piped;
+pub mod prepare;
 mod process;
 mod search;
 mod site;
-pub mod startup;
 mod terminal;
 
 pub use driver::run;

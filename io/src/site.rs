@@ -3,8 +3,8 @@
 
 use std::path::Path;
 
-use luxe_core::acp::Site;
 use luxe_core::config::{Home, settings_files};
+use luxe_core::effects::Site;
 
 use crate::environment;
 

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use luxe_core::Output;
 use luxe_core::effects::{EffectId, FileContent, SearchHit, Stream};
-use luxe_core::model::wire::{HttpMethod, HttpRequest};
+use luxe_core::effects::{HttpMethod, HttpRequest};
 use luxe_core::protocol::review::ReviewTarget;
 use luxe_io::{Completion, Effects};
 use smol::channel::Receiver;

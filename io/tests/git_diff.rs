@@ -9,8 +9,8 @@ use std::os::unix::fs::PermissionsExt as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+use luxe_core::effects::{ChangedFile, DiffSource};
 use luxe_core::protocol::review::{FileStatus, ReviewTarget};
-use luxe_core::review::source::{ChangedFile, DiffSource};
 use luxe_io::git::read_diff;
 use tempfile::TempDir;
 

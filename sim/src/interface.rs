@@ -6,9 +6,9 @@
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
+use luxe_core::effects::HttpMethod;
 use luxe_core::effects::{EffectId, Input, Output};
 use luxe_core::harness::fake_io::{FakeIo, Step};
-use luxe_core::model::wire::HttpMethod;
 use luxe_core::{Luxe, Machine};
 use luxe_interface::{Interface, Key, KeyCode, Mods, Request, TermEvent};
 use ratatui_core::buffer::Buffer;

@@ -7,19 +7,20 @@
 use std::collections::{BTreeMap, VecDeque};
 use std::time::{Duration, Instant};
 
-use luxe_core::config::{EnvFile, Fresh, SessionFile};
+use luxe_core::config::{Fresh, SessionFile};
+use luxe_core::effects::EnvFile;
+use luxe_core::effects::HttpMethod;
+use luxe_core::effects::{ChangedFile, DiffSource};
 use luxe_core::effects::{Completion, EffectId, FileContent};
+use luxe_core::effects::{Scope, SettingsSource};
 use luxe_core::harness::anthropic_sse::{scripted_tool, text_answer, tool_call};
 use luxe_core::harness::fake_io::{FakeIo, Step, http_answer};
 use luxe_core::harness::{Checked, on_fake_anthropic, test_config};
-use luxe_core::model::wire::HttpMethod;
 use luxe_core::permissions::is_env_file;
 use luxe_core::permissions::rules::Rule;
 use luxe_core::protocol::events::Event;
 use luxe_core::protocol::review::FileStatus;
 use luxe_core::protocol::values::PermissionMode;
-use luxe_core::review::source::{ChangedFile, DiffSource};
-use luxe_core::settings::{Scope, SettingsSource};
 use luxe_core::{Config, Input, Output};
 use serde_json::{Value, json};
 

@@ -3,10 +3,10 @@
 
 use std::time::{Duration, Instant};
 
+use luxe_core::effects::{ChangedFile, DiffSource};
 use luxe_core::harness::{Checked, frames, test_config};
 use luxe_core::protocol::events::Event;
 use luxe_core::protocol::review::FileStatus;
-use luxe_core::review::source::{ChangedFile, DiffSource};
 use luxe_core::{Config, Input, Output};
 
 /// A session under simulation. Later capabilities add scripted models, tools, gh and git here.

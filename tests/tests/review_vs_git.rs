@@ -12,9 +12,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::process::Command;
 
+use luxe_core::effects::{ChangedFile, DiffSource};
 use luxe_core::protocol::review::{FileStatus, LineKind, Review, ReviewTarget};
 use luxe_core::review::build::build;
-use luxe_core::review::source::{ChangedFile, DiffSource};
 use luxe_core::rng::Rng;
 
 type Tree = BTreeMap<String, Vec<u8>>;

@@ -8,11 +8,11 @@ use std::time::{Duration, Instant};
 use quickcheck::{Arbitrary, Gen, quickcheck};
 use serde_json::{Value, json};
 
+use luxe_core::effects::HttpMethod;
 use luxe_core::effects::{EffectId, Input, Output, Stream};
 use luxe_core::mcp::config::{HostEnv, ServerConfig, Transport};
 use luxe_core::mcp::results::CallOutcome;
 use luxe_core::mcp::{CallId, Counter, Io, Mcp, McpEvent, McpSettings, jsonrpc, server};
-use luxe_core::model::wire::HttpMethod;
 
 const TIMEOUT: Duration = Duration::from_millis(1000);
 

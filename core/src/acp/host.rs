@@ -17,17 +17,17 @@ use std::time::Instant;
 use serde_json::{Value, json};
 
 use crate::config::Config;
-use crate::effects::{EffectId, Input, Output};
+use crate::effects::{EffectId, Input, Message, Output};
 use crate::model::catalogue::ProviderAccess;
-use crate::permissions::redact::Redactor;
 use crate::protocol::actions::{Action, SubmitUserMessage};
 use crate::protocol::codec;
 use crate::protocol::events::StateChanged;
+use crate::redact::Redactor;
 use crate::session::Session;
 
 use super::PROTOCOL_VERSION;
 use super::effects_table::{EffectTable, Owner, Slot};
-use super::jsonrpc::{self, Incoming, Message, RpcError, code};
+use super::jsonrpc::{self, Incoming, RpcError, code};
 use super::messages::{ClientCapabilities, Params};
 use super::translate::Translator;
 

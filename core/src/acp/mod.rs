@@ -2,8 +2,7 @@
 //! [`crate::Luxe`]'s driver contract; it hosts several [`crate::session::Session`]s, drives
 //! them with the same actions as `--rpc`, and speaks JSON-RPC for them.
 //!
-//! - `jsonrpc`: framing, errors, and [`Message`], the gated output line.
-//! - `chunk`: the text chunk of every streamed token, written by hand.
+//! - `jsonrpc`: framing and errors (the gated output line is [`crate::effects::Message`]).
 //! - `messages`: reading params field by field; the client's capabilities; MCP servers.
 //! - `host`: the sessions, the client's requests, luxe's requests to the client.
 //! - `translate`: a session's events as `session/update`s.
@@ -13,7 +12,6 @@
 //! - [`checked`]: a driver that checks ACP's promises, for fuzzing and properties.
 
 pub mod checked;
-mod chunk;
 mod effects_table;
 mod host;
 mod jsonrpc;
@@ -28,9 +26,6 @@ use std::time::Instant;
 use crate::config::{Config, StartError};
 use crate::effects::{Input, Output};
 use crate::protocol::lines::{Line, LineSplitter};
-
-pub use jsonrpc::Message;
-pub use site::Site;
 
 /// The ACP protocol version this build speaks.
 pub const PROTOCOL_VERSION: u64 = 1;

@@ -1,27 +1,7 @@
-//! [`Site`]: what io gathers about a directory before a session can start there.
+//! The config of a session started at a [`Site`] that io gathered for an ACP client.
 
-use crate::config::{Config, EnvFile, SessionFile};
-use crate::settings::SettingsSource;
-
-/// The facts of one directory that a [`Config`] holds for the process's own directory: io
-/// gathers them for each directory an ACP client opens a session in, as it does at start-up.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Site {
-    /// The directory, symlinks resolved (as `Config::cwd`).
-    pub cwd: String,
-    /// A new session id, made by io (used by `session/new`; a loaded session keeps its own).
-    pub session_id: String,
-    /// The wall clock now, milliseconds since the Unix epoch.
-    pub unix_ms: u64,
-    /// Seeds the session's retry jitter.
-    pub rng_seed: u64,
-    /// Settings files in order of precedence, lowest first (user, then this project).
-    pub settings: Vec<SettingsSource>,
-    /// The `.env` files under the directory, read whole: their values are redacted.
-    pub env_files: Vec<EnvFile>,
-    /// The guarded directories under it and `$LUXE_HOME`, symlinks resolved.
-    pub guarded_resolved: Vec<String>,
-}
+use crate::config::{Config, SessionFile};
+use crate::effects::Site;
 
 impl Site {
     /// The config of a session here: the process's flags and providers, this directory's

@@ -18,7 +18,7 @@ use crate::protocol::events::{
 use crate::protocol::values::{PermissionReply, TurnEndReason};
 use crate::review::unified::{Direction, apply};
 
-use super::chunk::ChunkKind;
+use crate::effects::ChunkKind;
 
 /// What one event means to the host.
 #[derive(Debug, Clone, PartialEq)]

@@ -1,8 +1,8 @@
 //! Where luxe keeps its files ([`Home`]: `$LUXE_HOME`, else `~/.luxe`), which settings files
 //! a session reads, and which stored session `-c` or `--resume` opens ([`Resume`]).
 
-use super::env_vars::EnvVars;
-use crate::settings::Scope;
+use crate::effects::Scope;
+use crate::process_env::EnvVars;
 use crate::store;
 
 /// `$LUXE_HOME`: sessions in `sessions/`, review sessions in `reviews/`, the user's settings

@@ -1,8 +1,8 @@
 //! [`Frame`]: an event on its way to stdout, which only the redaction gate encodes.
 
-use crate::permissions::redact::Redactor;
 use crate::protocol::codec;
 use crate::protocol::events::Event;
+use crate::redact::Redactor;
 
 /// A frame for stdout. Its only encoding, [`Frame::encode_in_parts`], passes the redaction
 /// gate: io writes the bytes it makes, never the event by other means.

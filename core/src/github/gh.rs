@@ -4,21 +4,6 @@
 
 use crate::protocol::github::{MergeMethod, PullRequestFilter};
 
-/// gh's environment: never prompt, never check for updates, no colour, no pager.
-pub const ENV: [(&str, &str); 4] = [
-    ("GH_PROMPT_DISABLED", "1"),
-    ("GH_NO_UPDATE_NOTIFIER", "1"),
-    ("NO_COLOR", "1"),
-    ("GH_PAGER", "cat"),
-];
-
-/// [`ENV`] as a child process's environment.
-pub fn env() -> Vec<(String, String)> {
-    ENV.iter()
-        .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
-        .collect()
-}
-
 /// The fields of a pull request luxe reads with `gh pr view --json`.
 pub const PR_FIELDS: &str = "number,title,body,url,state,isDraft,headRefName,headRefOid,baseRefName,author,reviewDecision,mergeable,additions,deletions,changedFiles,updatedAt";
 

@@ -8,4 +8,3 @@ pub mod gh;
 pub mod parse;
 pub mod probe;
 pub mod requests;
-pub mod startup;

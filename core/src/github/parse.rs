@@ -3,73 +3,8 @@
 use serde::Deserialize;
 
 use crate::protocol::github::{
-    BranchPullRequest, Check, GithubState, PullRequestDetail, PullRequestSummary, ReviewThread,
-    ThreadComment,
+    BranchPullRequest, Check, PullRequestDetail, PullRequestSummary, ReviewThread, ThreadComment,
 };
-
-/// gh's failure from how it ended (`status` as `steps::exit_failure` takes it): `None` when
-/// it exited 0 in time, else the dock state it implies, if any, and why, in gh's words.
-pub fn gh_exit_failure(
-    status: &Result<Option<i32>, String>,
-    stderr: &str,
-    timed_out: bool,
-) -> Option<(Option<GithubState>, String)> {
-    let (spawn_error, code) = match status {
-        Ok(Some(0)) if !timed_out => return None,
-        Err(error) => (Some(error.as_str()), None),
-        Ok(code) => (None, *code),
-    };
-    Some(failure(spawn_error, code, stderr, timed_out))
-}
-
-/// How gh failed, for a reason a person can act on and for the dock's `github` state.
-pub fn failure(
-    spawn_error: Option<&str>,
-    code: Option<i32>,
-    stderr: &str,
-    timed_out: bool,
-) -> (Option<GithubState>, String) {
-    let stderr = stderr.trim();
-    if timed_out {
-        return (None, "gh did not answer in time".into());
-    }
-    if let Some(error) = spawn_error {
-        return (
-            Some(GithubState::Missing),
-            format!(
-                "gh is not installed or not on PATH ({error}); install GitHub CLI from https://cli.github.com"
-            ),
-        );
-    }
-    // gh exits 4 when authentication is required.
-    if code == Some(4) || stderr.contains("gh auth login") {
-        return (
-            Some(GithubState::Unauthenticated),
-            "gh is not logged in: run `gh auth login`".into(),
-        );
-    }
-    let first = stderr.lines().next().unwrap_or_default();
-    let reason = if stderr.is_empty() {
-        format!(
-            "gh exited with {}",
-            code.map_or_else(|| "a signal".into(), |c| c.to_string())
-        )
-    } else if let Some(status) = ["HTTP 401", "HTTP 403", "HTTP 404", "HTTP 422"]
-        .iter()
-        .find(|s| stderr.contains(*s))
-    {
-        let meaning = match *status {
-            "HTTP 401" => "GitHub refused the credentials",
-            "HTTP 403" => "GitHub forbids this (permissions or rate limit)",
-            "HTTP 404" => "not found on GitHub (or no access)",
-            _ => "GitHub could not process it",
-        };
-        format!("{meaning}: {}", stderr.replace('\n', " "))
-    } else {
-        first.to_owned()
-    };
-    (None, reason)
-}
 
 /// `gh repo view --json nameWithOwner,url,defaultBranchRef`: `owner/name` and the default
 /// branch (when GitHub says).
@@ -301,43 +236,6 @@ pub fn printed_url(stdout: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn failures_name_what_to_do() {
-        let (state, why) = failure(Some("No such file or directory"), None, "", false);
-        assert_eq!(state, Some(GithubState::Missing));
-        assert!(why.contains("not installed"));
-        let (state, why) = failure(
-            None,
-            Some(4),
-            "To get started with GitHub CLI, please run:  gh auth login",
-            false,
-        );
-        assert_eq!(state, Some(GithubState::Unauthenticated));
-        assert!(why.contains("gh auth login"));
-        let (state, why) = failure(
-            None,
-            Some(1),
-            "gh: Unprocessable Entity (HTTP 422)\n{\"message\":\"line must be part of the diff\"}",
-            false,
-        );
-        assert_eq!(state, None);
-        assert!(
-            why.starts_with("GitHub could not process it") && why.contains("part of the diff"),
-            "{why}"
-        );
-        assert_eq!(failure(None, None, "", true).1, "gh did not answer in time");
-        assert_eq!(
-            failure(
-                None,
-                Some(1),
-                "no pull requests found for branch \"x\"\nmore",
-                false
-            )
-            .1,
-            "no pull requests found for branch \"x\""
-        );
-    }
 
     #[test]
     fn pull_requests_checks_and_threads_read_gh_json() {

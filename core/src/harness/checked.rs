@@ -11,10 +11,10 @@ use crate::config::Config;
 use crate::effects::{Input, Output};
 use crate::luxe::Luxe;
 use crate::output_order::is_effect;
-use crate::permissions::redact::secret_values;
 use crate::protocol::actions::Action;
 use crate::protocol::codec::{Incoming, Rejection, decode};
 use crate::protocol::events::Event;
+use crate::redact::secret_values;
 
 /// A `Luxe` whose every step is checked against the protocol's invariants.
 #[derive(Debug)]

@@ -249,7 +249,7 @@ pub const INHERITED: &[&str] = &[
 
 impl HostEnv {
     /// The variables among `vars` that are set and UTF-8.
-    pub fn from_vars(vars: &crate::config::EnvVars) -> Self {
+    pub fn from_vars(vars: &crate::process_env::EnvVars) -> Self {
         let names = vars.names().into_iter();
         Self(
             names

@@ -9,8 +9,8 @@ use serde_json::json;
 
 use super::config::{HostEnv, ServerConfig, Transport};
 use super::{CallId, Counter, Io, Mcp, McpEvent, McpSettings};
+use crate::effects::HttpMethod;
 use crate::effects::{EffectId, Input, Output, Stream};
-use crate::model::wire::HttpMethod;
 
 /// Runs one server whose output is `data`, calling its first tool whenever it is ready and
 /// idle; panics if an invariant breaks. The first byte's low seven bits set the chunk size;

@@ -12,8 +12,8 @@ use std::time::Duration;
 use super::Io;
 use super::jsonrpc::MAX_MESSAGE_BYTES;
 use crate::effects::{EffectId, Output};
+use crate::effects::{HttpMethod, HttpRequest};
 use crate::model::sse::SseParser;
-use crate::model::wire::{HttpMethod, HttpRequest};
 
 /// How much of an error answer's body is kept for the reason.
 const ERROR_BODY_MAX: usize = 500;

@@ -131,7 +131,7 @@ impl McpSettings {
     /// `text` with `${VAR}` expanded; a provider's key is never handed to a server.
     pub fn expand(&self, text: &str) -> Result<String, String> {
         config::expand(text, &|name| {
-            if crate::session::tools::environment::is_provider_key(name) {
+            if crate::process_env::is_provider_key(name) {
                 None
             } else {
                 self.env.get(name)

@@ -15,7 +15,6 @@ pub mod compose;
 pub mod corpus;
 pub mod glob;
 mod named_paths;
-pub mod redact;
 pub mod rules;
 pub mod shell;
 

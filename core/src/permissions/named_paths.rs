@@ -5,7 +5,7 @@
 
 use super::glob::{Atom, GlobMode, atoms, intersects};
 use super::shell::Word;
-use crate::session::tools::paths::resolve;
+use crate::paths::resolve;
 
 /// The first word that could name a path `pattern` covers.
 pub fn named(pattern: &str, words: &[Word], cwd: &str) -> Option<String> {

@@ -15,7 +15,7 @@ use crate::permissions::is_env_file;
 use super::chapters::chapters;
 use super::hunks::{Differ, TextChange};
 use super::ids::{ContentHash, HunkIds, file_id, lines_hashes, review_id};
-use super::source::{ChangedFile, DiffSource};
+use crate::effects::{ChangedFile, DiffSource};
 use crate::protocol::review::{FileStatus, Hunk, Review, ReviewFile, ReviewTarget};
 
 /// The header of a withheld file's one hunk.

@@ -1,4 +1,4 @@
-//! Guided review: a diff read from git ([`source`], settled by the rules of [`diff_rules`])
+//! Guided review: a diff read from git ([`crate::effects::DiffSource`], settled by the rules of [`diff_rules`])
 //! built into files, hunks and chapters (`crate::protocol::review`, the types frames carry) by
 //! [`build`], with content-hash ids ([`ids`]) so that findings can stay anchored while the
 //! diff moves, a reading order ([`chapters`]), the edits a reviewer and the agent make to
@@ -22,5 +22,4 @@ pub mod path_line;
 #[cfg(test)]
 mod properties;
 mod slide;
-pub mod source;
 pub mod unified;

@@ -22,12 +22,13 @@ use crate::protocol::github::{
 };
 use crate::protocol::review::ReviewTarget;
 
+use super::outbox::Outbox;
 use super::owners::Owner;
-use super::port::Port;
 use super::step_runner::{Advance, Shell, StepRunner};
 
 mod actions;
 mod pull_request_reviews;
+mod routes;
 #[cfg(test)]
 mod tests;
 mod waiting;
@@ -73,7 +74,10 @@ pub(super) struct Github<At = Instant> {
 
 /// What the session must do after GitHub moved, for the parts other features own.
 #[derive(Debug, PartialEq)]
+#[must_use]
 pub(super) enum Then {
+    /// Nothing: the work runs on, or it ended with its own frames.
+    Nothing,
     /// The probe ended: answer these actions that waited for it, in the order they came, then
     /// call [`Github::probe_queued`].
     ProbeEnded(Vec<Incoming>),
@@ -154,44 +158,43 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Github<At> {
     /// while a probe runs, it runs once more after that one.
     pub(super) fn probe(
         &mut self,
-        port: &mut Port,
+        outbox: &mut Outbox,
         shell: &Shell<'_>,
         now: At,
         announce: bool,
-    ) -> Option<Then> {
+    ) -> Then {
         if self.probing {
             let again = self.again.unwrap_or(false) || announce;
             self.again = Some(again);
-            return None;
+            return Then::Nothing;
         }
         self.next_poll = None;
         self.announce = announce;
         self.probe_failure = None;
         self.probing = true;
         let advance = self.probe.start(Probe::default());
-        self.advance_probe(port, shell, now, advance)
+        self.advance_probe(outbox, shell, now, advance)
     }
 
     /// Starts the probe asked for while the last one ran, if one was.
-    pub(super) fn probe_queued(
-        &mut self,
-        port: &mut Port,
-        shell: &Shell<'_>,
-        now: At,
-    ) -> Option<Then> {
-        let announce = self.again.take()?;
-        self.probe(port, shell, now, announce)
+    pub(super) fn probe_queued(&mut self, outbox: &mut Outbox, shell: &Shell<'_>, now: At) -> Then {
+        let Some(announce) = self.again.take() else {
+            return Then::Nothing;
+        };
+        self.probe(outbox, shell, now, announce)
     }
 
     /// Runs the probe's next command, or takes what it found.
     fn advance_probe(
         &mut self,
-        port: &mut Port,
+        outbox: &mut Outbox,
         shell: &Shell<'_>,
         now: At,
         advance: Advance<Probe>,
-    ) -> Option<Then> {
-        let (_, found) = self.probe.drive(port, shell, now, Owner::Github, advance)?;
+    ) -> Then {
+        let Some((_, found)) = self.probe.drive(outbox, shell, now, Owner::Github, advance) else {
+            return Then::Nothing;
+        };
         if let Some(default_branch) = found.default_branch {
             self.default_branch = default_branch;
         }
@@ -199,14 +202,14 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Github<At> {
             self.heads.insert((None, head.0), head.1);
         }
         self.probe_failure = found.failure;
-        Some(self.probe_done(port, shell, now, found.workspace))
+        self.probe_done(outbox, shell, now, found.workspace)
     }
 
     /// The probe finished: send what it found, plan the next poll, and hand back the actions
     /// that waited for it.
     fn probe_done(
         &mut self,
-        port: &mut Port,
+        outbox: &mut Outbox,
         shell: &Shell<'_>,
         now: At,
         workspace: WorkspaceUpdated,
@@ -214,7 +217,7 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Github<At> {
         self.probing = false;
         let changed = self.last.as_ref() != Some(&workspace);
         if changed || self.announce {
-            port.emit(Event::WorkspaceUpdated(Box::new(workspace.clone())));
+            outbox.emit(Event::WorkspaceUpdated(Box::new(workspace.clone())));
         }
         if workspace.github == GithubState::Ready {
             self.next_poll = Some(now + shell.timings.github_poll);
@@ -226,40 +229,43 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Github<At> {
     /// Starts a client's request.
     fn start_request(
         &mut self,
-        port: &mut Port,
+        outbox: &mut Outbox,
         shell: &Shell<'_>,
         now: At,
         request: Request,
-    ) -> Option<Then> {
+    ) -> Then {
         let advance = self.requests.start(request);
-        self.advance_request(port, shell, now, advance)
+        self.advance_request(outbox, shell, now, advance)
     }
 
     /// Runs a request's next command, or applies its answer.
     fn advance_request(
         &mut self,
-        port: &mut Port,
+        outbox: &mut Outbox,
         shell: &Shell<'_>,
         now: At,
         advance: Advance<Request>,
-    ) -> Option<Then> {
-        let (request, answer) = self
-            .requests
-            .drive(port, shell, now, Owner::Github, advance)?;
-        self.request_done(port, shell, now, request, answer)
+    ) -> Then {
+        let Some((request, answer)) =
+            self.requests
+                .drive(outbox, shell, now, Owner::Github, advance)
+        else {
+            return Then::Nothing;
+        };
+        self.request_done(outbox, shell, now, request, answer)
     }
 
     /// Answers one of the pull request actions (`preview_pull_request` to
     /// `merge_pull_request`); `Err` is its refusal.
     pub(super) fn act(
         &mut self,
-        port: &mut Port,
+        outbox: &mut Outbox,
         shell: &Shell<'_>,
         now: At,
         action: Action,
-    ) -> Result<Option<Then>, Rejection> {
+    ) -> Result<Then, Rejection> {
         let request = match action {
-            Action::PreviewPullRequest(preview) => self.preview_pull_request(port, preview),
+            Action::PreviewPullRequest(preview) => self.preview_pull_request(outbox, preview),
             Action::OpenPullRequest(open) => {
                 let request_id = open.request_id.clone();
                 let opened = self.open_pull_request(open);
@@ -270,30 +276,33 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Github<At> {
                 })?)
             }
             Action::ListPullRequests(list) => Some(list_pull_requests(list)),
-            Action::GetPullRequest(get) => self.get_pull_request(port, get),
+            Action::GetPullRequest(get) => self.get_pull_request(outbox, get),
             Action::PostPullRequestComment(post) => Some(post_pull_request_comment(post)),
             Action::ReplyToReviewThread(reply) => Some(reply_to_review_thread(reply)),
             Action::ResolveReviewThread(resolve) => Some(resolve_review_thread(resolve)),
-            Action::EditPullRequest(edit) => edit_pull_request(port, edit),
+            Action::EditPullRequest(edit) => edit_pull_request(outbox, edit),
             Action::MergePullRequest(merge) => Some(self.merge_pull_request(merge)),
             // Not a pull request action: nothing of GitHub's to do.
             _ => None,
         };
-        Ok(request.and_then(|request| self.start_request(port, shell, now, request)))
+        Ok(match request {
+            Some(request) => self.start_request(outbox, shell, now, request),
+            None => Then::Nothing,
+        })
     }
 
     /// `preview_pull_request`: the commits of the head not on the base (and then a drafted
     /// title and description, [`Then::Draft`]).
     fn preview_pull_request(
         &self,
-        port: &mut Port,
+        outbox: &mut Outbox,
         preview: PreviewPullRequest,
     ) -> Option<Request> {
         let last = self.last.as_ref();
         let head = preview.head.or_else(|| last.and_then(|w| w.branch.clone()));
         let base = preview.base.or_else(|| self.default_branch.clone());
         let (Some(head), Some(base)) = (head, base) else {
-            port.emit(Event::GithubReadFailed(RequestFailed {
+            outbox.emit(Event::GithubReadFailed(RequestFailed {
                 request_id: preview.request_id,
                 reason: self.unknown("no head or base branch known: name them, or refresh_workspace (the base defaults to the repository's default branch, the head to the current branch)"),
             }));
@@ -323,43 +332,45 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Github<At> {
     /// Takes a gh or git result of GitHub work, or how a review's body was written.
     pub(super) fn handle(
         &mut self,
-        port: &mut Port,
+        outbox: &mut Outbox,
         shell: &Shell<'_>,
         now: At,
         input: &Input<'_>,
-    ) -> Option<Then> {
+    ) -> Then {
         if let Some(advance) = self.requests.handle(input) {
-            return self.advance_request(port, shell, now, advance);
+            return self.advance_request(outbox, shell, now, advance);
         }
-        let advance = self.probe.handle(input)?;
-        self.advance_probe(port, shell, now, advance)
+        let Some(advance) = self.probe.handle(input) else {
+            return Then::Nothing;
+        };
+        self.advance_probe(outbox, shell, now, advance)
     }
 
     /// Kills gh commands past their deadline and starts a due poll.
     pub(super) fn handle_timeout(
         &mut self,
-        port: &mut Port,
+        outbox: &mut Outbox,
         shell: &Shell<'_>,
         now: At,
-    ) -> Option<Then> {
-        self.probe.kill_overdue(port, now);
-        self.requests.kill_overdue(port, now);
+    ) -> Then {
+        self.probe.kill_overdue(outbox, now);
+        self.requests.kill_overdue(outbox, now);
         if self.next_poll.is_some_and(|at| at <= now) {
             self.next_poll = None;
-            return self.probe(port, shell, now, false);
+            return self.probe(outbox, shell, now, false);
         }
-        None
+        Then::Nothing
     }
 
     /// `get_pull_request`: the pull request, then its review threads.
-    fn get_pull_request(&self, port: &mut Port, get: GetPullRequest) -> Option<Request> {
+    fn get_pull_request(&self, outbox: &mut Outbox, get: GetPullRequest) -> Option<Request> {
         let Some(graphql_repository) = get
             .repository
             .clone()
             .or_else(|| self.last.as_ref().and_then(|w| w.repository.clone()))
         else {
             let reason = self.unknown("no GitHub repository is known for this checkout: name one with `repository`, or refresh_workspace");
-            port.emit(Event::GithubReadFailed(RequestFailed {
+            outbox.emit(Event::GithubReadFailed(RequestFailed {
                 request_id: get.request_id,
                 reason,
             }));
@@ -384,12 +395,12 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Github<At> {
     /// write).
     fn request_done(
         &mut self,
-        port: &mut Port,
+        outbox: &mut Outbox,
         shell: &Shell<'_>,
         now: At,
         request: Request,
         answer: Result<Answer, Failed>,
-    ) -> Option<Then> {
+    ) -> Then {
         if let Some((key, head)) = request.learned_head() {
             self.heads.insert(key.clone(), head.clone());
         }
@@ -402,10 +413,10 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Github<At> {
                 {
                     last.github = state;
                     let update = Box::new(last.clone());
-                    port.emit(Event::WorkspaceUpdated(update));
+                    outbox.emit(Event::WorkspaceUpdated(update));
                 }
-                port.emit(failure_event(request.kind(), request_id, reason));
-                return None;
+                outbox.emit(failure_event(request.kind(), request_id, reason));
+                return Then::Nothing;
             }
         };
         let wrote = answer.wrote();
@@ -448,12 +459,12 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Github<At> {
                 head,
                 commits,
             } => {
-                return Some(Then::Draft {
+                return Then::Draft {
                     request_id,
                     base,
                     head,
                     commits,
-                });
+                };
             }
             Answer::Opened { number, url } => {
                 self.previews.remove(&request_id);
@@ -470,35 +481,37 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Github<At> {
                 head_sha,
                 diff,
             } => {
-                return Some(Then::ReviewDiff {
+                return Then::ReviewDiff {
                     request_id,
                     review_id,
                     pull: (number, repository),
                     head_sha,
                     diff,
-                });
+                };
             }
             Answer::TargetDiff { target, patch } => {
-                return Some(Then::TargetDiff {
+                return Then::TargetDiff {
                     request_id,
                     target,
                     patch,
-                });
+                };
             }
             Answer::ReviewHead(stdout) => {
-                let post = self.review_post(port, request_id, &stdout)?;
-                return self.start_request(port, shell, now, post);
+                let Some(post) = self.review_post(outbox, request_id, &stdout) else {
+                    return Then::Nothing;
+                };
+                return self.start_request(outbox, shell, now, post);
             }
             Answer::ReviewPosted(url) => {
                 self.review_previews.remove(&request_id);
                 Event::PullRequestReviewPosted(GithubDone { request_id, url })
             }
         };
-        port.emit(event);
+        outbox.emit(event);
         if wrote {
-            return self.probe(port, shell, now, true);
+            return self.probe(outbox, shell, now, true);
         }
-        None
+        Then::Nothing
     }
 
     /// Sends the preview of a pull request of `head` onto `base` holding `commits`, with a
@@ -506,7 +519,7 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Github<At> {
     /// summary, if a review is open), and keeps it for `open_pull_request`.
     pub(super) fn previewed(
         &mut self,
-        port: &mut Port,
+        outbox: &mut Outbox,
         request_id: String,
         (base, head): (String, String),
         commits: Vec<PreviewCommit>,
@@ -522,6 +535,6 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Github<At> {
             commits,
         };
         self.previews.insert(request_id, preview.clone());
-        port.emit(Event::PullRequestPreview(Box::new(preview)));
+        outbox.emit(Event::PullRequestPreview(Box::new(preview)));
     }
 }

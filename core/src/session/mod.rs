@@ -3,8 +3,12 @@
 //!
 //! The rooms, by what they own. Those marked *machine* keep their state in private fields and
 //! answer with values (frames, outcomes, what they need of the others) that the session acts
-//! on, each with unit tests or a property of its own. A machine borrows `port.rs`'s
-//! `port::Port` (the output queue and the effect namespace) for one call:
+//! on, each with unit tests or a property of its own. What a machine leaves to the other rooms
+//! is one shape under one name: its module's `Then` (`#[must_use]`, `Then::Nothing` when
+//! nothing is left), which the session's routing follows in a `follow_*` method
+//! (`follow_turn`, `follow_tools`, `follow_review`, `follow_commit`, `follow_github`). A
+//! machine borrows `outbox.rs`'s `outbox::Outbox` (the output queue and the effect namespace,
+//! whose owners' table is `owners.rs`) for one call:
 //! - `mod.rs`: the [`Session`] itself — the action gate (`handle_incoming`), start-up (what it
 //!   starts from is decided by `start_up.rs`, pure), and routing: an effect's result goes to
 //!   the feature its id was issued for (`owners.rs`). `facts.rs` holds what it starts with and
@@ -20,19 +24,19 @@
 //!   ended out), `unanswered.rs` (calls a failure left without results), `system_prompt.rs`,
 //!   `server_probe.rs` (*machine*: what a local server says of its model).
 //! - tool calls: `tool_run/` (*machine*: an answer's calls from start to result, asking the
-//!   session through `Need` for the review's tools and MCP; `work.rs` — *machine*: the io job
+//!   session through its `Then` for the review's tools and MCP; `work.rs` — *machine*: the io job
 //!   of an allowed call; `asking.rs`, its prompt or question; `ending.rs`, results and
 //!   interrupts), `tool_gate.rs` (*machine*: rules,
 //!   mode, `.env` identities and Luxe's own places, as verdicts), `tools/` (definitions,
-//!   arguments, paths, `bash_run.rs` — *machine*: a command's output — and `views.rs`, what
+//!   arguments, `bash_run.rs` — *machine*: a command's output — and `views.rs`, what
 //!   tools show), `mcp_tools.rs` (the MCP machine, made from the settings),
 //!   and what `luxe --acp`'s host needs beyond actions (id, gate, permission mode) in `mod.rs`.
 //! - `store.rs` (*machine*: the append-only session file and `list_sessions`).
-//! - `context.rs` (*machine*: the start-up probes, `git status` and `AGENTS.md`).
-//! - guided review: `review.rs` (*machine*: the open review; `review/saving.rs`, its changes
-//!   saved), `review_saves.rs` (*machine*: the save queue),
-//!   `review_turns.rs` (agent turns on the review and their tools),
-//!   `review_prompts.rs`, `pr_review.rs`, `commit_chapters.rs`.
+//! - `project_context.rs` (*machine*: the start-up probes, `git status` and `AGENTS.md`, for
+//!   the system prompt).
+//! - guided review: `guided_review/` (the open review, its save queue, agent turns on it and
+//!   their prompts, posting it to a pull request, committing its chapters, and the session's
+//!   routing to them; its `mod.rs` lists them).
 //! - GitHub and stacks: `github.rs` (*machine*; `github/waiting.rs`, actions parked until the
 //!   probe; `github/pull_request_reviews.rs`, a pull request as a guided review), `stack.rs`
 //!   (*machine*), each running pure chains of git/gh commands from `crate::github` and
@@ -42,16 +46,16 @@
 //! Everything a session owns — its ids, effect namespace, random numbers, store — is inside
 //! the value, so one process can drive several.
 //!
-//! `Session` is written in `mod.rs` (composition, the gate, routing by owner) and in
-//! `routes/`, its routing by feature — `conversation.rs` (turns, tool calls, MCP tools, the
-//! session file), `review.rs` (guided review, review turns, chapter commits), `github.rs`
-//! (GitHub, pull request reviews, stacks). Those methods only lend a machine the parts it
-//! borrows (the port, the facts, another machine's answer as a value) and act on what it
-//! returns; the feature files hold their machines alone, and what to do is decided there,
-//! where unit tests reach it without a session.
+//! `Session` is written in `mod.rs` (composition, the gate, routing by owner) and in each
+//! feature's `routes.rs`, its routing — `turn/routes.rs` (turns, tool calls, MCP tools, the
+//! session file), `guided_review/routes.rs` (guided review, review turns, chapter commits),
+//! `github/routes.rs` (GitHub, pull request reviews, stacks). Those methods only lend a
+//! machine the parts it borrows (the outbox, the facts, another machine's answer as a value)
+//! and act on what it returns; what to do is decided in the machines, where unit tests reach
+//! it without a session.
 
 /// How luxe runs its own commands ([`step_runner::Shell`]), lent from the session's settings:
-/// a macro so the borrow is of those fields alone and the machine and the port stay free.
+/// a macro so the borrow is of those fields alone and the machine and the outbox stay free.
 macro_rules! shell {
     ($session:expr) => {
         &$crate::session::step_runner::Shell {
@@ -62,23 +66,17 @@ macro_rules! shell {
     };
 }
 
-mod commit_chapters;
-mod context;
 mod conversation;
 mod facts;
 mod github;
+mod guided_review;
 mod mcp_tools;
 mod model_step;
+mod outbox;
 mod own_commands;
 mod owners;
 mod path_completion;
-mod port;
-mod pr_review;
-mod review;
-mod review_prompts;
-mod review_saves;
-mod review_turns;
-mod routes;
+mod project_context;
 mod server_probe;
 mod stack;
 mod start_up;
@@ -99,17 +97,17 @@ use crate::config::{Config, StartError};
 use crate::effects::{Input, Output};
 use crate::model::catalogue::{self, ModelRef};
 use crate::permissions::Permissions;
-use crate::permissions::redact::Redactor;
 use crate::protocol::PROTOCOL_VERSION;
 use crate::protocol::actions::Action;
 use crate::protocol::codec::{Incoming, Rejection};
 use crate::protocol::events::{ErrorEvent, Event, Ready};
 use crate::protocol::kinds::is_github_write;
 use crate::protocol::values::{Mode, PermissionMode, Thinking, TurnSource};
+use crate::redact::Redactor;
 use crate::rng::Rng;
 
-use context::Context;
 use owners::Owner;
+use project_context::ProjectContext;
 use turn::{Queued, turn_desk};
 
 /// A refusal of `kind` under the request's own id.
@@ -136,7 +134,7 @@ pub struct Session {
     gate: tool_gate::ToolGate,
     redactor: Redactor,
     auto_approve: bool,
-    context: Context,
+    context: ProjectContext,
     /// Questions to the local server about its model, and what servers said of their models.
     probes: server_probe::ServerProbes,
     /// The conversation and its turns.
@@ -144,15 +142,15 @@ pub struct Session {
     /// The numbers of tool calls and prompts so far.
     call_ids: tool_run::CallIds,
     rng: Rng,
-    review: review::ReviewState,
-    commit: commit_chapters::Commits,
+    review: guided_review::open::ReviewState,
+    commit: guided_review::commit_chapters::Commits,
     github: github::Github,
     stacks: stack::Stacks,
     /// `complete_path` requests waiting for their listing.
     completion: path_completion::PathCompletion,
     closed: bool,
     /// The outputs not yet polled, and every effect id issued with who takes its results.
-    port: port::Port,
+    outbox: outbox::Outbox,
     /// The MCP servers and the calls in flight to them.
     mcp: crate::mcp::Mcp,
 }
@@ -189,11 +187,11 @@ impl Session {
                 timings: config.timings,
                 platform: config.platform.clone(),
                 today: config.today.clone(),
-                tool_env_unset: tools::environment::withheld(
+                tool_env_unset: crate::process_env::withheld(
                     &config.env_names,
                     &loaded.tool_env_pass,
                 ),
-                own_env_unset: tools::environment::provider_keys(&config.env_names),
+                own_env_unset: crate::process_env::provider_keys(&config.env_names),
                 questions: config.questions,
                 trust_project: config.trust_project,
                 github_writes: config.github_writes && !read_only,
@@ -214,18 +212,18 @@ impl Session {
             ),
             redactor: start_up::redactor(config),
             auto_approve: config.auto_approve,
-            context: Context::default(),
+            context: ProjectContext::default(),
             probes: server_probe::ServerProbes::default(),
             turns: turn::Turns::new(config.issue.clone()),
             call_ids: tool_run::CallIds::default(),
             rng: Rng::new(config.rng_seed),
-            review: review::ReviewState::new(config.reviews_dir.clone()),
-            commit: commit_chapters::commits(),
+            review: guided_review::open::ReviewState::new(config.reviews_dir.clone()),
+            commit: guided_review::commit_chapters::commits(),
             github: github::Github::default(),
             stacks: stack::Stacks::default(),
             completion: path_completion::PathCompletion::default(),
             closed: false,
-            port: port::Port::default(),
+            outbox: outbox::Outbox::default(),
             mcp: mcp_tools::machine(config, loaded.mcp_servers.clone()),
         };
         if let Some((model, mode, thinking)) = restored.as_ref().and_then(|r| r.settings.clone()) {
@@ -251,12 +249,12 @@ impl Session {
         session.emit_state();
         let settings =
             store::settings_record(session.model.as_ref(), session.mode, session.thinking);
-        session.store.start(&mut session.port, &settings);
+        session.store.start(&mut session.outbox, &settings);
         if let Some(restored) = restored {
             session.restore(restored);
         }
         (session.context).start(
-            &mut session.port,
+            &mut session.outbox,
             &session.facts.cwd,
             &session.facts.own_env_unset,
         );
@@ -278,7 +276,7 @@ impl Session {
 
     /// The next output, oldest first, through the redaction gate.
     pub fn poll_output(&mut self) -> Option<Output> {
-        let output = self.port.pop()?;
+        let output = self.outbox.pop()?;
         Some(self.redactor.gate(output))
     }
 
@@ -300,10 +298,10 @@ impl Session {
     pub fn handle_timeout(&mut self, now: Instant) {
         if !self.closed {
             self.turn_timeout(now);
-            let then = (self.github).handle_timeout(&mut self.port, shell!(self), now);
-            self.github_then(now, then);
-            self.stacks.handle_timeout(&mut self.port, now);
-            self.probes.handle_timeout(&mut self.port, now);
+            let then = (self.github).handle_timeout(&mut self.outbox, shell!(self), now);
+            self.follow_github(now, then);
+            self.stacks.handle_timeout(&mut self.outbox, now);
+            self.probes.handle_timeout(&mut self.outbox, now);
             self.context_ready(now);
             self.mcp_timeout(now);
         }
@@ -315,7 +313,7 @@ impl Session {
         if self.closed {
             return;
         }
-        let Some(owner) = self.port.owners().route(&input) else {
+        let Some(owner) = self.outbox.owners().route(&input) else {
             return;
         };
         match owner {
@@ -325,7 +323,7 @@ impl Session {
                 if let Some((answer, failure)) = self.completion.listed(&input) {
                     // Answered with no paths; why goes to the log, not to every keystroke's screen.
                     if let Some(failure) = failure {
-                        self.port.push(Output::Log(failure));
+                        self.outbox.push(Output::Log(failure));
                     }
                     self.emit(Event::PathsCompleted(answer));
                 }
@@ -337,8 +335,8 @@ impl Session {
             },
             Owner::Commit => self.commit_effect(now, &input),
             Owner::Github => {
-                let then = (self.github).handle(&mut self.port, shell!(self), now, &input);
-                self.github_then(now, then);
+                let then = (self.github).handle(&mut self.outbox, shell!(self), now, &input);
+                self.follow_github(now, then);
             }
             Owner::Stacks => self.stack_effect(now, &input),
             Owner::ServerProbe => {
@@ -350,7 +348,7 @@ impl Session {
                 // if that was the last word (or the probe failed: nothing changes then).
                 self.context_ready(now);
             }
-            Owner::Context => {
+            Owner::ProjectContext => {
                 if self.context.handle(&input) && self.context.is_ready() {
                     self.context_ready(now);
                 }
@@ -455,7 +453,7 @@ impl Session {
             Action::ListSessions(list) => self.list_sessions(list.request_id),
             Action::CompletePath(complete) => {
                 let cwd = &self.facts.cwd;
-                (self.completion).ask(&mut self.port, cwd, complete.request_id, complete.prefix);
+                (self.completion).ask(&mut self.outbox, cwd, complete.request_id, complete.prefix);
             }
             Action::Compact(compact) => {
                 if let Err(reason) = self.compact(now, compact) {
@@ -496,8 +494,8 @@ impl Session {
             | Action::ResolveReviewThread(_)
             | Action::EditPullRequest(_)
             | Action::MergePullRequest(_)) => {
-                match (self.github).act(&mut self.port, shell!(self), now, action) {
-                    Ok(then) => self.github_then(now, then),
+                match (self.github).act(&mut self.outbox, shell!(self), now, action) {
+                    Ok(then) => self.follow_github(now, then),
                     Err(rejection) => self.reject(rejection),
                 }
             }
@@ -526,7 +524,7 @@ impl Session {
     fn probe_server(&mut self, now: Instant) {
         if let Some(model) = &self.model {
             let deadline = now + self.facts.timings.server_probe_timeout;
-            (self.probes).ask(&mut self.port, model, &self.facts.providers, deadline);
+            (self.probes).ask(&mut self.outbox, model, &self.facts.providers, deadline);
         }
     }
 
@@ -576,7 +574,7 @@ impl Session {
     pub fn close(&mut self, code: i32) {
         if !std::mem::replace(&mut self.closed, true) {
             self.stop_mcp();
-            self.port.push(Output::Exit { code });
+            self.outbox.push(Output::Exit { code });
         }
     }
 
@@ -593,6 +591,6 @@ impl Session {
     }
 
     fn emit(&mut self, event: Event) {
-        self.port.emit(event);
+        self.outbox.emit(event);
     }
 }

@@ -13,8 +13,8 @@ use crate::model::catalogue::Provider;
 use crate::model::http_error::{OverflowFacts, is_context_overflow, overflow_facts};
 use crate::model::openai;
 use crate::model::wire::{ModelEvent, StopReason, StreamDecoder};
-use crate::permissions::redact::{Redactor, TextStream};
 use crate::protocol::events::{Event, TokenDelta};
+use crate::redact::{Redactor, TextStream};
 use crate::rng::Rng;
 
 /// The most of an error response body kept for its message.

@@ -26,7 +26,7 @@ pub(super) enum Owner {
     /// Questions to a local model server about its model.
     ServerProbe,
     /// The start-up probes (`git status`, `AGENTS.md`).
-    Context,
+    ProjectContext,
     /// The model's (or a compaction's) streamed response.
     Model,
     /// A tool call's work.

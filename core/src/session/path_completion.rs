@@ -5,8 +5,8 @@
 use crate::effects::{EffectId, Input, Output};
 use crate::protocol::events::PathsCompleted;
 
+use super::outbox::Outbox;
 use super::owners::Owner;
-use super::port::Port;
 
 /// The most paths one answer gives.
 pub(super) const MAX_SHOWN: usize = 50;
@@ -22,9 +22,15 @@ pub(super) struct PathCompletion {
 
 impl PathCompletion {
     /// Asks io for the files under `cwd` whose path holds `prefix`.
-    pub(super) fn ask(&mut self, port: &mut Port, cwd: &str, request_id: String, prefix: String) {
+    pub(super) fn ask(
+        &mut self,
+        outbox: &mut Outbox,
+        cwd: &str,
+        request_id: String,
+        prefix: String,
+    ) {
         let pattern = format!("**/*{}*", escaped(&prefix));
-        let id = port.issue(Owner::Completion, |id| Output::ListFiles {
+        let id = outbox.issue(Owner::Completion, |id| Output::ListFiles {
             id,
             root: cwd.to_owned(),
             pattern,
@@ -95,9 +101,9 @@ mod tests {
 
     #[test]
     fn io_is_asked_for_files_holding_the_text_taken_literally() {
-        let (mut completion, mut port) = (PathCompletion::default(), Port::default());
-        completion.ask(&mut port, "/repo", "r1".into(), "src/a*[b]".into());
-        let Some(Output::ListFiles { root, pattern, .. }) = port.pop() else {
+        let (mut completion, mut outbox) = (PathCompletion::default(), Outbox::default());
+        completion.ask(&mut outbox, "/repo", "r1".into(), "src/a*[b]".into());
+        let Some(Output::ListFiles { root, pattern, .. }) = outbox.pop() else {
             panic!("a listing");
         };
         assert_eq!(root, "/repo");
@@ -111,9 +117,9 @@ mod tests {
 
     #[test]
     fn the_answer_ranks_paths_starting_with_the_text_then_file_names_then_the_rest() {
-        let (mut completion, mut port) = (PathCompletion::default(), Port::default());
-        completion.ask(&mut port, "/repo", "r1".into(), "ma".into());
-        let Some(Output::ListFiles { id, .. }) = port.pop() else {
+        let (mut completion, mut outbox) = (PathCompletion::default(), Outbox::default());
+        completion.ask(&mut outbox, "/repo", "r1".into(), "ma".into());
+        let Some(Output::ListFiles { id, .. }) = outbox.pop() else {
             panic!("a listing");
         };
         let paths = listed(&[
@@ -140,9 +146,9 @@ mod tests {
 
     #[test]
     fn a_failed_listing_answers_with_no_paths_and_says_why() {
-        let (mut completion, mut port) = (PathCompletion::default(), Port::default());
-        completion.ask(&mut port, "/gone", "r1".into(), String::new());
-        let Some(Output::ListFiles { id, .. }) = port.pop() else {
+        let (mut completion, mut outbox) = (PathCompletion::default(), Outbox::default());
+        completion.ask(&mut outbox, "/gone", "r1".into(), String::new());
+        let Some(Output::ListFiles { id, .. }) = outbox.pop() else {
             panic!("a listing");
         };
         let input = Input::FilesListed {

@@ -7,8 +7,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Instant;
 
+use super::outbox::Outbox;
 use super::owners::Owner;
-use super::port::Port;
 use crate::config::Providers;
 use crate::effects::{EffectId, Input, Output};
 use crate::model::catalogue::{ModelRef, Provider};
@@ -90,7 +90,7 @@ impl<At: Copy + Ord> ServerProbes<At> {
     /// `deadline`.
     pub(super) fn ask(
         &mut self,
-        port: &mut Port,
+        outbox: &mut Outbox,
         model: &ModelRef,
         providers: &Providers,
         deadline: At,
@@ -106,7 +106,7 @@ impl<At: Copy + Ord> ServerProbes<At> {
         }
         for question in ServerQuestion::ALL {
             let request = probe_request(endpoint, question, &model.id);
-            let id = port.issue(Owner::ServerProbe, |id| Output::HttpRequest { id, request });
+            let id = outbox.issue(Owner::ServerProbe, |id| Output::HttpRequest { id, request });
             let probe = Probe {
                 question,
                 model: model.spec(),
@@ -153,7 +153,7 @@ impl<At: Copy + Ord> ServerProbes<At> {
     }
 
     /// Gives up the probes past their deadline, cancelling their requests.
-    pub(super) fn handle_timeout(&mut self, port: &mut Port, now: At) {
+    pub(super) fn handle_timeout(&mut self, outbox: &mut Outbox, now: At) {
         let late: Vec<EffectId> = self
             .pending
             .iter()
@@ -162,7 +162,7 @@ impl<At: Copy + Ord> ServerProbes<At> {
             .collect();
         for id in late {
             self.pending.remove(&id);
-            port.push(Output::CancelHttp { id });
+            outbox.push(Output::CancelHttp { id });
         }
     }
 }
@@ -187,8 +187,8 @@ mod tests {
         })
     }
 
-    fn requests(port: &mut Port) -> Vec<(EffectId, String)> {
-        std::iter::from_fn(|| port.pop())
+    fn requests(outbox: &mut Outbox) -> Vec<(EffectId, String)> {
+        std::iter::from_fn(|| outbox.pop())
             .filter_map(|output| match output {
                 Output::HttpRequest { id, request } => Some((id, request.url)),
                 _ => None,
@@ -219,19 +219,19 @@ mod tests {
 
     #[test]
     fn a_local_model_is_asked_once_and_a_whole_success_says_what_it_said() {
-        let (mut probes, mut port, now) = (ServerProbes::default(), Port::default(), 1_000_u64);
+        let (mut probes, mut outbox, now) = (ServerProbes::default(), Outbox::default(), 1_000_u64);
         let model = ModelRef::parse("openai/smollm").unwrap();
         let timeout = 5_000;
-        probes.ask(&mut port, &model, &local_server(), now + timeout);
-        let asked = requests(&mut port);
+        probes.ask(&mut outbox, &model, &local_server(), now + timeout);
+        let asked = requests(&mut outbox);
         assert_eq!(asked.len(), ServerQuestion::ALL.len());
         assert!(
             asked
                 .iter()
                 .all(|(_, url)| url.starts_with("http://127.0.0.1:8080"))
         );
-        probes.ask(&mut port, &model, &local_server(), now + timeout);
-        assert!(requests(&mut port).is_empty(), "asked twice");
+        probes.ask(&mut outbox, &model, &local_server(), now + timeout);
+        assert!(requests(&mut outbox).is_empty(), "asked twice");
         assert_eq!(probes.deadline(), Some(now + timeout));
 
         let props = asked
@@ -258,20 +258,20 @@ mod tests {
 
     #[test]
     fn catalogue_and_anthropic_models_are_not_asked_and_late_probes_are_cancelled() {
-        let (mut probes, mut port, now) = (ServerProbes::default(), Port::default(), 1_000_u64);
+        let (mut probes, mut outbox, now) = (ServerProbes::default(), Outbox::default(), 1_000_u64);
         let timeout = 5_000;
         for known in ["anthropic/claude-sonnet-4-5", "openai/gpt-5"] {
             let model = ModelRef::parse(known).unwrap();
-            probes.ask(&mut port, &model, &local_server(), now + timeout);
-            assert!(requests(&mut port).is_empty(), "{known} was asked about");
+            probes.ask(&mut outbox, &model, &local_server(), now + timeout);
+            assert!(requests(&mut outbox).is_empty(), "{known} was asked about");
         }
         let model = ModelRef::parse("openai/qwen").unwrap();
-        probes.ask(&mut port, &model, &local_server(), now + timeout);
-        let asked = requests(&mut port);
-        probes.handle_timeout(&mut port, now + timeout - 1);
-        assert!(port.pop().is_none(), "cancelled before its deadline");
-        probes.handle_timeout(&mut port, now + timeout);
-        let cancelled: Vec<_> = std::iter::from_fn(|| port.pop()).collect();
+        probes.ask(&mut outbox, &model, &local_server(), now + timeout);
+        let asked = requests(&mut outbox);
+        probes.handle_timeout(&mut outbox, now + timeout - 1);
+        assert!(outbox.pop().is_none(), "cancelled before its deadline");
+        probes.handle_timeout(&mut outbox, now + timeout);
+        let cancelled: Vec<_> = std::iter::from_fn(|| outbox.pop()).collect();
         assert_eq!(cancelled.len(), asked.len());
         assert!(
             cancelled

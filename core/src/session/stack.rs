@@ -7,8 +7,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Add;
 use std::time::{Duration, Instant};
 
+use super::outbox::Outbox;
 use super::owners::Owner;
-use super::port::Port;
 use super::step_runner::{Advance, Shell, StepRunner};
 use crate::effects::Input;
 use crate::protocol::events::{Event, RequestFailed};
@@ -128,14 +128,14 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Stacks<At> {
     #[must_use]
     pub(super) fn preview(
         &mut self,
-        port: &mut Port,
+        outbox: &mut Outbox,
         shell: &Shell<'_>,
         at: When<At>,
         preview: PreviewStack,
         workspace: &Workspace<'_>,
     ) -> bool {
         if self.opening(&preview.request_id) {
-            port.emit(Event::GithubReadFailed(RequestFailed {
+            outbox.emit(Event::GithubReadFailed(RequestFailed {
                 reason: format!(
                     "the stack of {} is being opened: wait for its answer",
                     preview.request_id
@@ -145,7 +145,7 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Stacks<At> {
             return false;
         }
         let Some(default_branch) = workspace.default_branch.map(str::to_owned) else {
-            port.emit(Event::GithubReadFailed(RequestFailed {
+            outbox.emit(Event::GithubReadFailed(RequestFailed {
                 request_id: preview.request_id,
                 reason: workspace.no_default_branch(),
             }));
@@ -159,14 +159,14 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Stacks<At> {
             current,
         );
         let request_id = preview.request_id;
-        self.start(port, shell, at, Running::Preview { request_id, flow })
+        self.start(outbox, shell, at, Running::Preview { request_id, flow })
     }
 
     /// `open_stack`: refused when there is nothing (left) to confirm; `true` when the
     /// workspace must be probed again.
     pub(super) fn open(
         &mut self,
-        port: &mut Port,
+        outbox: &mut Outbox,
         shell: &Shell<'_>,
         at: When<At>,
         open: OpenStack,
@@ -189,7 +189,7 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Stacks<At> {
             &open.descriptions.unwrap_or_default(),
             open.draft.unwrap_or(false),
         );
-        Ok(self.start(port, shell, at, Running::Open { request_id, flow }))
+        Ok(self.start(outbox, shell, at, Running::Open { request_id, flow }))
     }
 
     /// Whether an `open_stack` of `request_id` is running.
@@ -203,7 +203,7 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Stacks<At> {
     #[must_use]
     pub(super) fn plan(
         &mut self,
-        port: &mut Port,
+        outbox: &mut Outbox,
         shell: &Shell<'_>,
         at: When<At>,
         plan: PlanRestack,
@@ -230,19 +230,19 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Stacks<At> {
             _ => None,
         };
         if let Some(refusal) = refusal {
-            self.planned(port, at.1, request_id, Err(refusal));
+            self.planned(outbox, at.1, request_id, Err(refusal));
             return false;
         }
         let default_branch = workspace.default_branch.unwrap_or_default().to_owned();
         let flow = PlanFlow::new(default_branch);
-        self.start(port, shell, at, Running::Plan { request_id, flow })
+        self.start(outbox, shell, at, Running::Plan { request_id, flow })
     }
 
     /// `restack`: refused unless `plan_id` is the newest plan, not pushed, and no turn runs
     /// (`turn_running`); `true` when the workspace must be probed again.
     pub(super) fn restack(
         &mut self,
-        port: &mut Port,
+        outbox: &mut Outbox,
         shell: &Shell<'_>,
         at: When<At>,
         restack: Restack,
@@ -283,66 +283,72 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Stacks<At> {
             request_id,
             flow,
         };
-        Ok(self.start(port, shell, at, running))
+        Ok(self.start(outbox, shell, at, running))
     }
 
     /// Takes a command's end for its flow; `true` when the workspace must be probed again.
     #[must_use]
     pub(super) fn handle(
         &mut self,
-        port: &mut Port,
+        outbox: &mut Outbox,
         shell: &Shell<'_>,
         at: When<At>,
         input: &Input<'_>,
     ) -> bool {
         self.flows
             .handle(input)
-            .is_some_and(|advance| self.advance(port, shell, at, advance))
+            .is_some_and(|advance| self.advance(outbox, shell, at, advance))
     }
 
     /// Kills stack commands past their deadline (their exit comes back as a failure).
-    pub(super) fn handle_timeout(&mut self, port: &mut Port, now: At) {
-        self.flows.kill_overdue(port, now);
+    pub(super) fn handle_timeout(&mut self, outbox: &mut Outbox, now: At) {
+        self.flows.kill_overdue(outbox, now);
     }
 
     fn start(
         &mut self,
-        port: &mut Port,
+        outbox: &mut Outbox,
         shell: &Shell<'_>,
         at: When<At>,
         running: Running,
     ) -> bool {
         let advance = self.flows.start(running);
-        self.advance(port, shell, at, advance)
+        self.advance(outbox, shell, at, advance)
     }
 
     /// Runs the flow's next command, or answers.
     fn advance(
         &mut self,
-        port: &mut Port,
+        outbox: &mut Outbox,
         shell: &Shell<'_>,
         (now, wall_ms): When<At>,
         advance: Advance<Running>,
     ) -> bool {
-        (self.flows.drive(port, shell, now, Owner::Stacks, advance))
-            .is_some_and(|(running, answer)| self.answer(port, wall_ms, running, answer))
+        (self.flows.drive(outbox, shell, now, Owner::Stacks, advance))
+            .is_some_and(|(running, answer)| self.answer(outbox, wall_ms, running, answer))
     }
 
     /// Answers a flow that ended; `true` after a push (or a failed one).
-    fn answer(&mut self, port: &mut Port, wall_ms: u64, running: Running, answer: Answer) -> bool {
+    fn answer(
+        &mut self,
+        outbox: &mut Outbox,
+        wall_ms: u64,
+        running: Running,
+        answer: Answer,
+    ) -> bool {
         match (running, answer) {
             (Running::Preview { request_id, flow }, Answer::Preview(done)) => match done {
                 Ok(drafts) => {
                     let opening = OpenFlow::new(drafts.clone(), flow.heads());
                     self.openings.insert(request_id.clone(), opening);
                     self.opened.remove(&request_id);
-                    port.emit(Event::StackPreview(Box::new(StackPreview {
+                    outbox.emit(Event::StackPreview(Box::new(StackPreview {
                         request_id,
                         pull_requests: drafts,
                     })));
                 }
                 Err(reason) => {
-                    port.emit(Event::GithubReadFailed(RequestFailed {
+                    outbox.emit(Event::GithubReadFailed(RequestFailed {
                         request_id,
                         reason,
                     }));
@@ -352,7 +358,7 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Stacks<At> {
                 match done {
                     Ok(pull_requests) => {
                         self.opened.insert(request_id.clone());
-                        port.emit(Event::StackOpened(StackOpened {
+                        outbox.emit(Event::StackOpened(StackOpened {
                             request_id,
                             pull_requests,
                         }));
@@ -366,7 +372,7 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Stacks<At> {
                         };
                         // A preview made meanwhile under the same id is the newer one.
                         self.openings.entry(request_id).or_insert(flow);
-                        port.emit(Event::StackOpenFailed(failed));
+                        outbox.emit(Event::StackOpenFailed(failed));
                     }
                 }
                 return true;
@@ -376,9 +382,9 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Stacks<At> {
                     // A restack started meanwhile: this plan would race it.
                     let raced =
                         "a restack was confirmed while this plan was made: plan again after it";
-                    self.planned(port, wall_ms, request_id, Err(raced.into()));
+                    self.planned(outbox, wall_ms, request_id, Err(raced.into()));
                 } else {
-                    self.planned(port, wall_ms, request_id, done);
+                    self.planned(outbox, wall_ms, request_id, done);
                 }
             }
             (
@@ -394,7 +400,7 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Stacks<At> {
                         self.plan = Some(PlanSlot::Spent {
                             id: plan_id.clone(),
                         });
-                        port.emit(Event::Restacked(Restacked {
+                        outbox.emit(Event::Restacked(Restacked {
                             plan_id,
                             request_id,
                             branches: pushed.branches,
@@ -412,7 +418,7 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Stacks<At> {
                                 planned: flow.into_planned(),
                             }
                         });
-                        port.emit(Event::RestackFailed(RestackFailed {
+                        outbox.emit(Event::RestackFailed(RestackFailed {
                             plan_id,
                             request_id,
                             reason: stopped.reason,
@@ -430,7 +436,7 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Stacks<At> {
     /// Answers `plan_restack`: a new plan replaces the older one.
     fn planned(
         &mut self,
-        port: &mut Port,
+        outbox: &mut Outbox,
         wall_ms: u64,
         request_id: String,
         done: Result<Planned, String>,
@@ -457,7 +463,7 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Stacks<At> {
                 refusal: Some(refusal),
             },
         };
-        port.emit(Event::RestackPlanned(Box::new(answer)));
+        outbox.emit(Event::RestackPlanned(Box::new(answer)));
     }
 }
 

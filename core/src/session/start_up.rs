@@ -3,12 +3,12 @@
 //! the permission mode and the redaction gate. Pure; every error is the sentence start-up
 //! fails with.
 
+use crate::config::prepare::worktree_name;
 use crate::config::{Config, StartError};
-use crate::github::startup::worktree_name;
 use crate::model::catalogue::ModelRef;
-use crate::permissions::redact::{Redactor, is_weak, secret_values};
 use crate::protocol::events::{Started, StartedIssue, StartedWorktree};
 use crate::protocol::values::PermissionMode;
+use crate::redact::{Redactor, is_weak, secret_values};
 use crate::settings::{self, Loaded};
 use crate::store::Restored;
 

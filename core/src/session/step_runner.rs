@@ -9,9 +9,9 @@ use std::collections::BTreeMap;
 use std::ops::Add;
 use std::time::{Duration, Instant};
 
+use super::outbox::Outbox;
 use super::own_commands::{Commands, Finished};
 use super::owners::Owner;
-use super::port::Port;
 use crate::config::Timings;
 use crate::effects::{EffectId, Input, Output};
 use crate::steps::{Cmd, FileWrite, Flow, Next, Program, Ran};
@@ -128,9 +128,9 @@ impl<F: Flow, At: Copy + Ord> StepRunner<F, At> {
     }
 
     /// Kills the commands past their deadline at `now`; their exit comes back as a failure.
-    pub(super) fn kill_overdue(&mut self, port: &mut Port, now: At) {
+    pub(super) fn kill_overdue(&mut self, outbox: &mut Outbox, now: At) {
         let overdue = self.commands.overdue(now);
-        port.extend(overdue.into_iter().map(|id| Output::Kill { id }));
+        outbox.extend(overdue.into_iter().map(|id| Output::Kill { id }));
     }
 
     fn advance(&mut self, id: u64, flow: F, next: Next<F::Output>) -> Advance<F> {
@@ -149,11 +149,11 @@ impl<F: Flow, At: Copy + Ord> StepRunner<F, At> {
 }
 
 impl<F: Flow, At: Copy + Ord + Add<Duration, Output = At>> StepRunner<F, At> {
-    /// Spawns or writes what `advance` asks for, as effects of `owner` on `port`; the flow and
+    /// Spawns or writes what `advance` asks for, as effects of `owner` on `outbox`; the flow and
     /// its answer when it is done.
     pub(super) fn drive(
         &mut self,
-        port: &mut Port,
+        outbox: &mut Outbox,
         shell: &Shell<'_>,
         now: At,
         owner: Owner,
@@ -162,11 +162,13 @@ impl<F: Flow, At: Copy + Ord + Add<Duration, Output = At>> StepRunner<F, At> {
         match advance {
             Advance::Spawn(id, cmd) => {
                 let program = cmd.program;
-                let deadline = self.bounded.then(|| now + program.timeout(shell.timings));
+                let deadline = self
+                    .bounded
+                    .then(|| now + shell.timings.program_timeout(program));
                 let cwd = cmd.cwd.unwrap_or_else(|| shell.cwd.to_owned());
                 let mut env = program.env();
                 env.extend(cmd.env);
-                let effect = port.issue(owner, |id| Output::Spawn {
+                let effect = outbox.issue(owner, |id| Output::Spawn {
                     id,
                     program: program.name().to_owned(),
                     args: cmd.args,
@@ -179,7 +181,7 @@ impl<F: Flow, At: Copy + Ord + Add<Duration, Output = At>> StepRunner<F, At> {
                 None
             }
             Advance::Write(id, write) => {
-                let effect = port.issue(owner, |id| Output::WriteFile {
+                let effect = outbox.issue(owner, |id| Output::WriteFile {
                     id,
                     path: write.path,
                     bytes: write.bytes,

@@ -5,8 +5,8 @@
 //! starts with a line feed. The repair travels in the record's own write, so a crash during it
 //! leaves only another torn tail, repaired the same way at the next resume.
 
+use super::outbox::Outbox;
 use super::owners::Owner;
-use super::port::Port;
 use crate::config::SessionFile;
 use crate::effects::{EffectId, Input, Output};
 use crate::model::catalogue::ModelRef;
@@ -111,20 +111,20 @@ impl Store {
     /// Starts a new session's file with its header and `settings`, so that the id `ready`
     /// gave can be loaded and resumed before anything is said in it (with its cwd and
     /// settings, and no message). A resumed session's file exists already: nothing is written.
-    pub(super) fn start(&mut self, port: &mut Port, settings: &Record) {
+    pub(super) fn start(&mut self, outbox: &mut Outbox, settings: &Record) {
         let (Some(path), Some(header)) = (self.path.clone(), self.header.take()) else {
             return;
         };
         let mut bytes = encode(&header);
         bytes.extend(encode(settings));
-        self.append(port, path, bytes);
+        self.append(outbox, path, bytes);
     }
 
     /// Issues the append of `bytes` to `path`; until it is answered, the file may end inside it.
-    fn append(&mut self, port: &mut Port, path: String, bytes: Vec<u8>) {
-        let id = port.effect_id(Owner::Store);
+    fn append(&mut self, outbox: &mut Outbox, path: String, bytes: Vec<u8>) {
+        let id = outbox.effect_id(Owner::Store);
         self.tail = Tail::Pending(id);
-        port.push(Output::AppendFile { id, path, bytes });
+        outbox.push(Output::AppendFile { id, path, bytes });
     }
 
     /// Appends `record`, the header and `settings` first if this is the first. Records of one
@@ -132,14 +132,14 @@ impl Store {
     /// own.
     pub(super) fn record(
         &mut self,
-        port: &mut Port,
+        outbox: &mut Outbox,
         record: &Record,
         settings: impl FnOnce() -> Record,
     ) {
         let Some(path) = self.path.clone() else {
             return;
         };
-        if let Some(bytes) = port.queued_append(&path) {
+        if let Some(bytes) = outbox.queued_append(&path) {
             bytes.extend(encode(record));
             return;
         }
@@ -152,21 +152,21 @@ impl Store {
             bytes.extend(encode(&settings()));
         }
         bytes.extend(encode(record));
-        self.append(port, path, bytes);
+        self.append(outbox, path, bytes);
     }
 
     /// Records `settings`, now in force, once the file is started (until then the header
     /// carries them).
-    pub(super) fn record_settings(&mut self, port: &mut Port, settings: Record) {
+    pub(super) fn record_settings(&mut self, outbox: &mut Outbox, settings: Record) {
         if self.header.is_none() {
-            self.record(port, &settings, || settings.clone());
+            self.record(outbox, &settings, || settings.clone());
         }
     }
 
     /// Makes the turn's records durable.
-    pub(super) fn sync(&self, port: &mut Port) {
+    pub(super) fn sync(&self, outbox: &mut Outbox) {
         if let (Some(path), None) = (&self.path, &self.header) {
-            port.push(Output::SyncFile { path: path.clone() });
+            outbox.push(Output::SyncFile { path: path.clone() });
         }
     }
 
@@ -194,16 +194,20 @@ impl Store {
 
     /// `list_sessions`: read the directory; answered at once (with nothing) when no
     /// directory is kept.
-    pub(super) fn list(&mut self, port: &mut Port, request_id: String) -> Option<SessionsListed> {
+    pub(super) fn list(
+        &mut self,
+        outbox: &mut Outbox,
+        request_id: String,
+    ) -> Option<SessionsListed> {
         let Some(dir) = self.dir.clone() else {
             return Some(SessionsListed {
                 request_id,
                 sessions: Vec::new(),
             });
         };
-        let id = port.effect_id(Owner::Listing);
+        let id = outbox.effect_id(Owner::Listing);
         self.listing.push((id, request_id));
-        port.push(Output::ReadSessions { id, dir });
+        outbox.push(Output::ReadSessions { id, dir });
         None
     }
 

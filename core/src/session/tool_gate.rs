@@ -10,7 +10,7 @@ use crate::permissions::{Decision, Permissions, Target, escape_glob};
 use crate::protocol::values::PermissionMode;
 
 use super::tools::args::ToolArgs;
-use super::tools::paths::{GUARDED_DIRS, resolve};
+use crate::paths::{GUARDED_DIRS, resolve};
 
 /// The session's tool permissions and guarded places.
 #[derive(Debug)]

@@ -3,7 +3,8 @@
 //! or whose members do not fit together. Syntax errors are serde_json's, at the character it
 //! could not read.
 
-use super::{Scope, SettingsSource, parse};
+use super::parse;
+use crate::effects::{Scope, SettingsSource};
 
 /// The error for a user file of these lines, without the path in front.
 fn error(lines: &[&str]) -> String {

@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::{mem, thread};
 
 use curl::easy::{Easy2, Handler, InfoType, List, ReadError, SeekResult, SslOpt, WriteError};
-use luxe_core::model::wire::{HttpMethod, HttpRequest};
+use luxe_core::effects::{HttpMethod, HttpRequest};
 
 use super::Shared;
 

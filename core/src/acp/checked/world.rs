@@ -2,8 +2,8 @@
 //! answering as [`Model`] says; the tool effects are the shared [`FakeIo`]'s.
 
 use super::{Checked, Model, SECRET};
-use crate::acp::Site;
-use crate::config::EnvFile;
+use crate::effects::EnvFile;
+use crate::effects::Site;
 use crate::effects::{EffectId, FileContent, Input, Output};
 use crate::harness::anthropic_sse::{scripted_tool, text_answer, tool_call};
 use crate::harness::fake_io::{Step, http_answer};

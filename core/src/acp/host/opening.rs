@@ -14,9 +14,9 @@ use crate::session::Session;
 use super::super::jsonrpc::{self, RpcError, code};
 use super::super::messages::Params;
 use super::super::modes;
-use super::super::site::Site;
 use super::super::translate::Translator;
 use super::{Host, Hosted};
+use crate::effects::Site;
 use crate::mcp::config::ServerConfig;
 
 /// The most bytes of a session file read for `session/load` and `resume`.

@@ -10,12 +10,12 @@ use crate::protocol::actions::{Action, Compact, SubmitUserMessage};
 use crate::protocol::events::{ActionRejected, CompactionEnded};
 use crate::protocol::values::TurnEndReason;
 
-use super::super::chunk::ChunkKind;
 use super::super::effects_table::Slot;
 use super::super::jsonrpc::{self, RpcError, code};
 use super::super::messages::Params;
 use super::super::prompt::user_message;
 use super::{Host, Running, action};
+use crate::effects::ChunkKind;
 
 impl Host {
     pub(super) fn prompt(

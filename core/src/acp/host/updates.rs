@@ -10,11 +10,12 @@ use serde_json::{Value, json};
 
 use crate::effects::Output;
 
-use super::super::chunk::{Chunk, ChunkKind};
 use super::super::effects_table::Slot;
-use super::super::jsonrpc::{self, Message};
+use super::super::jsonrpc;
 use super::super::translate::{self, Sorted, Step};
 use super::Host;
+use crate::effects::Message;
+use crate::effects::{Chunk, ChunkKind};
 
 /// The least time between two updates of running calls' output in one session: a command's
 /// output reaches the client at most this late, and costs it at most

@@ -4,8 +4,9 @@
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::effects::{HttpMethod, HttpRequest};
 use crate::model::conversation::{Block, ImageData, Message, Role, ToolSpec};
-use crate::model::wire::{Endpoint, HttpMethod, HttpRequest, ModelCall};
+use crate::model::wire::{Endpoint, ModelCall};
 use crate::protocol::values::Thinking;
 
 /// The API version luxe's request and event shapes follow.

@@ -6,8 +6,9 @@ use std::borrow::Cow;
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::effects::{HttpMethod, HttpRequest};
 use crate::model::conversation::{Block, Message, Role, ToolSpec};
-use crate::model::wire::{Endpoint, HttpMethod, HttpRequest, ModelCall};
+use crate::model::wire::{Endpoint, ModelCall};
 use crate::protocol::values::Thinking;
 
 /// Builds the streamed `POST {base_url}/chat/completions` for `call`.

@@ -14,7 +14,8 @@
 
 use serde_json::Value;
 
-use crate::model::wire::{Endpoint, HttpMethod, HttpRequest};
+use crate::effects::{HttpMethod, HttpRequest};
+use crate::model::wire::Endpoint;
 
 /// Which question a probe asks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

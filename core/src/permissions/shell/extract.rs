@@ -6,7 +6,7 @@
 //! never a silent gap.
 
 use super::env_files::{basename, names_env, text_names_env};
-use super::github;
+use super::github_writes;
 use super::parse::{RawCommand, Stdin, parse};
 use super::programs::{Embedded, Layer, embedded, layer};
 use super::words::Word;
@@ -177,7 +177,7 @@ fn assigned(name: &str, found: &mut Found) {
             "the command sets {name}, which hands a program code Luxe cannot see"
         ));
     }
-    if github::runs_programs(name) && !found.tainted.iter().any(|t| t == name) {
+    if github_writes::runs_programs(name) && !found.tainted.iter().any(|t| t == name) {
         found.tainted.push(name.to_owned());
     }
 }
@@ -362,7 +362,7 @@ fn git_embedded(name: &str, words: &[Word]) -> Vec<Embedded> {
         return Vec::new();
     }
     let args = words.get(1..).unwrap_or_default();
-    let Ok(Some(sub)) = github::git_subcommand(args) else {
+    let Ok(Some(sub)) = github_writes::git_subcommand(args) else {
         return Vec::new();
     };
     let rest = args.get(sub + 1..).unwrap_or_default();

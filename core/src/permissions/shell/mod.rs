@@ -14,7 +14,7 @@
 
 mod env_files;
 mod extract;
-mod github;
+mod github_writes;
 mod make;
 mod parse;
 mod programs;
@@ -78,12 +78,12 @@ pub fn analyze(command: &str) -> Analysis {
             };
             let mut env = part.env.clone();
             env.extend(found.tainted.iter().cloned());
-            match github::write(&name, &part.words, &env, part.more_args) {
-                Some(github::Verdict::Write(what)) => {
+            match github_writes::write(&name, &part.words, &env, part.more_args) {
+                Some(github_writes::Verdict::Write(what)) => {
                     github_write.get_or_insert(what);
                 }
                 // A git alias may be anything: deny rules must see it as such.
-                Some(github::Verdict::Unknown(why)) => part.unknown = Some(why),
+                Some(github_writes::Verdict::Unknown(why)) => part.unknown = Some(why),
                 None => {}
             }
         }

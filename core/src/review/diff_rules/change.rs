@@ -3,8 +3,8 @@
 //! sides' bytes are compared.
 
 use super::LINK;
+use crate::effects::{ChangedFile, DiffSource};
 use crate::protocol::review::FileStatus;
-use crate::review::source::{ChangedFile, DiffSource};
 
 /// Where a side's bytes are.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -9,7 +9,7 @@
 //! object id of io's choosing (`Id`) until io reads the blob, so no bytes are read or copied
 //! for a change these rules drop.
 //!
-//! [`DiffSource`]: super::source::DiffSource
+//! [`DiffSource`]: crate::effects::DiffSource
 
 pub mod change;
 #[cfg(test)]

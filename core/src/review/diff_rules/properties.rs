@@ -10,8 +10,8 @@ use quickcheck::{Arbitrary, Gen, QuickCheck};
 use super::change::{Change, Content, Side, Source};
 use super::working_tree::{IndexEntry, Lookups, OnDisk, PathKind, Status, StatusItem, Tracked};
 use super::{EXECUTABLE, FILE, LINK};
+use crate::effects::ChangedFile;
 use crate::protocol::review::FileStatus;
-use crate::review::source::ChangedFile;
 
 const PATHS: &[&str] = &["a", "b", "c", "d/e", "d/f", "g"];
 const MODES: &[u32] = &[FILE, FILE, EXECUTABLE, LINK];

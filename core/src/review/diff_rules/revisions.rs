@@ -2,10 +2,17 @@
 //! the base a `branch` review takes when none is named (the first of [`DEFAULT_BASES`] that
 //! exists), the merge-base it starts from, and what a revision must name.
 
-use crate::review::source::DEFAULT_BASES;
-
 /// Why a pull request's diff is not read from git.
 pub const PULL_REQUESTS: &str = "pull requests are read through gh, not git";
+
+/// Where a `branch` review without a `base` starts, in order: the first that exists. A
+/// symbolic ref counts as the branch it points to (`origin/HEAD` is the remote's default
+/// branch, as `git clone` set it), else the usual local names.
+pub const DEFAULT_BASES: &[&str] = &[
+    "refs/remotes/origin/HEAD",
+    "refs/heads/main",
+    "refs/heads/master",
+];
 
 /// A `branch` review needs HEAD to be a commit.
 pub const NO_COMMITS: &str = "HEAD has no commits yet: there is no branch to review";

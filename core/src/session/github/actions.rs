@@ -10,7 +10,7 @@ use crate::protocol::github::{
     ReplyToReviewThread, ResolveReviewThread,
 };
 
-use super::super::port::Port;
+use super::super::outbox::Outbox;
 
 /// `list_pull_requests`.
 pub(super) fn list_pull_requests(list: ListPullRequests) -> Request {
@@ -39,8 +39,8 @@ pub(super) fn resolve_review_thread(resolve: ResolveReviewThread) -> Request {
     Request::resolve(resolve.request_id, resolve.thread_id, resolved)
 }
 
-/// `edit_pull_request`: refused on `port` when it changes nothing.
-pub(super) fn edit_pull_request(port: &mut Port, edit: EditPullRequest) -> Option<Request> {
+/// `edit_pull_request`: refused on `outbox` when it changes nothing.
+pub(super) fn edit_pull_request(outbox: &mut Outbox, edit: EditPullRequest) -> Option<Request> {
     let ready = edit
         .draft
         .map(|draft| gh::pr_ready(edit.number, draft, edit.repository.as_deref()));
@@ -56,7 +56,7 @@ pub(super) fn edit_pull_request(port: &mut Port, edit: EditPullRequest) -> Optio
         (Some(args), ready) => (args, ready),
         (None, Some(ready)) => (ready, None),
         (None, None) => {
-            port.emit(Event::PullRequestEditFailed(RequestFailed {
+            outbox.emit(Event::PullRequestEditFailed(RequestFailed {
                 request_id: edit.request_id,
                 reason: "nothing to change: give title, body, base or draft".into(),
             }));

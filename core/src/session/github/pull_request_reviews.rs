@@ -1,7 +1,7 @@
 //! Pull request reviews: a pull request loaded as a guided review (its head, then its diff,
 //! through gh), the preview of the review the findings would post, and posting it (its body
 //! given to gh on stdin). [`Github`] keeps the previews; the session's routing
-//! (`routes/github.rs`) hands it what the guided review knows (the open review's target, its
+//! (`routes.rs`) hands it what the guided review knows (the open review's target, its
 //! findings and revision).
 
 use std::ops::Add;
@@ -15,8 +15,8 @@ use crate::protocol::github::{
     SkippedFinding, Verdict,
 };
 use crate::protocol::review::ReviewTarget;
-use crate::session::port::Port;
-use crate::session::pr_review::review_body;
+use crate::session::guided_review::posting::review_body;
+use crate::session::outbox::Outbox;
 use crate::session::step_runner::Shell;
 
 use super::{Github, Then};
@@ -39,26 +39,28 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Github<At> {
     /// `load_guided_review` of a pull request: its head, then its diff ([`Then::TargetDiff`]).
     pub(in crate::session) fn load_review(
         &mut self,
-        port: &mut Port,
+        outbox: &mut Outbox,
         shell: &Shell<'_>,
         now: At,
         request_id: String,
         target: ReviewTarget,
-    ) -> Option<Then> {
-        let request = Request::load_review(request_id, target)?;
-        self.start_request(port, shell, now, request)
+    ) -> Then {
+        let Some(request) = Request::load_review(request_id, target) else {
+            return Then::Nothing;
+        };
+        self.start_request(outbox, shell, now, request)
     }
 
     /// `preview_pull_request_review` of the open review of `target`: read the pull request's
     /// diff, then draft the comments ([`Then::ReviewDiff`]).
     pub(in crate::session) fn preview_review(
         &mut self,
-        port: &mut Port,
+        outbox: &mut Outbox,
         shell: &Shell<'_>,
         now: At,
         request: PreviewPullRequestReview,
         target: &ReviewTarget,
-    ) -> Result<Option<Then>, String> {
+    ) -> Result<Then, String> {
         let last = self.last.as_ref();
         let (number, repository) = match target {
             ReviewTarget::PullRequest { number, repository } => (*number, repository.clone()),
@@ -82,7 +84,7 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Github<At> {
             (number, repository),
             head_sha,
         );
-        Ok(self.start_request(port, shell, now, request))
+        Ok(self.start_request(outbox, shell, now, request))
     }
 
     /// Sends the preview of the review `drafted` against the diff of pull request `number`
@@ -90,7 +92,7 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Github<At> {
     /// `post_pull_request_review`; `None` when the review closed meanwhile.
     pub(in crate::session) fn review_previewed(
         &mut self,
-        port: &mut Port,
+        outbox: &mut Outbox,
         request_id: String,
         (number, named): (u64, Option<String>),
         head_sha: String,
@@ -100,7 +102,7 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Github<At> {
         let (Some((session_revision, comments, skipped, suggested_verdict)), Some(repository)) =
             (drafted, repository)
         else {
-            return port.emit(Event::GithubReadFailed(RequestFailed {
+            return outbox.emit(Event::GithubReadFailed(RequestFailed {
                 request_id,
                 reason: "the review was closed before its preview was ready".into(),
             }));
@@ -123,7 +125,7 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Github<At> {
                 body: String::new(),
             },
         );
-        port.emit(Event::PullRequestReviewPreview(Box::new(preview)));
+        outbox.emit(Event::PullRequestReviewPreview(Box::new(preview)));
     }
 
     /// `post_pull_request_review`: refused without a preview; fails if the findings moved
@@ -131,12 +133,12 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Github<At> {
     /// ([`Github::review_post`]).
     pub(in crate::session) fn post_review(
         &mut self,
-        port: &mut Port,
+        outbox: &mut Outbox,
         shell: &Shell<'_>,
         now: At,
         post: PostPullRequestReview,
         revision: Option<u64>,
-    ) -> Result<Option<Then>, String> {
+    ) -> Result<Then, String> {
         let Some(prepared) = self.review_previews.get_mut(&post.request_id) else {
             return Err("no preview to confirm: send preview_pull_request_review with this request_id first (a review posts once)".into());
         };
@@ -147,14 +149,14 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Github<At> {
         let repository = prepared.repository.clone();
         if revision != Some(shown) {
             let now_at = revision.map_or_else(|| "none".to_owned(), |r| r.to_string());
-            port.emit(Event::PullRequestReviewPostFailed(RequestFailed {
+            outbox.emit(Event::PullRequestReviewPostFailed(RequestFailed {
                 request_id: post.request_id,
                 reason: format!("the findings changed after the preview (revision {shown}, now {now_at}): preview again"),
             }));
-            return Ok(None);
+            return Ok(Then::Nothing);
         }
         let request = Request::review_head(post.request_id, &repository, number);
-        Ok(self.start_request(port, shell, now, request))
+        Ok(self.start_request(outbox, shell, now, request))
     }
 
     /// The head now (what gh printed): unchanged, the request that posts the body (gh reads
@@ -162,7 +164,7 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Github<At> {
     /// unreadable, the post fails.
     pub(super) fn review_post(
         &mut self,
-        port: &mut Port,
+        outbox: &mut Outbox,
         request_id: String,
         stdout: &str,
     ) -> Option<Request> {
@@ -176,14 +178,14 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Github<At> {
         match parse::head_sha(stdout) {
             Ok(head) if head == prepared.preview.head_sha => {}
             Ok(head) => {
-                port.emit(failed(format!(
+                outbox.emit(failed(format!(
                     "the pull request's head moved since the preview ({} → {head}): preview again",
                     prepared.preview.head_sha
                 )));
                 return None;
             }
             Err(reason) => {
-                port.emit(failed(reason));
+                outbox.emit(failed(reason));
                 return None;
             }
         }

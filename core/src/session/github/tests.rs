@@ -1,5 +1,5 @@
 //! The GitHub machine at its seam, without a session or a binary: a fake git and gh answer the
-//! commands it spawns (found on the port by effect id), on a test clock, and the tests read
+//! commands it spawns (found on the outbox by effect id), on a test clock, and the tests read
 //! the frames and the [`Then`] values it answers with.
 
 use super::*;
@@ -19,19 +19,19 @@ const NO_PR: &str = "no pull requests found for branch \"feat\"";
 type Rig = fake::Rig<Github<Ms>>;
 
 impl Rig {
-    fn probe(&mut self, now: Ms, announce: bool) -> Option<Then> {
+    fn probe(&mut self, now: Ms, announce: bool) -> Then {
         let shell = fake::shell(&self.timings, &self.unset);
-        self.machine.probe(&mut self.port, &shell, now, announce)
+        self.machine.probe(&mut self.outbox, &shell, now, announce)
     }
 
-    fn act(&mut self, now: Ms, action: Action) -> Result<Option<Then>, Rejection> {
+    fn act(&mut self, now: Ms, action: Action) -> Result<Then, Rejection> {
         let shell = fake::shell(&self.timings, &self.unset);
-        self.machine.act(&mut self.port, &shell, now, action)
+        self.machine.act(&mut self.outbox, &shell, now, action)
     }
 
-    fn timeout(&mut self, now: Ms) -> Option<Then> {
+    fn timeout(&mut self, now: Ms) -> Then {
         let shell = fake::shell(&self.timings, &self.unset);
-        self.machine.handle_timeout(&mut self.port, &shell, now)
+        self.machine.handle_timeout(&mut self.outbox, &shell, now)
     }
 
     /// Feeds command `id`'s end; what the machine answered its exit with.
@@ -41,18 +41,18 @@ impl Rig {
         id: EffectId,
         (stdout, stderr): (&str, &str),
         status: Result<Option<i32>, String>,
-    ) -> Option<Then> {
+    ) -> Then {
         let shell = fake::shell(&self.timings, &self.unset);
-        let mut then = None;
+        let mut then = Then::Nothing;
         for input in ended(id, stdout, stderr, status) {
-            then = self.machine.handle(&mut self.port, &shell, now, &input);
+            then = self.machine.handle(&mut self.outbox, &shell, now, &input);
         }
         then
     }
 
     /// Answers the one command spawned since the last drain with exit 0 and `stdout`; that
     /// command, and what the machine answered.
-    fn ok(&mut self, now: Ms, stdout: &str) -> (Spawned, Option<Then>) {
+    fn ok(&mut self, now: Ms, stdout: &str) -> (Spawned, Then) {
         let spawned = self.drain().one_spawn().clone();
         let then = self.end(now, spawned.id, (stdout, ""), Ok(Some(0)));
         (spawned, then)
@@ -60,13 +60,13 @@ impl Rig {
 
     /// Runs a whole probe that finds `o/r` on branch `feat` with no pull request.
     fn probed(&mut self, now: Ms) {
-        assert_eq!(self.probe(now, true), None);
+        assert_eq!(self.probe(now, true), Then::Nothing);
         for stdout in [STATUS, "", REPO] {
-            assert_eq!(self.ok(now, stdout).1, None);
+            assert_eq!(self.ok(now, stdout).1, Then::Nothing);
         }
         let spawned = self.drain().one_spawn().clone();
         let then = self.end(now, spawned.id, ("", NO_PR), Ok(Some(1)));
-        assert_eq!(then, Some(Then::ProbeEnded(Vec::new())));
+        assert_eq!(then, Then::ProbeEnded(Vec::new()));
         self.drain();
     }
 }
@@ -83,7 +83,7 @@ fn workspace(drained: &Drained) -> Vec<&WorkspaceUpdated> {
 #[test]
 fn a_probe_that_finds_a_repository_sends_the_workspace_and_polls_quietly_later() {
     let mut rig = Rig::new();
-    assert_eq!(rig.probe(at(0), true), None);
+    assert_eq!(rig.probe(at(0), true), Then::Nothing);
     let (git, _) = rig.ok(at(1), STATUS);
     assert_eq!(git.line(), GIT_STATUS);
     assert_eq!(
@@ -111,7 +111,7 @@ fn a_probe_that_finds_a_repository_sends_the_workspace_and_polls_quietly_later()
         pr.line()
     );
     let then = rig.end(at(4), pr.id, ("", NO_PR), Ok(Some(1)));
-    assert_eq!(then, Some(Then::ProbeEnded(Vec::new())));
+    assert_eq!(then, Then::ProbeEnded(Vec::new()));
 
     let drained = rig.drain();
     let [found] = workspace(&drained)[..] else {
@@ -126,15 +126,15 @@ fn a_probe_that_finds_a_repository_sends_the_workspace_and_polls_quietly_later()
 
     let poll = at(4) + rig.timings.github_poll;
     assert_eq!(rig.machine.deadline(), Some(poll));
-    assert_eq!(rig.timeout(poll - at(1)), None);
+    assert_eq!(rig.timeout(poll - at(1)), Then::Nothing);
     assert!(rig.drain().is_empty(), "no poll before its time");
-    assert_eq!(rig.timeout(poll), None);
+    assert_eq!(rig.timeout(poll), Then::Nothing);
     for stdout in [STATUS, "", REPO] {
-        rig.ok(poll, stdout);
+        let _ = rig.ok(poll, stdout);
     }
     let pr = rig.drain().one_spawn().clone();
     let then = rig.end(poll, pr.id, ("", NO_PR), Ok(Some(1)));
-    assert_eq!(then, Some(Then::ProbeEnded(Vec::new())));
+    assert_eq!(then, Then::ProbeEnded(Vec::new()));
     assert!(
         rig.drain().events.is_empty(),
         "a poll that finds nothing new sends nothing"
@@ -162,11 +162,11 @@ fn gh_missing_or_logged_out_is_the_workspace_state_and_what_later_refusals_say()
     ];
     for (printed, status, state, why) in cases {
         let mut rig = Rig::new();
-        rig.probe(at(0), true);
-        rig.ok(at(1), STATUS);
+        let _ = rig.probe(at(0), true);
+        let _ = rig.ok(at(1), STATUS);
         let auth = rig.drain().one_spawn().clone();
         let then = rig.end(at(2), auth.id, printed, status);
-        assert_eq!(then, Some(Then::ProbeEnded(Vec::new())));
+        assert_eq!(then, Then::ProbeEnded(Vec::new()));
         let drained = rig.drain();
         assert_eq!(drained.spawned, [], "no gh command after auth fails");
         let [found] = workspace(&drained)[..] else {
@@ -183,7 +183,7 @@ fn gh_missing_or_logged_out_is_the_workspace_state_and_what_later_refusals_say()
             base: None,
             head: None,
         });
-        assert_eq!(rig.act(at(3), preview), Ok(None));
+        assert_eq!(rig.act(at(3), preview), Ok(Then::Nothing));
         let drained = rig.drain();
         let [Event::GithubReadFailed(failed)] = &drained.events[..] else {
             panic!("{:?}", drained.kinds());
@@ -208,25 +208,25 @@ fn a_pull_request_is_previewed_from_the_workspace_then_pushed_and_opened_once() 
         base: None,
         head: None,
     });
-    assert_eq!(rig.act(at(1), preview), Ok(None));
+    assert_eq!(rig.act(at(1), preview), Ok(Then::Nothing));
     let (log, then) = rig.ok(at(2), "c0ffee\0Add the parser\x1e\n");
     assert_eq!(
         log.line(),
         "git log --reverse --format=%H%x00%s%x1e origin/trunk..feat"
     );
-    let Some(Then::Draft {
+    let Then::Draft {
         request_id,
         base,
         head,
         commits,
-    }) = then
+    } = then
     else {
         panic!("the commits go to the session for the review's chapters: {then:?}");
     };
     assert_eq!((base.as_str(), head.as_str()), ("trunk", "feat"));
     assert_eq!(commits[0].subject, "Add the parser");
     rig.machine
-        .previewed(&mut rig.port, request_id, (base, head), commits, None);
+        .previewed(&mut rig.outbox, request_id, (base, head), commits, None);
     let drained = rig.drain();
     let [Event::PullRequestPreview(preview)] = &drained.events[..] else {
         panic!("{:?}", drained.kinds());
@@ -241,11 +241,11 @@ fn a_pull_request_is_previewed_from_the_workspace_then_pushed_and_opened_once() 
             draft: None,
         })
     };
-    assert_eq!(rig.act(at(3), open()), Ok(None));
+    assert_eq!(rig.act(at(3), open()), Ok(Then::Nothing));
     let (push, then) = rig.ok(at(4), "");
     assert_eq!(
         (push.line().as_str(), then),
-        ("git push --set-upstream origin feat", None)
+        ("git push --set-upstream origin feat", Then::Nothing)
     );
     let url = "https://github.com/o/r/pull/7";
     let (create, then) = rig.ok(at(5), &format!("{url}\n"));
@@ -257,7 +257,7 @@ fn a_pull_request_is_previewed_from_the_workspace_then_pushed_and_opened_once() 
         create.line()
     );
     assert!(create.line().ends_with("--base trunk --head feat"));
-    assert_eq!(then, None);
+    assert_eq!(then, Then::Nothing);
     let drained = rig.drain();
     assert_eq!(
         drained.events,
@@ -292,11 +292,14 @@ fn a_failing_gh_command_answers_with_its_kinds_failure_and_a_logout_updates_the_
             body: "LGTM".into(),
         })
     };
-    assert_eq!(rig.act(at(1), comment("c1")), Ok(None));
+    assert_eq!(rig.act(at(1), comment("c1")), Ok(Then::Nothing));
     let spawned = rig.drain().one_spawn().clone();
     assert_eq!(spawned.line(), "gh pr comment 3 --body LGTM");
     let stderr = "GraphQL: Could not resolve to a PullRequest with the number of 3.\n";
-    assert_eq!(rig.end(at(2), spawned.id, ("", stderr), Ok(Some(1))), None);
+    assert_eq!(
+        rig.end(at(2), spawned.id, ("", stderr), Ok(Some(1))),
+        Then::Nothing
+    );
     let drained = rig.drain();
     let [Event::PullRequestCommentPostFailed(failed)] = &drained.events[..] else {
         panic!("{:?}", drained.kinds());
@@ -309,9 +312,9 @@ fn a_failing_gh_command_answers_with_its_kinds_failure_and_a_logout_updates_the_
     );
     assert_eq!(drained.spawned, [], "a failed write is no reason to probe");
 
-    assert_eq!(rig.act(at(3), comment("c2")), Ok(None));
+    assert_eq!(rig.act(at(3), comment("c2")), Ok(Then::Nothing));
     let spawned = rig.drain().one_spawn().clone();
-    rig.end(at(4), spawned.id, ("", "run gh auth login"), Ok(Some(4)));
+    let _ = rig.end(at(4), spawned.id, ("", "run gh auth login"), Ok(Some(4)));
     let drained = rig.drain();
     assert_eq!(
         drained.kinds(),
@@ -332,23 +335,23 @@ fn a_gh_command_past_its_timeout_is_killed_once_and_answered_as_timed_out() {
         repository: None,
         state: None,
     });
-    assert_eq!(rig.act(at(0), list), Ok(None));
+    assert_eq!(rig.act(at(0), list), Ok(Then::Nothing));
     let spawned = rig.drain().one_spawn().clone();
     assert!(spawned.line().starts_with("gh pr list --json"));
     let due = rig.timings.gh_timeout;
     assert_eq!(rig.machine.deadline(), Some(due));
-    rig.timeout(due - at(1));
+    let _ = rig.timeout(due - at(1));
     assert!(rig.drain().is_empty(), "not due yet");
-    rig.timeout(due);
+    let _ = rig.timeout(due);
     assert_eq!(rig.drain().killed, [spawned.id]);
     assert_eq!(
         rig.machine.deadline(),
         None,
         "a killed command waits no more"
     );
-    rig.timeout(due + at(1000));
+    let _ = rig.timeout(due + at(1000));
     assert!(rig.drain().is_empty(), "killed once");
-    assert_eq!(rig.end(due, spawned.id, ("", ""), Ok(None)), None);
+    assert_eq!(rig.end(due, spawned.id, ("", ""), Ok(None)), Then::Nothing);
     let drained = rig.drain();
     let [Event::GithubReadFailed(failed)] = &drained.events[..] else {
         panic!("{:?}", drained.kinds());
@@ -380,37 +383,43 @@ fn actions_waiting_for_the_probe_come_back_in_order_when_it_ends_and_a_probe_ask
         "it names its repository"
     );
     assert!(rig.machine.wait(get("g1")), "no probe runs: start one");
-    rig.probe(at(0), false);
+    let _ = rig.probe(at(0), false);
     assert!(
         !rig.machine.wait(get("g2")),
         "the running probe will answer it"
     );
-    assert_eq!(rig.probe(at(1), true), None);
+    assert_eq!(rig.probe(at(1), true), Then::Nothing);
     for stdout in [STATUS, "", REPO] {
-        rig.ok(at(2), stdout);
+        let _ = rig.ok(at(2), stdout);
     }
     let pr = rig.drain().one_spawn().clone();
     let then = rig.end(at(3), pr.id, ("", NO_PR), Ok(Some(1)));
-    assert_eq!(then, Some(Then::ProbeEnded(vec![get("g1"), get("g2")])));
+    assert_eq!(then, Then::ProbeEnded(vec![get("g1"), get("g2")]));
     assert!(!rig.machine.must_wait(&get("g3").action, None));
     assert_eq!(workspace(&rig.drain()).len(), 1);
 
     let shell = fake::shell(&rig.timings, &rig.unset);
-    assert_eq!(rig.machine.probe_queued(&mut rig.port, &shell, at(4)), None);
+    assert_eq!(
+        rig.machine.probe_queued(&mut rig.outbox, &shell, at(4)),
+        Then::Nothing
+    );
     let (git, _) = rig.ok(at(5), STATUS);
     assert_eq!(git.line(), GIT_STATUS);
     for stdout in ["", REPO] {
-        rig.ok(at(5), stdout);
+        let _ = rig.ok(at(5), stdout);
     }
     let pr = rig.drain().one_spawn().clone();
     let then = rig.end(at(6), pr.id, ("", NO_PR), Ok(Some(1)));
-    assert_eq!(then, Some(Then::ProbeEnded(Vec::new())));
+    assert_eq!(then, Then::ProbeEnded(Vec::new()));
     assert_eq!(
         workspace(&rig.drain()).len(),
         1,
         "the queued probe was asked to announce, so it does though nothing changed"
     );
     let shell = fake::shell(&rig.timings, &rig.unset);
-    assert_eq!(rig.machine.probe_queued(&mut rig.port, &shell, at(7)), None);
+    assert_eq!(
+        rig.machine.probe_queued(&mut rig.outbox, &shell, at(7)),
+        Then::Nothing
+    );
     assert!(rig.drain().is_empty(), "nothing more was asked for");
 }

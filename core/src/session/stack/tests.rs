@@ -43,7 +43,7 @@ impl Rig {
             request_id: "s".into(),
             branches: branches.map(|b| b.iter().map(|b| (*b).to_owned()).collect()),
         };
-        (self.machine).preview(&mut self.port, &shell, (now, WALL_MS), preview, workspace)
+        (self.machine).preview(&mut self.outbox, &shell, (now, WALL_MS), preview, workspace)
     }
 
     fn open(&mut self, now: Ms) -> Result<bool, String> {
@@ -54,7 +54,7 @@ impl Rig {
             descriptions: None,
             draft: None,
         };
-        (self.machine).open(&mut self.port, &shell, (now, WALL_MS), open)
+        (self.machine).open(&mut self.outbox, &shell, (now, WALL_MS), open)
     }
 
     /// Feeds the end of the one command spawned since the last drain: that command, and
@@ -69,7 +69,7 @@ impl Rig {
         let shell = fake::shell(&self.timings, &self.unset);
         let mut moved = false;
         for input in ended(spawned.id, stdout, stderr, status) {
-            moved = (self.machine).handle(&mut self.port, &shell, (now, WALL_MS), &input);
+            moved = (self.machine).handle(&mut self.outbox, &shell, (now, WALL_MS), &input);
         }
         (spawned, moved)
     }
@@ -81,7 +81,7 @@ impl Rig {
             plan_id: plan_id.into(),
             request_id: Some("r".into()),
         };
-        (self.machine).restack(&mut self.port, &shell, (now, WALL_MS), restack, false)
+        (self.machine).restack(&mut self.outbox, &shell, (now, WALL_MS), restack, false)
     }
 
     fn ok(&mut self, now: Ms, stdout: &str) -> (Spawned, bool) {
@@ -139,7 +139,7 @@ fn a_stack_preview_reads_each_branch_over_the_one_below_and_needs_a_default_bran
         not_ready: Some("gh is not logged in: run `gh auth login`".into()),
     };
     assert!(!rig.preview(at(3), None, &unknown));
-    let drained = fake::drain(&mut rig.port);
+    let drained = fake::drain(&mut rig.outbox);
     assert_eq!(drained.spawned, [], "nothing to run without a base");
     assert_eq!(
         drained.events,
@@ -194,7 +194,7 @@ fn opening_a_stack_pushes_every_branch_then_creates_and_links_bottom_first_once(
         [false, false, false, true],
         "the workspace is probed again once the stack is open"
     );
-    let drained = fake::drain(&mut rig.port);
+    let drained = fake::drain(&mut rig.outbox);
     let [Event::StackOpened(opened)] = &drained.events[..] else {
         panic!("{:?}", drained.kinds());
     };
@@ -215,7 +215,7 @@ fn a_failing_push_stops_the_open_with_its_error_and_keeps_the_stack_to_confirm_a
     let (push, moved) = rig.end(at(6), ("", stderr), Ok(Some(1)));
     assert!(push.line().starts_with("git push --atomic"));
     assert!(moved, "a push that may have half happened is probed after");
-    let drained = fake::drain(&mut rig.port);
+    let drained = fake::drain(&mut rig.outbox);
     assert_eq!(
         drained.spawned,
         [],
@@ -237,7 +237,7 @@ fn a_failing_push_stops_the_open_with_its_error_and_keeps_the_stack_to_confirm_a
         Ok(false),
         "the stack can be confirmed again"
     );
-    let list = fake::drain(&mut rig.port).one_spawn().clone();
+    let list = fake::drain(&mut rig.outbox).one_spawn().clone();
     assert!(list.line().starts_with("gh pr list --state open"));
 }
 
@@ -247,16 +247,16 @@ fn a_stack_command_past_its_timeout_is_killed_and_its_flow_fails() {
     let last = ready();
     let workspace = on_main(&last);
     assert!(!rig.preview(at(0), None, &workspace));
-    let line = fake::drain(&mut rig.port).one_spawn().clone();
+    let line = fake::drain(&mut rig.outbox).one_spawn().clone();
     assert!(line.line().starts_with("git rev-list --first-parent"));
     let due = rig.timings.git_timeout;
     assert_eq!(rig.machine.deadline(), Some(due));
-    rig.machine.handle_timeout(&mut rig.port, due - at(1));
-    assert!(fake::drain(&mut rig.port).is_empty(), "not due yet");
-    rig.machine.handle_timeout(&mut rig.port, due);
-    assert_eq!(fake::drain(&mut rig.port).killed, [line.id]);
-    rig.machine.handle_timeout(&mut rig.port, due + at(1));
-    assert!(fake::drain(&mut rig.port).is_empty(), "killed once");
+    rig.machine.handle_timeout(&mut rig.outbox, due - at(1));
+    assert!(fake::drain(&mut rig.outbox).is_empty(), "not due yet");
+    rig.machine.handle_timeout(&mut rig.outbox, due);
+    assert_eq!(fake::drain(&mut rig.outbox).killed, [line.id]);
+    rig.machine.handle_timeout(&mut rig.outbox, due + at(1));
+    assert!(fake::drain(&mut rig.outbox).is_empty(), "killed once");
     assert_eq!(rig.machine.deadline(), None);
 
     let shell = fake::shell(&rig.timings, &rig.unset);
@@ -264,8 +264,8 @@ fn a_stack_command_past_its_timeout_is_killed_and_its_flow_fails() {
         id: line.id,
         status: Ok(None),
     };
-    assert!(!(rig.machine).handle(&mut rig.port, &shell, (due, WALL_MS), &exit));
-    let drained = fake::drain(&mut rig.port);
+    assert!(!(rig.machine).handle(&mut rig.outbox, &shell, (due, WALL_MS), &exit));
+    let drained = fake::drain(&mut rig.outbox);
     assert_eq!(
         drained.events,
         [Event::GithubReadFailed(RequestFailed {
@@ -292,8 +292,8 @@ fn a_plan_is_refused_before_any_command_when_gh_is_not_ready_and_a_restack_needs
         request_id: "p".into(),
         repository: None,
     };
-    assert!(!(rig.machine).plan(&mut rig.port, &shell, (at(0), WALL_MS), plan, &workspace));
-    let drained = fake::drain(&mut rig.port);
+    assert!(!(rig.machine).plan(&mut rig.outbox, &shell, (at(0), WALL_MS), plan, &workspace));
+    let drained = fake::drain(&mut rig.outbox);
     assert_eq!(drained.spawned, []);
     assert_eq!(
         drained.events,
@@ -309,11 +309,11 @@ fn a_plan_is_refused_before_any_command_when_gh_is_not_ready_and_a_restack_needs
         request_id: None,
     };
     let at0 = (at(1), WALL_MS);
-    let busy = (rig.machine).restack(&mut rig.port, &shell, at0, restack("x"), true);
+    let busy = (rig.machine).restack(&mut rig.outbox, &shell, at0, restack("x"), true);
     assert_eq!(busy, Err("a turn is running: restack after it ends".into()));
-    let unknown = (rig.machine).restack(&mut rig.port, &shell, at0, restack("x"), false);
+    let unknown = (rig.machine).restack(&mut rig.outbox, &shell, at0, restack("x"), false);
     assert_eq!(unknown, Err("no plan x: plan_restack first".into()));
-    assert!(fake::drain(&mut rig.port).is_empty());
+    assert!(fake::drain(&mut rig.outbox).is_empty());
 }
 
 #[test]
@@ -329,7 +329,7 @@ fn a_plan_is_pushed_once_with_the_restack_it_describes_and_a_newer_plan_replaces
             request_id: "p".into(),
             repository: Some("o/r".into()),
         };
-        let moved = (rig.machine).plan(&mut rig.port, &shell, (now, WALL_MS), plan, &workspace);
+        let moved = (rig.machine).plan(&mut rig.outbox, &shell, (now, WALL_MS), plan, &workspace);
         assert!(!moved, "a plan moves nothing");
         // `a` (#1) was squash-merged into main as s1; `b` (#2) still sits on it.
         let pulls = r#"[{"number":1,"state":"MERGED","headRefName":"a","baseRefName":"main","headRefOid":"a1"},
@@ -398,7 +398,7 @@ fn a_plan_is_pushed_once_with_the_restack_it_describes_and_a_newer_plan_replaces
         repository: None,
     };
     let at1 = (at(1), WALL_MS);
-    assert!(!(rig.machine).plan(&mut rig.port, &shell, at1, replan, &workspace));
+    assert!(!(rig.machine).plan(&mut rig.outbox, &shell, at1, replan, &workspace));
     let refused = rig.drain();
     let [Event::RestackPlanned(refused)] = &refused.events[..] else {
         panic!("{:?}", refused.kinds());
@@ -420,7 +420,7 @@ fn a_plan_is_pushed_once_with_the_restack_it_describes_and_a_newer_plan_replaces
         };
         for input in ended(next.id, stdout, stderr, Ok(Some(code))) {
             let at2 = (at(2), WALL_MS);
-            moved.push((rig.machine).handle(&mut rig.port, &shell, at2, &input));
+            moved.push((rig.machine).handle(&mut rig.outbox, &shell, at2, &input));
         }
         let drained = rig.drain();
         match (&drained.spawned[..], &drained.events[..]) {

@@ -1,5 +1,5 @@
 //! A fake git and gh for unit tests of the machines on the step runner: what a machine asked
-//! for, read off its port, and the inputs a command's end comes back as, so a test plays the
+//! for, read off its outbox, and the inputs a command's end comes back as, so a test plays the
 //! commands' part by hand.
 
 use std::time::Duration;
@@ -8,7 +8,7 @@ use super::Shell;
 use crate::config::Timings;
 use crate::effects::{EffectId, Input, Output, Stream};
 use crate::protocol::events::Event;
-use crate::session::port::Port;
+use crate::session::outbox::Outbox;
 
 /// The checkout the tests' commands run in.
 pub(in crate::session) const CWD: &str = "/repo";
@@ -61,7 +61,7 @@ impl Spawned {
     }
 }
 
-/// What a machine queued on its port since the last drain, sorted by kind.
+/// What a machine queued on its outbox since the last drain, sorted by kind.
 #[derive(Debug, Default)]
 pub(in crate::session) struct Drained {
     pub(in crate::session) spawned: Vec<Spawned>,
@@ -94,10 +94,10 @@ impl Drained {
     }
 }
 
-/// A machine with its port and the settings its shell lends it, kept between inputs.
+/// A machine with its outbox and the settings its shell lends it, kept between inputs.
 pub(in crate::session) struct Rig<M> {
     pub(in crate::session) machine: M,
-    pub(in crate::session) port: Port,
+    pub(in crate::session) outbox: Outbox,
     pub(in crate::session) timings: Timings,
     pub(in crate::session) unset: Vec<String>,
 }
@@ -107,7 +107,7 @@ impl<M: Default> Rig<M> {
     pub(in crate::session) fn new() -> Self {
         Self {
             machine: M::default(),
-            port: Port::default(),
+            outbox: Outbox::default(),
             timings: Timings::default(),
             unset: unset(),
         }
@@ -115,14 +115,14 @@ impl<M: Default> Rig<M> {
 
     /// Everything the machine queued since the last look.
     pub(in crate::session) fn drain(&mut self) -> Drained {
-        drain(&mut self.port)
+        drain(&mut self.outbox)
     }
 }
 
-/// Takes everything queued on `port`; panics on an output no step-runner machine makes.
-pub(in crate::session) fn drain(port: &mut Port) -> Drained {
+/// Takes everything queued on `outbox`; panics on an output no step-runner machine makes.
+pub(in crate::session) fn drain(outbox: &mut Outbox) -> Drained {
     let mut drained = Drained::default();
-    while let Some(output) = port.pop() {
+    while let Some(output) = outbox.pop() {
         match output {
             Output::Spawn {
                 id,

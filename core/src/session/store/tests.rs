@@ -1,4 +1,4 @@
-//! The store at its seam: records in, appends out, through a port of its own.
+//! The store at its seam: records in, appends out, through a outbox of its own.
 
 use super::*;
 
@@ -18,8 +18,8 @@ fn store() -> Store {
 }
 
 /// The appends queued, as `(id, path, text)`.
-fn appends(port: &mut Port) -> Vec<(EffectId, String, String)> {
-    std::iter::from_fn(|| port.pop())
+fn appends(outbox: &mut Outbox) -> Vec<(EffectId, String, String)> {
+    std::iter::from_fn(|| outbox.pop())
         .filter_map(|output| match output {
             Output::AppendFile { id, path, bytes } => {
                 Some((id, path, String::from_utf8(bytes).unwrap_or_default()))
@@ -47,19 +47,19 @@ fn header() -> Record {
 
 #[test]
 fn records_of_one_drain_share_an_append_after_the_header_once() {
-    let (mut store, mut port) = (store(), Port::default());
-    store.record(&mut port, &turn_ended(1), settings);
-    store.record(&mut port, &turn_ended(2), settings);
-    let first = appends(&mut port);
+    let (mut store, mut outbox) = (store(), Outbox::default());
+    store.record(&mut outbox, &turn_ended(1), settings);
+    store.record(&mut outbox, &turn_ended(2), settings);
+    let first = appends(&mut outbox);
     let result = Ok(());
     store.appended(&Input::FileAppended {
         id: first[0].0,
         result,
     });
-    store.record(&mut port, &turn_ended(3), || {
+    store.record(&mut outbox, &turn_ended(3), || {
         unreachable!("the header is written")
     });
-    let second = appends(&mut port);
+    let second = appends(&mut outbox);
 
     assert_eq!(first.len(), 1, "{first:?}");
     assert_eq!(first[0].1, "/sessions/s1.jsonl");
@@ -71,9 +71,9 @@ fn records_of_one_drain_share_an_append_after_the_header_once() {
 
 #[test]
 fn an_append_that_failed_is_repaired_by_a_leading_newline_on_the_next() {
-    let (mut store, mut port) = (store(), Port::default());
-    store.record(&mut port, &turn_ended(1), settings);
-    let [(failed, ..)] = appends(&mut port)[..] else {
+    let (mut store, mut outbox) = (store(), Outbox::default());
+    store.record(&mut outbox, &turn_ended(1), settings);
+    let [(failed, ..)] = appends(&mut outbox)[..] else {
         panic!("one append");
     };
     let result = Err("disk full".to_owned());
@@ -83,8 +83,8 @@ fn an_append_that_failed_is_repaired_by_a_leading_newline_on_the_next() {
         Some("the session could not be saved: disk full")
     );
 
-    store.record(&mut port, &turn_ended(2), settings);
-    let [(repairing, _, ref text)] = appends(&mut port)[..] else {
+    store.record(&mut outbox, &turn_ended(2), settings);
+    let [(repairing, _, ref text)] = appends(&mut outbox)[..] else {
         panic!("one append");
     };
     assert_eq!(*text, format!("\n{}", lines(&[turn_ended(2)])));
@@ -98,8 +98,8 @@ fn an_append_that_failed_is_repaired_by_a_leading_newline_on_the_next() {
         }),
         None
     );
-    store.record(&mut port, &turn_ended(3), settings);
-    let [(written, ..)] = appends(&mut port)[..] else {
+    store.record(&mut outbox, &turn_ended(3), settings);
+    let [(written, ..)] = appends(&mut outbox)[..] else {
         panic!("one append");
     };
     let result = Ok(());
@@ -110,23 +110,23 @@ fn an_append_that_failed_is_repaired_by_a_leading_newline_on_the_next() {
         }),
         None
     );
-    store.record(&mut port, &turn_ended(4), settings);
-    assert_eq!(appends(&mut port)[0].2, lines(&[turn_ended(4)]));
+    store.record(&mut outbox, &turn_ended(4), settings);
+    assert_eq!(appends(&mut outbox)[0].2, lines(&[turn_ended(4)]));
 }
 
 #[test]
 fn an_append_not_answered_yet_is_repaired_but_an_earlier_ones_answer_says_nothing() {
-    let (mut store, mut port) = (store(), Port::default());
-    store.record(&mut port, &turn_ended(1), settings);
-    let first = appends(&mut port)[0].0;
-    store.record(&mut port, &turn_ended(2), settings);
-    let text = appends(&mut port).remove(0).2;
+    let (mut store, mut outbox) = (store(), Outbox::default());
+    store.record(&mut outbox, &turn_ended(1), settings);
+    let first = appends(&mut outbox)[0].0;
+    store.record(&mut outbox, &turn_ended(2), settings);
+    let text = appends(&mut outbox).remove(0).2;
     assert!(text.starts_with('\n'), "{text:?}");
     // The first append's success does not make the tail whole: the second may be torn.
     let result = Ok(());
     store.appended(&Input::FileAppended { id: first, result });
-    store.record(&mut port, &turn_ended(3), settings);
-    assert!(appends(&mut port)[0].2.starts_with('\n'));
+    store.record(&mut outbox, &turn_ended(3), settings);
+    assert!(appends(&mut outbox)[0].2.starts_with('\n'));
 }
 
 #[test]
@@ -135,9 +135,9 @@ fn a_resumed_torn_file_gets_a_newline_and_no_header() {
         path: "/sessions/old.jsonl".into(),
         bytes: b"{\"type\":\"sess".to_vec(),
     };
-    let (mut store, mut port) = (Store::resumed(Some("/sessions"), &file), Port::default());
-    store.record(&mut port, &turn_ended(1), || unreachable!("resumed"));
-    let [(_, ref path, ref text)] = appends(&mut port)[..] else {
+    let (mut store, mut outbox) = (Store::resumed(Some("/sessions"), &file), Outbox::default());
+    store.record(&mut outbox, &turn_ended(1), || unreachable!("resumed"));
+    let [(_, ref path, ref text)] = appends(&mut outbox)[..] else {
         panic!("one append");
     };
     assert_eq!(path, "/sessions/old.jsonl");
@@ -146,15 +146,15 @@ fn a_resumed_torn_file_gets_a_newline_and_no_header() {
 
 #[test]
 fn settings_and_syncs_wait_for_the_file_to_be_started() {
-    let (mut store, mut port) = (store(), Port::default());
-    store.record_settings(&mut port, settings());
-    store.sync(&mut port);
-    assert_eq!(port.pop(), None);
-    store.record(&mut port, &turn_ended(1), settings);
-    store.sync(&mut port);
-    let mut outputs: Vec<_> = std::iter::from_fn(|| port.pop()).collect();
-    store.record_settings(&mut port, settings());
-    outputs.extend(std::iter::from_fn(|| port.pop()));
+    let (mut store, mut outbox) = (store(), Outbox::default());
+    store.record_settings(&mut outbox, settings());
+    store.sync(&mut outbox);
+    assert_eq!(outbox.pop(), None);
+    store.record(&mut outbox, &turn_ended(1), settings);
+    store.sync(&mut outbox);
+    let mut outputs: Vec<_> = std::iter::from_fn(|| outbox.pop()).collect();
+    store.record_settings(&mut outbox, settings());
+    outputs.extend(std::iter::from_fn(|| outbox.pop()));
     assert!(
         matches!(
             &outputs[..],
@@ -167,11 +167,11 @@ fn settings_and_syncs_wait_for_the_file_to_be_started() {
 
 #[test]
 fn nothing_is_written_without_a_directory() {
-    let (mut store, mut port) = (Store::new(None, "s1", "/work", "today"), Port::default());
-    store.record(&mut port, &turn_ended(1), settings);
-    store.sync(&mut port);
-    assert_eq!(port.pop(), None);
-    let answer = store.list(&mut port, "r1".into());
+    let (mut store, mut outbox) = (Store::new(None, "s1", "/work", "today"), Outbox::default());
+    store.record(&mut outbox, &turn_ended(1), settings);
+    store.sync(&mut outbox);
+    assert_eq!(outbox.pop(), None);
+    let answer = store.list(&mut outbox, "r1".into());
     assert_eq!(
         answer,
         Some(SessionsListed {
@@ -183,9 +183,9 @@ fn nothing_is_written_without_a_directory() {
 
 #[test]
 fn list_sessions_read_becomes_its_answer() {
-    let (mut store, mut port) = (store(), Port::default());
-    assert_eq!(store.list(&mut port, "r1".into()), None);
-    let Some(Output::ReadSessions { id, dir }) = port.pop() else {
+    let (mut store, mut outbox) = (store(), Outbox::default());
+    assert_eq!(store.list(&mut outbox, "r1".into()), None);
+    let Some(Output::ReadSessions { id, dir }) = outbox.pop() else {
         panic!("a read of the directory");
     };
     assert_eq!(dir, "/sessions/");
@@ -235,9 +235,9 @@ fn list_sessions_read_becomes_its_answer() {
 
 #[test]
 fn a_directory_that_cannot_be_read_is_said_before_an_empty_answer() {
-    let (mut store, mut port) = (store(), Port::default());
-    store.list(&mut port, "r1".into());
-    let Some(Output::ReadSessions { id, .. }) = port.pop() else {
+    let (mut store, mut outbox) = (store(), Outbox::default());
+    store.list(&mut outbox, "r1".into());
+    let Some(Output::ReadSessions { id, .. }) = outbox.pop() else {
         panic!("a read of the directory");
     };
     let input = Input::SessionsRead {
@@ -282,9 +282,9 @@ fn a_restored_session_shows_every_message_and_keeps_its_view() {
 
 #[test]
 fn a_new_session_starts_its_file_so_its_id_can_be_resumed_before_anything_is_said() {
-    let (mut store, mut port) = (store(), Port::default());
-    store.start(&mut port, &settings());
-    let started = appends(&mut port);
+    let (mut store, mut outbox) = (store(), Outbox::default());
+    store.start(&mut outbox, &settings());
+    let started = appends(&mut outbox);
     assert_eq!(started.len(), 1, "{started:?}");
     assert_eq!(started[0].1, "/sessions/s1.jsonl");
     assert_eq!(started[0].2, lines(&[header(), settings()]));
@@ -294,17 +294,17 @@ fn a_new_session_starts_its_file_so_its_id_can_be_resumed_before_anything_is_sai
     assert!(restored.messages.is_empty());
     assert!(restored.settings.is_some(), "its settings come back");
 
-    store.start(&mut port, &settings());
-    assert_eq!(appends(&mut port), [], "started once");
+    store.start(&mut outbox, &settings());
+    assert_eq!(appends(&mut outbox), [], "started once");
     let result = Ok(());
     store.appended(&Input::FileAppended {
         id: started[0].0,
         result,
     });
-    store.record(&mut port, &turn_ended(1), || {
+    store.record(&mut outbox, &turn_ended(1), || {
         unreachable!("the header is written")
     });
-    assert_eq!(appends(&mut port)[0].2, lines(&[turn_ended(1)]));
+    assert_eq!(appends(&mut outbox)[0].2, lines(&[turn_ended(1)]));
 }
 
 #[test]
@@ -317,8 +317,8 @@ fn a_resumed_or_unkept_session_writes_nothing_at_its_start() {
         Store::resumed(Some("/sessions"), &file),
         Store::new(None, "s1", "/w", "d"),
     ] {
-        let mut port = Port::default();
-        store.start(&mut port, &settings());
-        assert_eq!(appends(&mut port), []);
+        let mut outbox = Outbox::default();
+        store.start(&mut outbox, &settings());
+        assert_eq!(appends(&mut outbox), []);
     }
 }

@@ -15,7 +15,7 @@ use crate::protocol::values::{PermissionReply, QuestionReply};
 
 use super::preview::{self, Preview, Shown};
 use super::work::read_output;
-use super::{Desk, Need, Running, ToolStep, Wait};
+use super::{Desk, Running, Then, ToolStep, Wait};
 use crate::session::owners::Owner;
 use crate::session::tools::args::ToolArgs;
 
@@ -29,14 +29,14 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> ToolStep<At> {
         tool: &str,
         args: ToolArgs,
         rule: Rule,
-    ) -> Option<Need> {
+    ) -> Option<Then> {
         let running = self.running.as_mut()?;
         let shown = match preview::begin(&args, desk.cwd, running.exists) {
             Preview::Nothing => None,
             Preview::Known(shown) => Some(shown),
             Preview::Read(path) => {
-                let effect = desk.port.effect_id(Owner::Tool);
-                desk.port.push(read_output(effect, path, running.opened));
+                let effect = desk.outbox.effect_id(Owner::Tool);
+                desk.outbox.push(read_output(effect, path, running.opened));
                 running.wait = Wait::Previewing {
                     effect,
                     tool: tool.to_owned(),
@@ -55,19 +55,19 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> ToolStep<At> {
         desk: &mut Desk<'_>,
         now: At,
         read: Result<FileContent, String>,
-    ) -> Need {
+    ) -> Then {
         let Some(running) = self.running.as_mut() else {
-            return Need::Wait;
+            return Then::Nothing;
         };
         let Wait::Previewing {
             tool, args, rule, ..
         } = std::mem::replace(&mut running.wait, Wait::Deciding)
         else {
-            return Need::Wait;
+            return Then::Nothing;
         };
         let shown = preview::of_read(&args, desk.cwd, read);
         self.open_prompt(desk, now, &tool, args, rule, Some(shown))
-            .unwrap_or(Need::Wait)
+            .unwrap_or(Then::Nothing)
     }
 
     /// Opens a permission prompt for the running call, showing its change (`shown`: a diff,
@@ -80,7 +80,7 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> ToolStep<At> {
         args: ToolArgs,
         rule: Rule,
         shown: Option<Shown>,
-    ) -> Option<Need> {
+    ) -> Option<Then> {
         desk.ids.prompt += 1;
         let prompt_id = format!("perm_{}", desk.ids.prompt);
         let running = self.running.as_mut()?;
@@ -105,7 +105,7 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> ToolStep<At> {
             args,
             rule,
         };
-        desk.port
+        desk.outbox
             .emit(Event::PermissionRequested(PermissionRequested {
                 id: prompt_id,
                 call_id,
@@ -119,13 +119,13 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> ToolStep<At> {
     }
 
     /// Approves the open permission prompt, if any, as auto-approve (`once`).
-    pub(in crate::session) fn auto_approve(&mut self, desk: &mut Desk<'_>, now: At) -> Need {
+    pub(in crate::session) fn auto_approve(&mut self, desk: &mut Desk<'_>, now: At) -> Then {
         match self.open_permission() {
             Some(prompt_id) => {
                 let reply = PermissionReply::Once;
                 self.settle(desk, now, prompt_id, reply, None, ResolvedBy::AutoApprove)
             }
-            None => Need::Wait,
+            None => Then::Nothing,
         }
     }
 
@@ -145,7 +145,7 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> ToolStep<At> {
         desk: &mut Desk<'_>,
         now: At,
         reply: RespondPermission,
-    ) -> Result<Need, String> {
+    ) -> Result<Then, String> {
         if self.open_permission().as_deref() != Some(reply.id.as_str()) {
             return Err(no_open_prompt(&reply.id));
         }
@@ -161,16 +161,16 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> ToolStep<At> {
         reply: PermissionReply,
         message: Option<String>,
         by: ResolvedBy,
-    ) -> Need {
+    ) -> Then {
         let Some(running) = self.running.as_mut() else {
-            return Need::Wait;
+            return Then::Nothing;
         };
         let Wait::Permission { args, rule, .. } =
             std::mem::replace(&mut running.wait, Wait::Deciding)
         else {
-            return Need::Wait;
+            return Then::Nothing;
         };
-        desk.port
+        desk.outbox
             .emit(Event::PermissionResolved(PermissionResolved {
                 id: prompt_id,
                 reply,
@@ -203,7 +203,7 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> ToolStep<At> {
         desk: &mut Desk<'_>,
         now: At,
         answer: AnswerQuestion,
-    ) -> Result<Need, String> {
+    ) -> Result<Then, String> {
         let open = match &self.running {
             Some(Running {
                 wait: Wait::Question { question_id },
@@ -214,7 +214,7 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> ToolStep<At> {
         if open != Some(answer.id.as_str()) {
             return Err(no_open_question(&answer.id));
         }
-        desk.port.emit(Event::QuestionResolved(QuestionResolved {
+        desk.outbox.emit(Event::QuestionResolved(QuestionResolved {
             id: answer.id,
             reply: answer.reply.clone(),
             by: ResolvedBy::Client,

@@ -15,12 +15,12 @@ use crate::protocol::events::{
 };
 use crate::protocol::values::{Mode, PermissionReply, QuestionReply};
 
-use super::super::port::Port;
+use super::super::outbox::Outbox;
 use super::super::tools::args::ToolArgs;
 use super::super::tools::bash_run::MODEL_OUTPUT_MAX;
 use super::super::tools::shaping::cap_text;
 use super::work::Change;
-use super::{Answered, Desk, Interrupted, Need, ToolStep, Wait};
+use super::{Answered, Desk, Interrupted, Then, ToolStep, Wait};
 
 impl<At: Copy + Ord + Add<Duration, Output = At>> ToolStep<At> {
     /// Decides the running call of the MCP tool `name`, which its server offers as `tool`
@@ -32,7 +32,7 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> ToolStep<At> {
         name: &str,
         tool: Option<OfferedTool>,
         input: Value,
-    ) -> Need {
+    ) -> Then {
         let Some(tool) = tool else {
             let why = format!(
                 "there is no tool {name}: its MCP server may have failed or stopped offering it"
@@ -63,7 +63,7 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> ToolStep<At> {
         now: At,
         status: ToolStatus,
         output: String,
-    ) -> Need {
+    ) -> Then {
         self.end_call(desk, status, output, None);
         self.run_next(desk, now)
     }
@@ -78,7 +78,7 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> ToolStep<At> {
         status: ToolStatus,
         mut output: String,
         images: Vec<ImageData>,
-    ) -> Need {
+    ) -> Then {
         let mut kept = Vec::new();
         for (at, image) in images.into_iter().enumerate() {
             if matches!(
@@ -116,7 +116,7 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> ToolStep<At> {
         };
         self.next += 1;
         if let Some(handle) = running.opened {
-            desk.port.push(Output::CloseOpened { handle });
+            desk.outbox.push(Output::CloseOpened { handle });
         }
         // Every tool output passes here on its way to the model and the client.
         let output = cap_text(desk.redactor.redact(&output).into_owned(), MODEL_OUTPUT_MAX);
@@ -134,7 +134,7 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> ToolStep<At> {
             is_error: status != ToolStatus::Ok,
             images: Vec::new(),
         });
-        desk.port.emit(Event::ToolFinished(ToolFinished {
+        desk.outbox.emit(Event::ToolFinished(ToolFinished {
             call_id: running.call_id,
             status,
             output,
@@ -148,25 +148,25 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> ToolStep<At> {
     /// which tells its server.
     pub(in crate::session) fn interrupt(
         mut self,
-        port: &mut Port,
-        cancel_mcp: impl FnOnce(&mut Port, CallId),
+        outbox: &mut Outbox,
+        cancel_mcp: impl FnOnce(&mut Outbox, CallId),
     ) -> Interrupted {
         let mut cleanup = Vec::new();
         if let Some(running) = self.running.take() {
             // A file is let go of before the turn ends (the harness holds io to that).
             if let Some(handle) = running.opened {
-                port.push(Output::CloseOpened { handle });
+                outbox.push(Output::CloseOpened { handle });
             }
             match running.wait {
                 Wait::Permission { prompt_id, .. } => {
-                    port.emit(Event::PermissionResolved(PermissionResolved {
+                    outbox.emit(Event::PermissionResolved(PermissionResolved {
                         id: prompt_id,
                         reply: PermissionReply::Reject,
                         by: ResolvedBy::Interrupt,
                     }))
                 }
                 Wait::Question { question_id } => {
-                    port.emit(Event::QuestionResolved(QuestionResolved {
+                    outbox.emit(Event::QuestionResolved(QuestionResolved {
                         id: question_id,
                         reply: QuestionReply::Dismissed,
                         by: ResolvedBy::Interrupt,
@@ -175,10 +175,10 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> ToolStep<At> {
                 Wait::Effect { effect, work, .. } if work.is_command() => {
                     cleanup.push(Output::Kill { id: effect });
                 }
-                Wait::Mcp { call } => cancel_mcp(port, call),
+                Wait::Mcp { call } => cancel_mcp(outbox, call),
                 _ => {}
             }
-            port.emit(Event::ToolFinished(ToolFinished {
+            outbox.emit(Event::ToolFinished(ToolFinished {
                 call_id: running.call_id,
                 status: ToolStatus::Interrupted,
                 output: "interrupted by the user".to_owned(),

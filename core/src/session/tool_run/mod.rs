@@ -2,7 +2,7 @@
 //! the work (`work.rs`, a machine of its own), the prompts and questions a call waits on
 //! (`asking.rs`), and the results the model gets back. It borrows what it needs of the
 //! session for one call ([`Desk`]) and answers with what it needs of the rooms it does not
-//! own ([`Need`]): the review's tools, the MCP servers, and the model once every call has
+//! own ([`Then`]): the review's tools, the MCP servers, and the model once every call has
 //! its result. Time is whatever the caller measures deadlines in (`Instant` in a session),
 //! so tests drive it without a clock.
 
@@ -25,20 +25,20 @@ use crate::effects::{EffectId, FileIdentity, FileKind, Input, OpenFor, Output};
 use crate::mcp::CallId;
 use crate::model::conversation::Block;
 use crate::permissions::Decision;
-use crate::permissions::redact::Redactor;
 use crate::permissions::rules::Rule;
 use crate::protocol::events::{
     Event, FilesChanged, PlanUpdated, QuestionAsked, ToolStarted, ToolStatus,
 };
 use crate::protocol::values::Mode;
+use crate::redact::Redactor;
 
+use super::outbox::Outbox;
 use super::owners::Owner;
-use super::port::Port;
 use super::tool_gate::ToolGate;
 use super::tools::args::ToolArgs;
 use super::tools::definitions::{PLAN_TOOLS, REVIEW_TOOLS};
-use super::tools::paths::resolve;
 use super::tools::views::title;
+use crate::paths::resolve;
 use work::{Begun, Progress, Work};
 
 /// The numbers behind call and prompt ids, which run on across the session's turns.
@@ -50,7 +50,7 @@ pub(super) struct CallIds {
 
 /// What the tool run borrows of the session for one input.
 pub(super) struct Desk<'a> {
-    pub port: &'a mut Port,
+    pub outbox: &'a mut Outbox,
     /// The rules and places every call is decided by; an `always` reply adds a rule.
     pub gate: &'a mut ToolGate,
     /// What output and titles must not show.
@@ -69,9 +69,10 @@ pub(super) struct Desk<'a> {
 
 /// What the tool run needs of the rest of the session to go on.
 #[derive(Debug)]
-pub(super) enum Need {
-    /// The running call waits for io, the user or an MCP server: nothing to do.
-    Wait,
+#[must_use]
+pub(super) enum Then {
+    /// Nothing: the running call waits for io, the user or an MCP server.
+    Nothing,
     /// The running call is one of the review's tools, which touch only the review session:
     /// its result goes back through [`ToolStep::finish`].
     Review { name: String, input: Value },
@@ -189,13 +190,13 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> ToolStep<At> {
     }
 
     /// Starts the next call, or hands back the results when every call has one.
-    pub(super) fn run_next(&mut self, desk: &mut Desk<'_>, now: At) -> Need {
+    pub(super) fn run_next(&mut self, desk: &mut Desk<'_>, now: At) -> Then {
         loop {
             if self.running.is_some() {
-                return Need::Wait;
+                return Then::Nothing;
             }
             let Some((provider_id, name, input)) = self.calls.get(self.next).cloned() else {
-                return Need::Answered(Answered {
+                return Then::Answered(Answered {
                     results: std::mem::take(&mut self.results),
                     changed_files: self.changed_files,
                 });
@@ -204,7 +205,7 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> ToolStep<At> {
             let call_id = format!("call_{}", desk.ids.call);
             let parsed = ToolArgs::parse(&name, &input);
             let tool_input = input.clone();
-            desk.port.emit(Event::ToolStarted(ToolStarted {
+            desk.outbox.emit(Event::ToolStarted(ToolStarted {
                 call_id: call_id.clone(),
                 name: name.clone(),
                 title: title(desk.redactor, &name, &input),
@@ -219,11 +220,11 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> ToolStep<At> {
             });
             if REVIEW_TOOLS.contains(&name.as_str()) {
                 let input = tool_input;
-                return Need::Review { name, input };
+                return Then::Review { name, input };
             }
             if crate::mcp::names::is_mcp(&name) {
                 let input = tool_input;
-                return Need::McpTool { name, input };
+                return Then::McpTool { name, input };
             }
             let args = match parsed {
                 Err(error) => {
@@ -243,7 +244,7 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> ToolStep<At> {
                         self.end_call(desk, ToolStatus::Denied, reason, None);
                         continue;
                     }
-                    let effect = desk.port.effect_id(Owner::Tool);
+                    let effect = desk.outbox.effect_id(Owner::Tool);
                     // A file a call reads or writes is opened first and decided on as opened,
                     // so what is decided is what is then read or replaced.
                     let output = match &args {
@@ -270,7 +271,7 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> ToolStep<At> {
                             args,
                         };
                     }
-                    desk.port.push(output);
+                    desk.outbox.push(output);
                 }
                 None => {
                     if let Some(need) = self.decide(desk, now, &name, args, None) {
@@ -290,7 +291,7 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> ToolStep<At> {
         tool: &str,
         args: ToolArgs,
         requested: Option<String>,
-    ) -> Option<Need> {
+    ) -> Option<Then> {
         let decision = desk.gate.verdict(tool, &args, requested.as_deref());
         self.follow_decision(desk, now, tool, args, decision)
     }
@@ -303,7 +304,7 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> ToolStep<At> {
         tool: &str,
         args: ToolArgs,
         decision: Decision,
-    ) -> Option<Need> {
+    ) -> Option<Then> {
         match decision {
             Decision::Deny { reason } => {
                 self.end_call(desk, ToolStatus::Denied, reason, None);
@@ -324,7 +325,7 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> ToolStep<At> {
         now: At,
         result: Result<String, String>,
         identity: Option<FileIdentity>,
-    ) -> Need {
+    ) -> Then {
         if identity.is_some_and(|id| desk.gate.is_env_file(&id)) {
             // Another name for a `.env` file (a hard link): denied as the file itself is.
             let tool = match &self.running {
@@ -332,13 +333,13 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> ToolStep<At> {
                     wait: Wait::Resolving { tool, .. },
                     ..
                 }) => tool.clone(),
-                _ => return Need::Wait,
+                _ => return Then::Nothing,
             };
             let reason = format!("{tool} of .env files is denied: they hold secrets");
             return self.finish(desk, now, ToolStatus::Denied, reason);
         }
         let Some(running) = self.running.as_mut() else {
-            return Need::Wait;
+            return Then::Nothing;
         };
         let Wait::Resolving {
             tool,
@@ -347,7 +348,7 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> ToolStep<At> {
             ..
         } = std::mem::replace(&mut running.wait, Wait::Deciding)
         else {
-            return Need::Wait;
+            return Then::Nothing;
         };
         match result {
             // io names what it opened by an absolute path; anything else is not a file a tool
@@ -382,8 +383,8 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> ToolStep<At> {
     }
 
     /// Starts the work of an allowed call; the MCP call to send, if it is one.
-    fn execute(&mut self, desk: &mut Desk<'_>, now: At, args: ToolArgs) -> Option<Need> {
-        let id = desk.port.effect_id(Owner::Tool);
+    fn execute(&mut self, desk: &mut Desk<'_>, now: At, args: ToolArgs) -> Option<Then> {
+        let id = desk.outbox.effect_id(Owner::Tool);
         let cx = work::Context {
             cwd: desk.cwd,
             redactor: desk.redactor,
@@ -399,7 +400,7 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> ToolStep<At> {
                     work,
                     deadline,
                 };
-                desk.port.push(output);
+                desk.outbox.push(output);
                 return None;
             }
             Begun::Not(args) => args,
@@ -410,14 +411,14 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> ToolStep<At> {
                 options,
                 multiple,
             } => {
-                desk.port.owners().forget(id);
+                desk.outbox.owners().forget(id);
                 desk.ids.prompt += 1;
                 let question_id = format!("q_{}", desk.ids.prompt);
                 running.wait = Wait::Question {
                     question_id: question_id.clone(),
                 };
                 let call_id = running.call_id.clone();
-                desk.port.emit(Event::QuestionAsked(QuestionAsked {
+                desk.outbox.emit(Event::QuestionAsked(QuestionAsked {
                     id: question_id,
                     call_id,
                     question,
@@ -428,15 +429,16 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> ToolStep<At> {
             }
             ToolArgs::Mcp { name, input, .. } => {
                 // The MCP machine issues its own effects.
-                desk.port.owners().forget(id);
+                desk.outbox.owners().forget(id);
                 let call = CallId(desk.ids.call);
                 running.wait = Wait::Mcp { call };
-                Some(Need::SendMcp { call, name, input })
+                Some(Then::SendMcp { call, name, input })
             }
             ToolArgs::UpdatePlan { entries } => {
-                desk.port.owners().forget(id);
+                desk.outbox.owners().forget(id);
                 let steps = entries.len();
-                desk.port.emit(Event::PlanUpdated(PlanUpdated { entries }));
+                desk.outbox
+                    .emit(Event::PlanUpdated(PlanUpdated { entries }));
                 let text = format!("Plan updated ({steps} steps).");
                 self.end_call(desk, ToolStatus::Ok, text, None);
                 None
@@ -447,13 +449,13 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> ToolStep<At> {
     }
 
     /// Takes a file, process or search result for the running call.
-    pub(super) fn handle(&mut self, desk: &mut Desk<'_>, now: At, input: Input<'_>) -> Need {
+    pub(super) fn handle(&mut self, desk: &mut Desk<'_>, now: At, input: Input<'_>) -> Then {
         if let Some(close) = unwanted_open(&input).filter(|_| !self.awaits_open_of(&input)) {
-            desk.port.push(close);
-            return Need::Wait;
+            desk.outbox.push(close);
+            return Then::Nothing;
         }
         let Some(running) = self.running.as_mut() else {
-            return Need::Wait;
+            return Then::Nothing;
         };
         match (&running.wait, &input) {
             (Wait::Resolving { effect, .. }, Input::PathResolved { id, result })
@@ -487,33 +489,33 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> ToolStep<At> {
             return self.previewed(desk, now, result);
         }
         let Wait::Effect { effect, work, .. } = &mut running.wait else {
-            return Need::Wait;
+            return Then::Nothing;
         };
         let effect = *effect;
         match work.take(input, effect, &running.call_id, desk.gate, desk.redactor) {
-            Progress::Unrelated => Need::Wait,
+            Progress::Unrelated => Then::Nothing,
             Progress::Shown(delta) => {
-                desk.port.emit(delta);
-                Need::Wait
+                desk.outbox.emit(delta);
+                Then::Nothing
             }
             Progress::Write { path, bytes, then } => {
-                let id = desk.port.effect_id(Owner::Tool);
+                let id = desk.outbox.effect_id(Owner::Tool);
                 running.wait = Wait::Effect {
                     effect: id,
                     work: *then,
                     deadline: None,
                 };
                 let output = work::write_output(id, path, bytes, &mut running.opened);
-                desk.port.push(output);
-                Need::Wait
+                desk.outbox.push(output);
+                Then::Nothing
             }
             Progress::Done(done) => {
                 if let Some(shown) = done.shown {
-                    desk.port.emit(shown);
+                    desk.outbox.emit(shown);
                 }
                 if let Some(path) = done.changed {
                     self.changed_files = true;
-                    desk.port
+                    desk.outbox
                         .emit(Event::FilesChanged(FilesChanged { paths: vec![path] }));
                 }
                 self.end_call(desk, done.status, done.text, done.change);
@@ -524,7 +526,7 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> ToolStep<At> {
 
     /// A bash call ran out of time at `now`: kill its process group; its exit finishes the
     /// call.
-    pub(super) fn handle_timeout(&mut self, port: &mut Port, now: At) {
+    pub(super) fn handle_timeout(&mut self, outbox: &mut Outbox, now: At) {
         if let Some(Running {
             wait:
                 Wait::Effect {
@@ -537,7 +539,7 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> ToolStep<At> {
             && *deadline <= now
             && work.time_out()
         {
-            port.push(Output::Kill { id: *effect });
+            outbox.push(Output::Kill { id: *effect });
         }
     }
 

@@ -7,8 +7,8 @@ use crate::effects::FileContent;
 use crate::review::unified::file_diff;
 
 use super::super::tools::args::ToolArgs;
-use super::super::tools::paths::resolve;
 use super::work::{edit_of, whole_text};
+use crate::paths::resolve;
 
 /// The diff a prompt shows, or why it shows none.
 pub(super) type Shown = Result<String, String>;

@@ -19,7 +19,7 @@ const CWD: &str = "/work/p";
 
 /// What the machine borrows, kept between inputs.
 struct Bench {
-    port: Port,
+    outbox: Outbox,
     gate: ToolGate,
     redactor: Redactor,
     ids: CallIds,
@@ -31,7 +31,7 @@ impl Bench {
     fn new(mode: Mode) -> Self {
         let permissions = Permissions::new(PermissionMode::Default, RuleSet::default());
         Self {
-            port: Port::default(),
+            outbox: Outbox::default(),
             gate: ToolGate::new(CWD, permissions, Vec::new(), Vec::new()),
             redactor: Redactor::new(["s3cret-value".to_owned()]),
             ids: CallIds::default(),
@@ -42,7 +42,7 @@ impl Bench {
 
     fn desk(&mut self) -> Desk<'_> {
         Desk {
-            port: &mut self.port,
+            outbox: &mut self.outbox,
             gate: &mut self.gate,
             redactor: &self.redactor,
             cwd: CWD,
@@ -56,7 +56,7 @@ impl Bench {
 
     /// Everything queued since the last look.
     fn outputs(&mut self) -> Vec<Output> {
-        std::iter::from_fn(|| self.port.pop()).collect()
+        std::iter::from_fn(|| self.outbox.pop()).collect()
     }
 
     /// The events among `outputs`, by their wire names.
@@ -80,9 +80,9 @@ fn step(calls: &[(&str, Value)]) -> ToolStep<Ms> {
     ToolStep::new(calls)
 }
 
-fn answered(need: Need) -> Answered {
+fn answered(need: Then) -> Answered {
     match need {
-        Need::Answered(answered) => answered,
+        Then::Answered(answered) => answered,
         other => panic!("not answered: {other:?}"),
     }
 }
@@ -125,7 +125,7 @@ fn a_read_is_opened_then_decided_then_read_and_its_result_is_redacted() {
     let mut tools = step(&[("read", json!({"path": "a.txt"}))]);
     assert!(matches!(
         tools.run_next(&mut bench.desk(), Ms(0)),
-        Need::Wait
+        Then::Nothing
     ));
     let outputs = bench.outputs();
     assert_eq!(Bench::events(&outputs), ["tool_started"]);
@@ -143,7 +143,7 @@ fn a_read_is_opened_then_decided_then_read_and_its_result_is_redacted() {
             result: Ok(opened),
         },
     );
-    assert!(matches!(need, Need::Wait));
+    assert!(matches!(need, Then::Nothing));
     let read = effect(&bench.outputs(), "read");
     let content = FileContent::whole(b"token=s3cret-value\n".to_vec());
     let need = tools.handle(
@@ -196,7 +196,7 @@ fn a_prompt_waits_for_its_own_reply_and_always_grants_the_rule_for_the_next_call
     let mut tools = step(&[("bash", touch.clone()), ("bash", touch)]);
     assert!(matches!(
         tools.run_next(&mut bench.desk(), Ms(0)),
-        Need::Wait
+        Then::Nothing
     ));
     assert_eq!(
         Bench::events(&bench.outputs()),
@@ -219,7 +219,7 @@ fn a_prompt_waits_for_its_own_reply_and_always_grants_the_rule_for_the_next_call
         Ms(1),
         reply("perm_1", PermissionReply::Always),
     );
-    assert!(matches!(need, Ok(Need::Wait)));
+    assert!(matches!(need, Ok(Then::Nothing)));
     let outputs = bench.outputs();
     assert_eq!(Bench::events(&outputs), ["permission_resolved"]);
     let first = effect(&outputs, "spawn");
@@ -229,7 +229,7 @@ fn a_prompt_waits_for_its_own_reply_and_always_grants_the_rule_for_the_next_call
     };
     assert!(matches!(
         tools.handle(&mut bench.desk(), Ms(2), exited),
-        Need::Wait
+        Then::Nothing
     ));
     let outputs = bench.outputs();
     assert_eq!(Bench::events(&outputs), ["tool_finished", "tool_started"]);
@@ -249,7 +249,7 @@ fn under_auto_approve_a_prompt_is_approved_as_it_opens() {
     let mut tools = step(&[("bash", json!({"command": "touch made"}))]);
     assert!(matches!(
         tools.run_next(&mut bench.desk(), Ms(0)),
-        Need::Wait
+        Then::Nothing
     ));
     let outputs = bench.outputs();
     assert_eq!(
@@ -268,15 +268,15 @@ fn a_command_past_its_deadline_is_killed_once_and_its_exit_ends_the_call() {
     let mut bench = Bench::new(Mode::Build);
     bench.auto_approve = true;
     let mut tools = step(&[("bash", json!({"command": "sleep 9", "timeout_ms": 50}))]);
-    tools.run_next(&mut bench.desk(), Ms(100));
+    let _ = tools.run_next(&mut bench.desk(), Ms(100));
     let spawned = effect(&bench.outputs(), "spawn");
     assert_eq!(tools.deadline(), Some(Ms(150)));
-    tools.handle_timeout(&mut bench.port, Ms(149));
+    tools.handle_timeout(&mut bench.outbox, Ms(149));
     assert!(bench.outputs().is_empty(), "killed early");
-    tools.handle_timeout(&mut bench.port, Ms(150));
+    tools.handle_timeout(&mut bench.outbox, Ms(150));
     let kills = bench.outputs();
     assert!(matches!(kills[..], [Output::Kill { id }] if id == spawned));
-    tools.handle_timeout(&mut bench.port, Ms(151));
+    tools.handle_timeout(&mut bench.outbox, Ms(151));
     assert!(bench.outputs().is_empty(), "killed twice");
     let exited = Input::ProcessExited {
         id: spawned,
@@ -295,7 +295,7 @@ fn a_question_takes_its_answer_and_an_interrupt_settles_the_prompt_and_answers_e
         ("bash", json!({"command": "touch made"})),
         ("read", json!({"path": "later.txt"})),
     ]);
-    tools.run_next(&mut bench.desk(), Ms(0));
+    let _ = tools.run_next(&mut bench.desk(), Ms(0));
     assert_eq!(
         Bench::events(&bench.outputs()),
         ["tool_started", "question_asked"]
@@ -306,7 +306,7 @@ fn a_question_takes_its_answer_and_an_interrupt_settles_the_prompt_and_answers_e
     };
     assert!(matches!(
         tools.answer_question(&mut bench.desk(), Ms(1), answer),
-        Ok(Need::Wait)
+        Ok(Then::Nothing)
     ));
     assert_eq!(
         Bench::events(&bench.outputs()),
@@ -317,7 +317,7 @@ fn a_question_takes_its_answer_and_an_interrupt_settles_the_prompt_and_answers_e
             "permission_requested"
         ]
     );
-    let interrupted = tools.interrupt(&mut bench.port, |_, _| panic!("no MCP call runs"));
+    let interrupted = tools.interrupt(&mut bench.outbox, |_, _| panic!("no MCP call runs"));
     assert!(interrupted.cleanup.is_empty(), "nothing ran");
     assert_eq!(
         Bench::events(&bench.outputs()),
@@ -342,17 +342,17 @@ fn review_and_mcp_calls_go_to_the_session_and_their_ends_come_back() {
         ("mcp__files__gone", json!({})),
         ("mcp__files__read", json!({"path": "a"})),
     ]);
-    let Need::Review { name, .. } = tools.run_next(&mut bench.desk(), Ms(0)) else {
+    let Then::Review { name, .. } = tools.run_next(&mut bench.desk(), Ms(0)) else {
         panic!("the review's tool is the session's");
     };
     assert_eq!(name, "add_finding");
-    let Need::McpTool { name, input } =
+    let Then::McpTool { name, input } =
         tools.finish(&mut bench.desk(), Ms(1), ToolStatus::Ok, "noted".into())
     else {
         panic!("an MCP tool is looked up by the session");
     };
     assert_eq!(name, "mcp__files__gone");
-    let Need::McpTool { name, input } =
+    let Then::McpTool { name, input } =
         tools.decide_mcp(&mut bench.desk(), Ms(2), &name, None, input)
     else {
         panic!("the next MCP tool");
@@ -366,7 +366,7 @@ fn review_and_mcp_calls_go_to_the_session_and_their_ends_come_back() {
         read_only: true,
     };
     let need = tools.decide_mcp(&mut bench.desk(), Ms(3), &name, Some(offered), input);
-    let Need::SendMcp { call, name, input } = need else {
+    let Then::SendMcp { call, name, input } = need else {
         panic!("an allowed MCP call is sent: {need:?}");
     };
     assert_eq!(

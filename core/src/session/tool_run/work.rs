@@ -6,15 +6,15 @@
 use std::time::Duration;
 
 use crate::effects::{EffectId, FileContent, Input, Output, Stream};
-use crate::permissions::redact::Redactor;
 use crate::protocol::events::{Event, FileBefore, OutputStream, ToolStatus};
+use crate::redact::Redactor;
 
 use super::super::tool_gate::ToolGate;
 use super::super::tools::args::ToolArgs;
 use super::super::tools::bash_run::BashOutput;
-use super::super::tools::paths::{Resolved, resolve};
 use super::super::tools::shaping::apply_edit;
 use super::super::tools::views::{glob_view, grep_view, read_view, under};
+use crate::paths::{Resolved, resolve};
 use crate::review::unified::file_diff;
 
 /// The largest file `read` shows (from its start), `edit` changes and a write or an edit shows

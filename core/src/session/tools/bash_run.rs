@@ -5,8 +5,8 @@
 
 use std::time::Duration;
 
-use crate::permissions::redact::{Redactor, TextStream};
 use crate::protocol::events::{Event, OutputStream, ToolOutputDelta, ToolStatus};
+use crate::redact::{Redactor, TextStream};
 
 use super::shaping::CappedOutput;
 

@@ -5,8 +5,8 @@
 use serde_json::Value;
 
 use crate::effects::{FileContent, SearchHit};
-use crate::permissions::redact::Redactor;
 use crate::protocol::events::ToolStatus;
+use crate::redact::Redactor;
 
 use super::shaping::{is_binary, numbered_lines};
 

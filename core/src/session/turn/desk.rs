@@ -1,4 +1,4 @@
-//! What the turns borrow of the session for one call ([`TurnDesk`]): the port and the store
+//! What the turns borrow of the session for one call ([`TurnDesk`]): the outbox and the store
 //! they write through, the random numbers for back-off, the server probes' answers, and the
 //! settings and facts a request is built from. The session lends it with `turn_desk!`, so the
 //! borrow is of those fields alone and the turns machine stays free.
@@ -7,19 +7,19 @@ use crate::config::{Providers, Timings};
 use crate::mcp::Mcp;
 use crate::model::catalogue::{ModelRef, Provider};
 use crate::model::conversation::ToolSpec;
-use crate::permissions::redact::Redactor;
 use crate::protocol::events::{Event, ModelInfo, StateChanged};
 use crate::protocol::values::{Mode, PermissionMode, Thinking};
+use crate::redact::Redactor;
 use crate::rng::Rng;
-use crate::session::context::Context;
-use crate::session::port::Port;
+use crate::session::outbox::Outbox;
+use crate::session::project_context::ProjectContext;
 use crate::session::server_probe::{Said, ServerProbes};
 use crate::session::store::{Store, settings_record};
 use crate::store::Record;
 
 /// The session's parts a turn works with, lent for one call.
 pub(in crate::session) struct TurnDesk<'a> {
-    pub(in crate::session) port: &'a mut Port,
+    pub(in crate::session) outbox: &'a mut Outbox,
     pub(in crate::session) store: &'a mut Store,
     pub(in crate::session) rng: &'a mut Rng,
     pub(in crate::session) probes: &'a mut ServerProbes,
@@ -31,7 +31,7 @@ pub(in crate::session) struct TurnDesk<'a> {
     pub(in crate::session) cwd: &'a str,
     pub(in crate::session) platform: &'a str,
     pub(in crate::session) today: &'a str,
-    pub(in crate::session) context: &'a Context,
+    pub(in crate::session) context: &'a ProjectContext,
     pub(in crate::session) redactor: &'a Redactor,
     /// Whether `ask_user` is offered: someone can answer it.
     pub(in crate::session) questions: bool,
@@ -48,12 +48,14 @@ impl TurnDesk<'_> {
     /// Appends `record` to the session file (its header first, with the settings in force).
     pub(in crate::session) fn record(&mut self, record: &Record) {
         let (model, mode, thinking) = (self.model, self.mode, self.thinking);
-        (self.store).record(self.port, record, || settings_record(model, mode, thinking));
+        (self.store).record(self.outbox, record, || {
+            settings_record(model, mode, thinking)
+        });
     }
 
     /// Makes what the session file holds durable.
     pub(in crate::session) fn sync_store(&mut self) {
-        self.store.sync(self.port);
+        self.store.sync(self.outbox);
     }
 
     /// The model to ask, or why there is none that can be used.
@@ -119,7 +121,7 @@ impl TurnDesk<'_> {
             auto_approve: self.auto_approve,
             trust_project: self.trust_project,
         };
-        self.port.emit(Event::StateChanged(state));
+        self.outbox.emit(Event::StateChanged(state));
     }
 
     /// Takes what a server said of a model, if it is still the current one: its window, and
@@ -156,7 +158,7 @@ impl TurnDesk<'_> {
 macro_rules! turn_desk {
     ($session:expr) => {
         $crate::session::turn::TurnDesk {
-            port: &mut $session.port,
+            outbox: &mut $session.outbox,
             store: &mut $session.store,
             rng: &mut $session.rng,
             probes: &mut $session.probes,

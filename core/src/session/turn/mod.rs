@@ -5,11 +5,12 @@
 //! the tool-run machine, and ends when the model ends its answer, fails, or the client
 //! interrupts. What it needs of the session's other rooms comes back as a [`Then`]; what it
 //! borrows of the session for one call is a [`TurnDesk`] (`desk.rs`, with `turn_desk!`, which
-//! lends it); following the `Then` is the session's routing (`routes/conversation.rs`).
+//! lends it); following the `Then` is the session's routing (`routes.rs`).
 
 mod compaction;
 mod desk;
 mod requests;
+mod routes;
 mod running;
 mod tally;
 #[cfg(test)]
@@ -24,8 +25,8 @@ use std::collections::VecDeque;
 use std::ops::Add;
 use std::time::{Duration, Instant};
 
+use crate::config::prepare::IssueContext;
 use crate::effects::Output;
-use crate::github::startup::IssueContext;
 use crate::model::conversation::{Block, Message, Role};
 use crate::protocol::actions::Image;
 use crate::protocol::events::{
@@ -35,7 +36,7 @@ use crate::protocol::values::{TurnEndReason, TurnSource};
 use crate::store::{Record, Writer};
 
 use super::conversation::Conversation;
-use super::review_turns::ReviewTask;
+use super::guided_review::turns::ReviewTask;
 use super::tool_run::{Answered, ToolStep};
 use running::{Step, TurnKind};
 
@@ -158,10 +159,11 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Turns<At> {
         source: TurnSource,
     ) -> Then {
         if self.running.is_some() {
-            desk.port.emit(Event::UserMessageQueued(UserMessageQueued {
-                text: queued.text.clone(),
-                position: u32::try_from(self.queue.len() + 1).unwrap_or(u32::MAX),
-            }));
+            desk.outbox
+                .emit(Event::UserMessageQueued(UserMessageQueued {
+                    text: queued.text.clone(),
+                    position: u32::try_from(self.queue.len() + 1).unwrap_or(u32::MAX),
+                }));
             self.queue.push_back(queued);
             Then::Nothing
         } else {
@@ -199,7 +201,7 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Turns<At> {
         let turn = Turn::new(id.clone(), TurnKind::Conversation, priced);
         self.running = Some(turn.for_review(message.review));
         desk.emit_state(true);
-        desk.port.emit(Event::TurnStarted(TurnStarted {
+        desk.outbox.emit(Event::TurnStarted(TurnStarted {
             turn_id: id,
             source,
         }));
@@ -329,7 +331,7 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Turns<At> {
                 step,
                 idle_deadline,
             } if *idle_deadline <= now => {
-                desk.port.push(Output::CancelHttp { id: step.http() });
+                desk.outbox.push(Output::CancelHttp { id: step.http() });
                 let seconds = desk.timings.model_idle_timeout.as_secs_f64();
                 let silence = format!("the model sent nothing for {seconds}s");
                 let outcome = step.broke(silence.clone(), silence);
@@ -396,8 +398,8 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Turns<At> {
             cost_usd,
         });
         let usage = turn.tally.frame(desk.context_window(), self.cost_usd);
-        desk.port.emit(Event::TurnUsage(usage));
-        desk.port.emit(Event::TurnEnded(TurnEnded {
+        desk.outbox.emit(Event::TurnUsage(usage));
+        desk.outbox.emit(Event::TurnEnded(TurnEnded {
             turn_id: turn.id,
             reason,
             error,
@@ -442,6 +444,6 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Turns<At> {
 /// Shows what `step` still holds back of its last block: its stream is over.
 fn show_rest(desk: &mut TurnDesk<'_>, step: &mut super::model_step::ModelStep) {
     if let Some(frame) = step.rest() {
-        desk.port.emit(frame);
+        desk.outbox.emit(frame);
     }
 }

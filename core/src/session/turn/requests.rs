@@ -5,6 +5,7 @@
 use std::ops::Add;
 use std::time::Duration;
 
+use crate::effects::HttpRequest;
 use crate::effects::{EffectId, Input, Output};
 use crate::model::anthropic::{self, AnthropicStream};
 use crate::model::assembler::MessageAssembler;
@@ -12,14 +13,12 @@ use crate::model::catalogue::Provider;
 use crate::model::conversation::ToolSpec;
 use crate::model::conversation::{Block, Message, Role};
 use crate::model::openai::{self, OpenAiStream};
-use crate::model::wire::{
-    Endpoint, HttpRequest, ModelCall, ModelEvent, StopReason, StreamDecoder, Usage,
-};
+use crate::model::wire::{Endpoint, ModelCall, ModelEvent, StopReason, StreamDecoder, Usage};
 use crate::protocol::events::{Event, ModelRetrying};
 use crate::protocol::values::{CompactionTrigger, TurnEndReason};
+use crate::session::guided_review::turns::ReviewTask;
 use crate::session::model_step::{ModelStep, Outcome, Sent, retry_delay};
 use crate::session::owners::Owner;
-use crate::session::review_turns::ReviewTask;
 use crate::session::tools::definitions::tools_for;
 use crate::store::Record;
 
@@ -110,7 +109,7 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Turns<At> {
         request: HttpRequest,
         decoder: Box<dyn StreamDecoder>,
     ) {
-        let http = desk.port.effect_id(Owner::Model);
+        let http = desk.outbox.effect_id(Owner::Model);
         let sent = Sent {
             http,
             attempt,
@@ -122,7 +121,7 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Turns<At> {
         if let Some(turn) = self.running.as_mut() {
             turn.await_model(ModelStep::new(sent, decoder), idle_deadline);
         }
-        desk.port.push(Output::HttpRequest { id: http, request });
+        desk.outbox.push(Output::HttpRequest { id: http, request });
     }
 
     /// The model step waiting on `id`, which just heard from it at `now`.
@@ -194,12 +193,12 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Turns<At> {
             match step.event(event, show) {
                 Ok(frames) => {
                     for frame in frames.into_iter().flatten() {
-                        desk.port.emit(frame);
+                        desk.outbox.emit(frame);
                     }
                 }
                 Err(outcome) => {
                     let http = step.http();
-                    desk.port.push(Output::CancelHttp { id: http });
+                    desk.outbox.push(Output::CancelHttp { id: http });
                     return self.model_outcome(desk, now, outcome);
                 }
             }
@@ -358,7 +357,7 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Turns<At> {
         if let Some(turn) = self.running.as_mut() {
             turn.back_off(attempt + 1, now + delay);
         }
-        desk.port.emit(Event::ModelRetrying(ModelRetrying {
+        desk.outbox.emit(Event::ModelRetrying(ModelRetrying {
             attempt: attempt + 1,
             delay_ms: u64::try_from(delay.as_millis()).unwrap_or(u64::MAX),
             reason,

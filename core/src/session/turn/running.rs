@@ -11,8 +11,8 @@ use crate::protocol::events::TurnSteered;
 
 use super::compaction::TurnCompaction;
 use super::tally::Tally;
+use crate::session::guided_review::turns::ReviewTask;
 use crate::session::model_step::ModelStep;
-use crate::session::review_turns::ReviewTask;
 use crate::session::tool_run::ToolStep;
 
 /// A running turn, or a compaction the client asked for (which runs like a turn that only

@@ -15,12 +15,12 @@ use crate::mcp::config::HostEnv;
 use crate::mcp::{Mcp, McpSettings};
 use crate::model::catalogue::ModelRef;
 use crate::model::wire::Endpoint;
-use crate::permissions::redact::Redactor;
 use crate::protocol::actions::Compact;
 use crate::protocol::values::{Mode, PermissionMode, Thinking};
+use crate::redact::Redactor;
 use crate::rng::Rng;
-use crate::session::context::Context;
-use crate::session::port::Port;
+use crate::session::outbox::Outbox;
+use crate::session::project_context::ProjectContext;
 use crate::session::server_probe::ServerProbes;
 use crate::session::store::Store;
 use crate::session::test_clock::Ms;
@@ -29,14 +29,14 @@ const CWD: &str = "/work/p";
 
 /// What the machine borrows, kept between inputs.
 struct Bench {
-    port: Port,
+    outbox: Outbox,
     store: Store,
     rng: Rng,
     probes: ServerProbes,
     model: Option<ModelRef>,
     providers: Providers,
     timings: Timings,
-    context: Context,
+    context: ProjectContext,
     redactor: Redactor,
     mcp: Mcp,
 }
@@ -60,7 +60,7 @@ impl Bench {
             },
         );
         Self {
-            port: Port::default(),
+            outbox: Outbox::default(),
             store: Store::new(None, "s1", CWD, "2026-12-02"),
             rng: Rng::new(7),
             probes: ServerProbes::default(),
@@ -73,7 +73,7 @@ impl Bench {
                 openai: None,
             },
             timings,
-            context: Context::found_nothing(),
+            context: ProjectContext::found_nothing(),
             redactor: Redactor::new(Vec::<String>::new()),
             mcp,
         }
@@ -81,7 +81,7 @@ impl Bench {
 
     fn desk(&mut self) -> TurnDesk<'_> {
         TurnDesk {
-            port: &mut self.port,
+            outbox: &mut self.outbox,
             store: &mut self.store,
             rng: &mut self.rng,
             probes: &mut self.probes,
@@ -105,7 +105,7 @@ impl Bench {
 
     /// Everything queued since the last look.
     fn outputs(&mut self) -> Vec<Output> {
-        std::iter::from_fn(|| self.port.pop()).collect()
+        std::iter::from_fn(|| self.outbox.pop()).collect()
     }
 }
 
@@ -425,14 +425,14 @@ fn an_interrupt_keeps_what_was_shown_and_cancels_the_stream_after_the_end() {
 #[test]
 fn a_turn_waits_for_the_start_up_probes_and_a_missing_model_ends_it_with_the_setup_hint() {
     let mut bench = Bench::new();
-    bench.context = Context::default();
+    bench.context = ProjectContext::default();
     let mut turns = Turns::<Ms>::new(None);
     let _ = turns.submit(&mut bench.desk(), Ms(0), message("hi"), TurnSource::User);
     assert!(
         requests(&bench.outputs()).is_empty(),
         "no request before the probes"
     );
-    bench.context = Context::found_nothing();
+    bench.context = ProjectContext::found_nothing();
     assert!(matches!(
         turns.context_ready(&mut bench.desk(), Ms(1)),
         Then::Nothing

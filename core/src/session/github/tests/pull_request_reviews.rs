@@ -11,20 +11,21 @@ fn a_pull_request_loaded_as_a_review_reads_its_head_then_leaves_its_diff_to_the_
         repository: Some("x/y".into()),
     };
     let shell = fake::shell(&rig.timings, &rig.unset);
-    let then = (rig.machine).load_review(&mut rig.port, &shell, at(0), "r".into(), target.clone());
-    assert_eq!(then, None);
+    let then =
+        (rig.machine).load_review(&mut rig.outbox, &shell, at(0), "r".into(), target.clone());
+    assert_eq!(then, Then::Nothing);
     let (head, then) = rig.ok(at(1), r#"{"headRefOid":"feed"}"#);
     assert_eq!(head.line(), "gh pr view 9 --json headRefOid --repo x/y");
-    assert_eq!(then, None);
+    assert_eq!(then, Then::Nothing);
     let (diff, then) = rig.ok(at(2), "diff --git a/f b/f\n");
     assert_eq!(diff.line(), "gh pr diff 9 --repo x/y");
     assert_eq!(
         then,
-        Some(Then::TargetDiff {
+        Then::TargetDiff {
             request_id: "r".into(),
             target,
             patch: "diff --git a/f b/f\n".into(),
-        })
+        }
     );
     assert!(rig.drain().is_empty(), "the session answers it");
 }
@@ -42,14 +43,11 @@ fn a_pull_request_review_posts_once_what_its_preview_showed_and_only_while_nothi
     };
     let shell = fake::shell(&rig.timings, &rig.unset);
     let loaded =
-        (rig.machine).load_review(&mut rig.port, &shell, at(0), "l".into(), target.clone());
-    assert_eq!(loaded, None);
-    rig.ok(at(1), r#"{"headRefOid":"feed"}"#);
+        (rig.machine).load_review(&mut rig.outbox, &shell, at(0), "l".into(), target.clone());
+    assert_eq!(loaded, Then::Nothing);
+    let _ = rig.ok(at(1), r#"{"headRefOid":"feed"}"#);
     let (_, loaded) = rig.ok(at(2), "diff --git a/f b/f\n");
-    assert!(
-        matches!(loaded, Some(Then::TargetDiff { .. })),
-        "{loaded:?}"
-    );
+    assert!(matches!(loaded, Then::TargetDiff { .. }), "{loaded:?}");
 
     // Previewed: the diff is read at the head the load saw, then drafted by the session.
     let preview = |rig: &mut Rig, request_id: &str, revision: u64| {
@@ -58,11 +56,11 @@ fn a_pull_request_review_posts_once_what_its_preview_showed_and_only_while_nothi
             request_id: request_id.into(),
             review_id: "rv".into(),
         };
-        let read = (rig.machine).preview_review(&mut rig.port, &shell, at(3), request, &target);
-        assert_eq!(read, Ok(None));
+        let read = (rig.machine).preview_review(&mut rig.outbox, &shell, at(3), request, &target);
+        assert_eq!(read, Ok(Then::Nothing));
         let (diff, then) = rig.ok(at(4), "diff --git a/f b/f\n");
         assert_eq!(diff.line(), "gh pr diff 9 --repo x/y");
-        let Some(Then::ReviewDiff { pull, head_sha, .. }) = then else {
+        let Then::ReviewDiff { pull, head_sha, .. } = then else {
             panic!("{then:?}");
         };
         assert_eq!(
@@ -78,7 +76,7 @@ fn a_pull_request_review_posts_once_what_its_preview_showed_and_only_while_nothi
         };
         let drafted = (revision, vec![comment], Vec::new(), Verdict::RequestChanges);
         (rig.machine).review_previewed(
-            &mut rig.port,
+            &mut rig.outbox,
             request_id.into(),
             pull,
             head_sha,
@@ -100,16 +98,16 @@ fn a_pull_request_review_posts_once_what_its_preview_showed_and_only_while_nothi
             verdict: Verdict::Comment,
             body: Some("Two things.".into()),
         };
-        (rig.machine).post_review(&mut rig.port, &shell, at(5), post, Some(revision))
+        (rig.machine).post_review(&mut rig.outbox, &shell, at(5), post, Some(revision))
     };
     preview(&mut rig, "v", 3);
 
     // Confirmed with the head now `head`: what the machine queued once it read it.
     let confirm = |rig: &mut Rig, head: &str, now: Ms| {
-        assert_eq!(post(rig, "v", 3), Ok(None));
+        assert_eq!(post(rig, "v", 3), Ok(Then::Nothing));
         let (read, then) = rig.ok(now, &format!(r#"{{"headRefOid":"{head}"}}"#));
         assert_eq!(read.line(), "gh pr view 9 --json headRefOid --repo x/y");
-        assert_eq!(then, None, "the machine posts on its own");
+        assert_eq!(then, Then::Nothing, "the machine posts on its own");
         rig.drain()
     };
     let failure = |drained: &Drained| {
@@ -121,7 +119,7 @@ fn a_pull_request_review_posts_once_what_its_preview_showed_and_only_while_nothi
     };
 
     // The findings moved after the preview: nothing is read or posted.
-    assert_eq!(post(&mut rig, "v", 4), Ok(None));
+    assert_eq!(post(&mut rig, "v", 4), Ok(Then::Nothing));
     let moved = failure(&rig.drain());
     assert!(
         moved.starts_with("the findings changed after the preview (revision 3, now 4)"),
@@ -154,7 +152,7 @@ fn a_pull_request_review_posts_once_what_its_preview_showed_and_only_while_nothi
     assert_eq!(body["comments"][0]["body"], "An off-by-one.");
     let url = r#"{"html_url":"https://github.com/x/y/pull/9#pullrequestreview-1"}"#;
     let then = rig.end(at(9), posting.id, (url, ""), Ok(Some(0)));
-    assert_eq!(then, None);
+    assert_eq!(then, Then::Nothing);
     let drained = rig.drain();
     assert_eq!(
         drained.events,

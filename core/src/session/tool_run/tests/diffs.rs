@@ -44,7 +44,7 @@ fn replacement(outputs: &[Output]) -> EffectId {
 /// A call on `a.txt` started and its file opened (`exists`: it is there).
 fn opened(bench: &mut Bench, name: &str, input: Value, exists: bool) -> ToolStep<Ms> {
     let mut tools = step(&[(name, input)]);
-    tools.run_next(&mut bench.desk(), Ms(0));
+    let _ = tools.run_next(&mut bench.desk(), Ms(0));
     let open = effect(&bench.outputs(), "open");
     let opened = Opened {
         path: format!("{CWD}/a.txt"),
@@ -55,12 +55,12 @@ fn opened(bench: &mut Bench, name: &str, input: Value, exists: bool) -> ToolStep
         id: open,
         result: Ok(opened),
     };
-    tools.handle(&mut bench.desk(), Ms(1), input);
+    let _ = tools.handle(&mut bench.desk(), Ms(1), input);
     tools
 }
 
 /// io's read of the file, answering the one read among `outputs`.
-fn read(tools: &mut ToolStep<Ms>, bench: &mut Bench, outputs: &[Output], text: &str) -> Need {
+fn read(tools: &mut ToolStep<Ms>, bench: &mut Bench, outputs: &[Output], text: &str) -> Then {
     let input = Input::FileRead {
         id: effect(outputs, "read"),
         result: Ok(FileContent::whole(text.as_bytes().to_vec())),
@@ -75,7 +75,7 @@ fn once(tools: &mut ToolStep<Ms>, bench: &mut Bench) {
         message: None,
     };
     let need = tools.respond_permission(&mut bench.desk(), Ms(3), reply);
-    assert!(matches!(need, Ok(Need::Wait)), "{need:?}");
+    assert!(matches!(need, Ok(Then::Nothing)), "{need:?}");
 }
 
 /// The write the call makes succeeds.
@@ -102,7 +102,7 @@ fn an_edit_is_asked_about_with_its_diff_and_ends_with_the_diff_of_the_file_it_fo
     let file = numbered(20).replace("line 9\n", "line 9 s3cret-value\n");
     assert!(matches!(
         read(&mut tools, &mut bench, &outputs, &file),
-        Need::Wait
+        Then::Nothing
     ));
     let outputs = bench.outputs();
     let asked = event(&outputs, "permission_requested");
@@ -121,7 +121,7 @@ fn an_edit_is_asked_about_with_its_diff_and_ends_with_the_diff_of_the_file_it_fo
     let file = format!("new 1\nnew 2\n{}", numbered(20));
     assert!(matches!(
         read(&mut tools, &mut bench, &outputs, &file),
-        Need::Wait
+        Then::Nothing
     ));
     let outputs = bench.outputs();
     let answered = written(&mut tools, &mut bench, &outputs);
@@ -146,7 +146,7 @@ fn a_write_over_a_file_is_asked_about_with_the_line_diff_of_the_two_texts() {
     let outputs = bench.outputs();
     assert!(matches!(
         read(&mut tools, &mut bench, &outputs, &old),
-        Need::Wait
+        Then::Nothing
     ));
     let expected = "--- a/a.txt\n+++ b/a.txt\n@@ -1,5 +1,5 @@\n line 1\n-line 2\n+two\n line 3\n line 4\n line 5\n@@ -9,4 +9,4 @@\n line 9\n line 10\n line 11\n-line 12\n+twelve\n\\ No newline at end of file\n";
     assert_eq!(
@@ -157,7 +157,7 @@ fn a_write_over_a_file_is_asked_about_with_the_line_diff_of_the_two_texts() {
     let outputs = bench.outputs();
     assert!(matches!(
         read(&mut tools, &mut bench, &outputs, &old),
-        Need::Wait
+        Then::Nothing
     ));
     let outputs = bench.outputs();
     written(&mut tools, &mut bench, &outputs);
@@ -198,7 +198,7 @@ fn a_prompt_without_a_diff_says_why_and_the_call_runs_as_before() {
     let edit = json!({"path": "a.txt", "old_text": "absent", "new_text": "x"});
     let mut tools = opened(&mut bench, "edit", edit, true);
     let outputs = bench.outputs();
-    read(&mut tools, &mut bench, &outputs, "line 1\n");
+    let _ = read(&mut tools, &mut bench, &outputs, "line 1\n");
     let asked = event(&bench.outputs(), "permission_requested");
     assert_eq!(asked.get("diff"), None);
     assert_eq!(
@@ -236,7 +236,7 @@ fn a_prompt_without_a_diff_says_why_and_the_call_runs_as_before() {
         let write = json!({"path": "a.txt", "content": "x"});
         let mut tools = opened(&mut bench, "write", write, true);
         let id = effect(&bench.outputs(), "read");
-        tools.handle(&mut bench.desk(), Ms(2), Input::FileRead { id, result });
+        let _ = tools.handle(&mut bench.desk(), Ms(2), Input::FileRead { id, result });
         let asked = event(&bench.outputs(), "permission_requested");
         assert_eq!(asked.get("diff"), None, "{why}");
         assert_eq!(
@@ -252,7 +252,7 @@ fn an_interrupt_while_the_file_is_read_for_the_prompt_ends_the_call_without_a_pr
     let edit = json!({"path": "a.txt", "old_text": "a", "new_text": "b"});
     let tools = opened(&mut bench, "edit", edit, true);
     effect(&bench.outputs(), "read");
-    let interrupted = tools.interrupt(&mut bench.port, |_, _| panic!("no MCP call runs"));
+    let interrupted = tools.interrupt(&mut bench.outbox, |_, _| panic!("no MCP call runs"));
     let outputs = bench.outputs();
     assert_eq!(
         Bench::events(&outputs),
@@ -278,7 +278,7 @@ fn under_auto_approve_the_prompt_with_its_diff_is_approved_as_it_opens() {
     let edit = json!({"path": "a.txt", "old_text": "a", "new_text": "b"});
     let mut tools = opened(&mut bench, "edit", edit, true);
     let outputs = bench.outputs();
-    read(&mut tools, &mut bench, &outputs, "a\n");
+    let _ = read(&mut tools, &mut bench, &outputs, "a\n");
     let outputs = bench.outputs();
     assert_eq!(
         Bench::events(&outputs),
@@ -340,11 +340,11 @@ fn no_value_in_any_diff(change: Change) -> bool {
     let mut tools = opened(&mut bench, name, input, true);
     // Asked once the file is read; run once approved, reading it again.
     let mut outputs = bench.outputs();
-    read(&mut tools, &mut bench, &outputs, &old);
+    let _ = read(&mut tools, &mut bench, &outputs, &old);
     outputs.extend(bench.outputs());
     once(&mut tools, &mut bench);
     let ran = bench.outputs();
-    read(&mut tools, &mut bench, &ran, &old);
+    let _ = read(&mut tools, &mut bench, &ran, &old);
     outputs.extend(ran);
     let after = bench.outputs();
     if after

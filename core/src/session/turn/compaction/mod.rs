@@ -158,12 +158,13 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Turns<At> {
             instructions,
             transcript_chars,
         });
-        desk.port.emit(Event::CompactionStarted(CompactionStarted {
-            request_id,
-            turn_id,
-            trigger,
-            tokens_before,
-        }));
+        desk.outbox
+            .emit(Event::CompactionStarted(CompactionStarted {
+                request_id,
+                turn_id,
+                trigger,
+                tokens_before,
+            }));
         Some(self.send_request(desk, now, 1))
     }
 
@@ -366,7 +367,7 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Turns<At> {
     /// `interrupt_turn` stopped a compaction under way.
     pub(super) fn compaction_interrupted(&mut self, desk: &mut TurnDesk<'_>) {
         if let Some(pending) = self.take_pending() {
-            desk.port.emit(Event::CompactionEnded(CompactionEnded {
+            desk.outbox.emit(Event::CompactionEnded(CompactionEnded {
                 request_id: pending.request_id,
                 turn_id: pending.turn_id,
                 tokens_before: pending.tokens_before,
@@ -387,7 +388,7 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Turns<At> {
         error: Option<String>,
     ) -> Then {
         let failed = error.clone();
-        desk.port.emit(Event::CompactionEnded(CompactionEnded {
+        desk.outbox.emit(Event::CompactionEnded(CompactionEnded {
             request_id: pending.request_id,
             turn_id: pending.turn_id,
             tokens_before: pending.tokens_before,

@@ -4,11 +4,11 @@
 use serde_json::json;
 
 use super::*;
+use crate::effects::DiffSource;
 use crate::effects::Output;
 use crate::protocol::review::ReviewTarget;
-use crate::review::source::DiffSource;
-use crate::session::port::Port;
-use crate::session::review::ReviewState;
+use crate::session::guided_review::open::ReviewState;
+use crate::session::outbox::Outbox;
 
 fn task(work: ReviewWork) -> ReviewTask {
     ReviewTask {
@@ -19,18 +19,27 @@ fn task(work: ReviewWork) -> ReviewTask {
 
 /// A review of `/repo`'s working tree that shows no files.
 fn empty_review() -> ReviewState {
-    let (mut review, mut port) = (ReviewState::new(None), Port::default());
-    review.load(&mut port, "/repo", "load".into(), ReviewTarget::WorkingTree);
-    let Some(Output::ReadDiff { id, .. }) = port.pop() else {
+    let (mut review, mut outbox) = (ReviewState::new(None), Outbox::default());
+    review.load(
+        &mut outbox,
+        "/repo",
+        "load".into(),
+        ReviewTarget::WorkingTree,
+    );
+    let Some(Output::ReadDiff { id, .. }) = outbox.pop() else {
         panic!("a diff read");
     };
     let source = DiffSource {
         root: "/repo".into(),
         ..DiffSource::default()
     };
-    review.diff_read(&mut port, id, Ok(Box::new(source)));
-    if let Some(Output::ReadFile { id, .. }) = port.pop() {
-        review.file_read(&mut port, id, &Err("No such file or directory".to_owned()));
+    let _ = review.diff_read(&mut outbox, id, Ok(Box::new(source)));
+    if let Some(Output::ReadFile { id, .. }) = outbox.pop() {
+        let _ = review.file_read(
+            &mut outbox,
+            id,
+            &Err("No such file or directory".to_owned()),
+        );
     }
     review
 }

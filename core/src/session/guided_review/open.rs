@@ -1,8 +1,8 @@
 //! The open guided review, as a machine: loading it (io reads the diff, core builds the review
 //! and reads its session file), refreshing it after a turn changed files, and what the other
-//! rooms read of it. Saving its changes is `review/saving.rs`'s; what the session does with
-//! the machine's answers (a review turn, a thread closed, an error) is `routes/review.rs`'s.
-//! Agent turns on it are `review_turns.rs`'s.
+//! rooms read of it. Saving its changes is `open/saving.rs`'s; what the session does with
+//! the machine's answers (a review turn, a thread closed, an error) is `routes.rs`'s.
+//! Agent turns on it are `turns.rs`'s.
 //!
 //! Saves are strictly one at a time: a change is applied to the last state on disk, written
 //! atomically, and only then kept and acknowledged. So 50 edits in flight are 50 answers in
@@ -10,8 +10,7 @@
 
 use std::sync::Arc;
 
-use super::owners::Owner;
-use super::port::Port;
+use crate::effects::DiffSource;
 use crate::effects::{EffectId, FileContent, Output};
 use crate::protocol::events::{
     Event, GuidedReviewLoaded, GuidedReviewUpdated, RequestFailed, ReviewSessionEvent,
@@ -23,9 +22,11 @@ use crate::review::commit_flow::ReadAt;
 use crate::review::findings::Stored;
 use crate::review::ids::review_id;
 use crate::review::patch::build_from_patch;
-use crate::review::source::DiffSource;
+use crate::session::outbox::Outbox;
+use crate::session::owners::Owner;
 
-use super::review_saves::ReviewSaves;
+use super::save_queue::ReviewSaves;
+use super::turns::OpenView;
 
 /// A review session file is never this large; a bigger one is not read.
 const SESSION_FILE_MAX: u64 = 64 * 1024 * 1024;
@@ -62,7 +63,7 @@ struct Opening {
 
 /// What a load read: a diff from git, or a pull request's patch from gh.
 #[derive(Debug)]
-pub(super) enum Loaded {
+pub(in crate::session) enum Loaded {
     /// Both sides of every changed file.
     Diff(Box<DiffSource>),
     /// A pull request's unified diff, and the checkout it was read from.
@@ -104,7 +105,7 @@ enum Reading {
 
 /// The review part of the session.
 #[derive(Debug, Default)]
-pub(super) struct ReviewState {
+pub(in crate::session) struct ReviewState {
     /// `$LUXE_HOME/reviews`; `None` keeps nothing.
     dir: Option<String>,
     /// Diff reads in flight.
@@ -118,7 +119,7 @@ pub(super) struct ReviewState {
 
 impl ReviewState {
     /// Review sessions live in `dir`.
-    pub(super) fn new(dir: Option<String>) -> Self {
+    pub(in crate::session) fn new(dir: Option<String>) -> Self {
         Self {
             dir,
             ..Self::default()
@@ -126,7 +127,7 @@ impl ReviewState {
     }
 
     /// The open review as review turns read it.
-    pub(super) fn view(&self) -> Option<OpenView<'_>> {
+    pub(in crate::session) fn view(&self) -> Option<OpenView<'_>> {
         self.open.as_ref().map(|open| OpenView {
             review: &open.review,
             root: &open.root,
@@ -135,21 +136,12 @@ impl ReviewState {
     }
 }
 
-/// What review turns read of the open review (they change it only through the save queue).
-pub(super) struct OpenView<'a> {
-    /// The review.
-    pub review: &'a Review,
-    /// The repository's work tree root.
-    pub root: &'a str,
-    /// Its session as it is on disk.
-    pub stored: &'a Stored,
-}
-
 /// What the session does once the review machine has acted on a read.
 #[derive(Debug, PartialEq)]
-pub(super) enum Next {
+#[must_use]
+pub(in crate::session) enum Then {
     /// Nothing more.
-    Done,
+    Nothing,
     /// A review opened (or the open one was read again): queue `Change::Follow` when its
     /// anchors `moved`, then close the threads of the `stale` findings, whose turns did not
     /// outlive the process that ran them.
@@ -161,18 +153,18 @@ pub(super) enum Next {
 impl ReviewState {
     /// `load_guided_review` of a diff git reads in `cwd` (a pull request's is gh's, through
     /// the GitHub room, and comes back to [`ReviewState::read_session`]).
-    pub(super) fn load(
+    pub(in crate::session) fn load(
         &mut self,
-        port: &mut Port,
+        outbox: &mut Outbox,
         cwd: &str,
         request_id: String,
         target: ReviewTarget,
     ) {
-        self.read_diff(port, cwd, Reading::Load { request_id }, target);
+        self.read_diff(outbox, cwd, Reading::Load { request_id }, target);
     }
 
     /// A turn that changed files ended: read the open working-tree review again.
-    pub(super) fn refresh(&mut self, port: &mut Port, cwd: &str) {
+    pub(in crate::session) fn refresh(&mut self, outbox: &mut Outbox, cwd: &str) {
         let Some(open) = &self.open else {
             return;
         };
@@ -181,13 +173,19 @@ impl ReviewState {
         }
         let review_id = open.review.id.clone();
         let reading = Reading::Refresh { review_id };
-        self.read_diff(port, cwd, reading, ReviewTarget::WorkingTree);
+        self.read_diff(outbox, cwd, reading, ReviewTarget::WorkingTree);
     }
 
-    fn read_diff(&mut self, port: &mut Port, cwd: &str, reading: Reading, target: ReviewTarget) {
-        let id = port.effect_id(Owner::Review);
+    fn read_diff(
+        &mut self,
+        outbox: &mut Outbox,
+        cwd: &str,
+        reading: Reading,
+        target: ReviewTarget,
+    ) {
+        let id = outbox.effect_id(Owner::Review);
         self.reading.push((id, reading, target.clone()));
-        port.push(Output::ReadDiff {
+        outbox.push(Output::ReadDiff {
             id,
             cwd: cwd.to_owned(),
             target,
@@ -196,46 +194,46 @@ impl ReviewState {
 
     /// A diff read ended: a load goes on to the review's session file, a refresh rebuilds the
     /// open review.
-    pub(super) fn diff_read(
+    pub(in crate::session) fn diff_read(
         &mut self,
-        port: &mut Port,
+        outbox: &mut Outbox,
         id: EffectId,
         result: Result<Box<DiffSource>, String>,
-    ) -> Next {
+    ) -> Then {
         let Some(at) = self.reading.iter().position(|(r, ..)| *r == id) else {
-            return Next::Done;
+            return Then::Nothing;
         };
         let (_, reading, target) = self.reading.remove(at);
         match (reading, result) {
             (Reading::Load { request_id }, Err(reason)) => {
-                port.emit(Event::GuidedReviewFailed(RequestFailed {
+                outbox.emit(Event::GuidedReviewFailed(RequestFailed {
                     request_id,
                     reason,
                 }));
-                Next::Done
+                Then::Nothing
             }
             (Reading::Load { request_id }, Ok(source)) => {
-                self.read_session(port, request_id, target, Loaded::Diff(source))
+                self.read_session(outbox, request_id, target, Loaded::Diff(source))
             }
             (Reading::Refresh { review_id }, Ok(source)) => {
-                self.refreshed(port, &review_id, &target, source)
+                self.refreshed(outbox, &review_id, &target, source)
             }
             (Reading::Refresh { .. }, Err(reason)) => {
-                Next::Failed(format!("the review could not be read again: {reason}"))
+                Then::Failed(format!("the review could not be read again: {reason}"))
             }
         }
     }
 
     /// The review's session file was read (or could not be): the review opens, or its load
     /// fails.
-    pub(super) fn file_read(
+    pub(in crate::session) fn file_read(
         &mut self,
-        port: &mut Port,
+        outbox: &mut Outbox,
         id: EffectId,
         result: &Result<FileContent, String>,
-    ) -> Next {
+    ) -> Then {
         let Some(opening) = self.opening.take_if(|o| o.effect == id) else {
-            return Next::Done;
+            return Then::Nothing;
         };
         let review_id = review_id(opening.source.root(), &opening.target);
         let stored = match result {
@@ -256,32 +254,32 @@ impl ReviewState {
             ..
         } = opening;
         match stored {
-            Ok(stored) => self.open_review(port, request_id, &target, source, stored, Some(path)),
+            Ok(stored) => self.open_review(outbox, request_id, &target, source, stored, Some(path)),
             Err(reason) => {
-                port.emit(Event::GuidedReviewFailed(RequestFailed {
+                outbox.emit(Event::GuidedReviewFailed(RequestFailed {
                     request_id,
                     reason,
                 }));
-                Next::Done
+                Then::Nothing
             }
         }
     }
 
     /// The diff is read: read the review's session file (or start an empty one).
-    pub(super) fn read_session(
+    pub(in crate::session) fn read_session(
         &mut self,
-        port: &mut Port,
+        outbox: &mut Outbox,
         request_id: String,
         target: ReviewTarget,
         source: Loaded,
-    ) -> Next {
+    ) -> Then {
         let Some(dir) = &self.dir else {
             let stored = Stored::new(&review_id(source.root(), &target));
-            return self.open_review(port, request_id, &target, source, stored, None);
+            return self.open_review(outbox, request_id, &target, source, stored, None);
         };
         let stem = file_stem(&review_id(source.root(), &target));
         let path = format!("{}/{stem}.json", dir.trim_end_matches('/'));
-        let effect = port.issue(Owner::Review, |id| Output::ReadFile {
+        let effect = outbox.issue(Owner::Review, |id| Output::ReadFile {
             id,
             path: path.clone(),
             max_bytes: SESSION_FILE_MAX,
@@ -295,24 +293,24 @@ impl ReviewState {
         });
         // Every load is answered: one still waiting for its session file gives way to this one.
         if let Some(earlier) = replaced {
-            port.emit(Event::GuidedReviewFailed(RequestFailed {
+            outbox.emit(Event::GuidedReviewFailed(RequestFailed {
                 request_id: earlier.request_id,
                 reason: "superseded by a later load_guided_review".into(),
             }));
         }
-        Next::Done
+        Then::Nothing
     }
 
     /// The diff and the session are read: the review is built and is the open review now.
     fn open_review(
         &mut self,
-        port: &mut Port,
+        outbox: &mut Outbox,
         request_id: String,
         target: &ReviewTarget,
         source: Loaded,
         mut stored: Stored,
         path: Option<String>,
-    ) -> Next {
+    ) -> Then {
         // Nothing can fail from here on, so the review this one replaces is freed before the
         // new one is built: a large review is tens of MB, and the two together set the peak.
         let replaced = self.open.take().map(|o| o.review.id.clone());
@@ -322,7 +320,7 @@ impl ReviewState {
         drop(source);
         // Changes queued for a review that is no longer open have nowhere to go.
         if replaced.as_deref() != Some(review.id.as_str()) {
-            self.drop_queued_changes(port);
+            self.drop_queued_changes(outbox);
         }
         let moved = stored.follow(&review);
         // A turn that worked on a finding did not outlive the process that ran it.
@@ -330,11 +328,11 @@ impl ReviewState {
             .filter(|f| f.pending)
             .map(|f| f.id.clone())
             .collect();
-        port.emit(Event::GuidedReviewLoaded(GuidedReviewLoaded {
+        outbox.emit(Event::GuidedReviewLoaded(GuidedReviewLoaded {
             request_id,
             review: Arc::clone(&review),
         }));
-        port.emit(Event::ReviewSessionRestored(ReviewSessionEvent {
+        outbox.emit(Event::ReviewSessionRestored(ReviewSessionEvent {
             session: stored.session.clone(),
         }));
         self.open = Some(OpenReview {
@@ -344,19 +342,19 @@ impl ReviewState {
             stored,
             path,
         });
-        Next::Opened { moved, stale }
+        Then::Opened { moved, stale }
     }
 
     /// A re-read of the open review after a turn changed files.
     fn refreshed(
         &mut self,
-        port: &mut Port,
+        outbox: &mut Outbox,
         review_id: &str,
         target: &ReviewTarget,
         source: Box<DiffSource>,
-    ) -> Next {
+    ) -> Then {
         let Some(open) = self.open.take_if(|o| o.review.id == review_id) else {
-            return Next::Done;
+            return Then::Nothing;
         };
         // The review it replaces is freed before it is built, as for a load.
         let OpenReview {
@@ -377,15 +375,15 @@ impl ReviewState {
             stored,
             path,
         });
-        port.emit(Event::GuidedReviewUpdated(GuidedReviewUpdated { review }));
-        Next::Opened {
+        outbox.emit(Event::GuidedReviewUpdated(GuidedReviewUpdated { review }));
+        Then::Opened {
             moved: true,
             stale: Vec::new(),
         }
     }
 
     /// The open review's chapters, `(title, summary)`, for a pull request's description.
-    pub(super) fn chapters(&self) -> Option<Vec<(String, String)>> {
+    pub(in crate::session) fn chapters(&self) -> Option<Vec<(String, String)>> {
         let open = self.open.as_ref()?;
         Some(
             open.review
@@ -397,12 +395,12 @@ impl ReviewState {
     }
 
     /// The open review's session as saved.
-    pub(super) fn session(&self) -> Option<&ReviewSession> {
+    pub(in crate::session) fn session(&self) -> Option<&ReviewSession> {
         self.open.as_ref().map(|o| &o.stored.session)
     }
 
     /// Where the open review was read: its repository and the HEAD its diff is against.
-    pub(super) fn read_at(&self) -> Option<ReadAt> {
+    pub(in crate::session) fn read_at(&self) -> Option<ReadAt> {
         self.open.as_ref().map(|o| ReadAt {
             root: o.root.clone(),
             head: o.read_against.clone(),
@@ -410,7 +408,7 @@ impl ReviewState {
     }
 
     /// `Ok` when `review_id` is the open review, else why not.
-    pub(super) fn check_open(&self, review_id: &str) -> Result<&Arc<Review>, String> {
+    pub(in crate::session) fn check_open(&self, review_id: &str) -> Result<&Arc<Review>, String> {
         match &self.open {
             Some(open) if open.review.id == review_id => Ok(&open.review),
             Some(open) => Err(format!(
@@ -435,7 +433,7 @@ fn file_stem(review_id: &str) -> String {
         .collect()
 }
 
-pub(super) mod saving;
+pub(in crate::session) mod saving;
 
 #[cfg(test)]
 mod tests;

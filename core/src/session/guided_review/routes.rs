@@ -6,20 +6,21 @@ use std::time::Instant;
 
 use serde_json::Value;
 
+use crate::effects::DiffSource;
 use crate::effects::{EffectId, Input};
 use crate::protocol::actions::{CommitReviewChapters, EditReview, LoadGuidedReview, ReviewRequest};
 use crate::protocol::codec::Rejection;
 use crate::protocol::findings::{ReviewSession, ThreadEntry};
 use crate::protocol::review::{Review, ReviewTarget};
 use crate::protocol::values::TurnSource;
-use crate::review::source::DiffSource;
 use crate::session::Session;
-use crate::session::commit_chapters::AfterCommit;
-use crate::session::review::saving::Answered;
-use crate::session::review::{Loaded, Next};
-use crate::session::review_prompts::{agent_review_prompt, finding_prompt};
-use crate::session::review_saves::Change;
-use crate::session::review_turns::{ReviewTask, ReviewWork, system_note};
+use crate::session::guided_review::commit_chapters;
+use crate::session::guided_review::open::saving::Answered;
+use crate::session::guided_review::open::{self, Loaded};
+use crate::session::guided_review::prompts::{agent_review_prompt, finding_prompt};
+use crate::session::guided_review::save_queue::Change;
+use crate::session::guided_review::turns::{ReviewTask, system_note};
+use crate::session::guided_review::work::ReviewWork;
 use crate::session::turn::Queued;
 
 impl Session {
@@ -29,7 +30,7 @@ impl Session {
             return self.load_pull_request_review(now, load.request_id, load.target);
         }
         (self.review).load(
-            &mut self.port,
+            &mut self.outbox,
             &self.facts.cwd,
             load.request_id,
             load.target,
@@ -43,19 +44,19 @@ impl Session {
         id: EffectId,
         result: Result<Box<DiffSource>, String>,
     ) {
-        let next = self.review.diff_read(&mut self.port, id, result);
-        self.review_next(now, next);
+        let then = self.review.diff_read(&mut self.outbox, id, result);
+        self.follow_review(now, then);
     }
 
     /// Takes a review file read or write.
     pub(in crate::session) fn review_effect(&mut self, now: Instant, input: &Input<'_>) {
         match input {
             Input::FileRead { id, result } => {
-                let next = self.review.file_read(&mut self.port, *id, result);
-                self.review_next(now, next);
+                let then = self.review.file_read(&mut self.outbox, *id, result);
+                self.follow_review(now, then);
             }
             Input::FileWritten { id, result } => {
-                let written = self.review.written(&mut self.port, *id, result.clone());
+                let written = self.review.written(&mut self.outbox, *id, result.clone());
                 if let Some(answered) = written {
                     self.answered(now, answered);
                     self.save_next(now);
@@ -73,14 +74,14 @@ impl Session {
         target: ReviewTarget,
         source: Loaded,
     ) {
-        let next = (self.review).read_session(&mut self.port, request_id, target, source);
-        self.review_next(now, next);
+        let then = (self.review).read_session(&mut self.outbox, request_id, target, source);
+        self.follow_review(now, then);
     }
 
-    fn review_next(&mut self, now: Instant, next: Next) {
-        match next {
-            Next::Done => {}
-            Next::Opened { moved, stale } => {
+    fn follow_review(&mut self, now: Instant, then: open::Then) {
+        match then {
+            open::Then::Nothing => {}
+            open::Then::Opened { moved, stale } => {
                 if moved {
                     self.queue_change(now, Change::Follow);
                 }
@@ -92,7 +93,7 @@ impl Session {
                     self.close_thread(now, finding_id, entry);
                 }
             }
-            Next::Failed(reason) => self.report_error(reason),
+            open::Then::Failed(reason) => self.report_error(reason),
         }
     }
 
@@ -116,12 +117,12 @@ impl Session {
 
     /// A turn that changed files ended: read the open working-tree review again.
     pub(in crate::session) fn refresh_review(&mut self) {
-        self.review.refresh(&mut self.port, &self.facts.cwd);
+        self.review.refresh(&mut self.outbox, &self.facts.cwd);
     }
 
     /// `edit_review`: always answered under its `request_id`.
     pub(in crate::session) fn edit_review(&mut self, now: Instant, edit: EditReview) {
-        if self.review.edit(&mut self.port, edit) {
+        if self.review.edit(&mut self.outbox, edit) {
             self.save_next(now);
         }
     }
@@ -162,7 +163,7 @@ impl Session {
     /// each answer before the next change is applied.
     fn save_next(&mut self, now: Instant) {
         let at = self.wall_ms(now);
-        while let Some(answered) = self.review.save_step(&mut self.port, at) {
+        while let Some(answered) = self.review.save_step(&mut self.outbox, at) {
             self.answered(now, answered);
         }
     }
@@ -254,24 +255,24 @@ impl Session {
         let review = Arc::clone(self.check_open(&request.review_id)?);
         let read_at = (self.review.read_at()).ok_or("no review is open")?;
         let shell = shell!(self);
-        let after =
-            (self.commit).start(&mut self.port, shell, now, &request, (&review, read_at))?;
-        self.after_commit(after);
+        let then =
+            (self.commit).start(&mut self.outbox, shell, now, &request, (&review, read_at))?;
+        self.follow_commit(then);
         Ok(())
     }
 
     /// Takes a result of the running step.
     pub(in crate::session) fn commit_effect(&mut self, now: Instant, input: &Input<'_>) {
-        let after = (self.commit).handle(&mut self.port, shell!(self), now, input);
-        self.after_commit(after);
+        let then = (self.commit).handle(&mut self.outbox, shell!(self), now, input);
+        self.follow_commit(then);
     }
 
     /// Hands what a commit made to the review or the stacks.
-    fn after_commit(&mut self, after: Option<AfterCommit>) {
-        match after {
-            Some(AfterCommit::Stack(chapters)) => self.stacks.committed(chapters),
-            Some(AfterCommit::HeadMoved) => self.refresh_review(),
-            None => {}
+    fn follow_commit(&mut self, then: commit_chapters::Then) {
+        match then {
+            commit_chapters::Then::Stack(chapters) => self.stacks.committed(chapters),
+            commit_chapters::Then::HeadMoved => self.refresh_review(),
+            commit_chapters::Then::Nothing => {}
         }
     }
 }

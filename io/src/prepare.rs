@@ -1,14 +1,14 @@
 //! Runs what `--issue`, `--from-pr` and `--worktree` need before the first frame (the commands,
 //! their environment and timeouts, and what their output means are core's flow,
-//! `luxe_core::github::startup::Startup`), blocking: nothing else runs yet.
+//! `luxe_core::config::prepare::Startup`), blocking: nothing else runs yet.
 
 use std::io::Read;
 use std::process::{Child, Command, Stdio};
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
+use luxe_core::config::prepare::{Prepared, Startup};
 use luxe_core::config::{Requested, Timings};
-use luxe_core::github::startup::{Prepared, Startup};
 use luxe_core::steps::{Cmd, Flow, Next, Ran};
 
 /// Runs the start-up commands in `cwd` as core's flow asks for them, each to its end; the
@@ -24,7 +24,7 @@ pub fn prepare(
     loop {
         match next {
             Next::Run(cmd) => {
-                let ran = run(&cmd, cwd, cmd.program.timeout(timings));
+                let ran = run(&cmd, cwd, timings.program_timeout(cmd.program));
                 next = flow.on(ran);
             }
             Next::Write(write) => {

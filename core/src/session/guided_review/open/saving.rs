@@ -1,15 +1,15 @@
 //! Saving the open review's changes: a change queued by an edit, a request for an agent
 //! review or luxe itself is applied to the last state on disk and written (the queue is
-//! `review_saves.rs`'s machine); only once written is it kept and answered.
+//! `save_queue.rs`'s machine); only once written is it kept and answered.
 
-use super::super::port::Port;
-use super::super::review_saves::{Change, Kept, SaveOutcome};
-use super::super::review_turns::ReviewTask;
+use super::super::save_queue::{Change, Kept, SaveOutcome};
+use super::super::turns::ReviewTask;
 use super::{Owner, ReviewState};
 use crate::effects::{EffectId, Output};
 use crate::protocol::actions::{EditReview, ReviewRequest};
 use crate::protocol::codec::Rejection;
 use crate::protocol::events::{Event, RequestFailed, ReviewSessionSaved};
+use crate::session::outbox::Outbox;
 
 /// What the session does once a change is answered (its frame is out).
 #[derive(Debug, PartialEq)]
@@ -25,9 +25,9 @@ pub(in crate::session) enum Answered {
 impl ReviewState {
     /// `edit_review`: queued when it names the open review ([`ReviewState::save_step`] saves
     /// it in its turn), else refused under its `request_id`.
-    pub(in crate::session) fn edit(&mut self, port: &mut Port, edit: EditReview) -> bool {
+    pub(in crate::session) fn edit(&mut self, outbox: &mut Outbox, edit: EditReview) -> bool {
         if let Err(reason) = self.check_open(&edit.review_id) {
-            port.emit(Event::ReviewSessionSaveFailed(RequestFailed {
+            outbox.emit(Event::ReviewSessionSaveFailed(RequestFailed {
                 request_id: edit.request_id,
                 reason,
             }));
@@ -66,20 +66,24 @@ impl ReviewState {
     /// The next queued change applied at `at` (ms since the epoch): written (`None`: wait
     /// for the write), or answered at once (no file to write, or refused). `None` too when
     /// nothing is queued or no review is open (the requests among the queued hear so).
-    pub(in crate::session) fn save_step(&mut self, port: &mut Port, at: u64) -> Option<Answered> {
+    pub(in crate::session) fn save_step(
+        &mut self,
+        outbox: &mut Outbox,
+        at: u64,
+    ) -> Option<Answered> {
         let Some(open) = self.open.as_ref() else {
-            self.drop_queued_changes(port);
+            self.drop_queued_changes(outbox);
             return None;
         };
         let outcome = self.saves.next(&open.stored, &open.review, at)?;
         match (outcome, open.path.clone()) {
             (Ok(kept), Some(path)) => {
                 let bytes = kept.next.to_bytes();
-                let id = port.issue(Owner::Review, |id| Output::WriteFile { id, path, bytes });
+                let id = outbox.issue(Owner::Review, |id| Output::WriteFile { id, path, bytes });
                 self.saves.writing(id, kept);
                 None
             }
-            (outcome, _) => Some(self.save_done(port, outcome)),
+            (outcome, _) => Some(self.save_done(outbox, outcome)),
         }
     }
 
@@ -87,24 +91,24 @@ impl ReviewState {
     /// flight (then save the next with [`ReviewState::save_step`]).
     pub(in crate::session) fn written(
         &mut self,
-        port: &mut Port,
+        outbox: &mut Outbox,
         id: EffectId,
         result: Result<(), String>,
     ) -> Option<Answered> {
         let outcome = self.saves.written(id, result)?;
-        Some(self.save_done(port, outcome))
+        Some(self.save_done(outbox, outcome))
     }
 
     /// A change is kept (on disk, or in memory for a review without a file) or refused.
-    fn save_done(&mut self, port: &mut Port, outcome: SaveOutcome) -> Answered {
+    fn save_done(&mut self, outbox: &mut Outbox, outcome: SaveOutcome) -> Answered {
         match outcome {
-            Ok(kept) => self.saved(port, kept),
-            Err(refused) => change_failed(port, refused.change, refused.reason),
+            Ok(kept) => self.saved(outbox, kept),
+            Err(refused) => change_failed(outbox, refused.change, refused.reason),
         }
     }
 
     /// A change is kept: keep it, say so, and start the agent's task.
-    fn saved(&mut self, port: &mut Port, kept: Kept) -> Answered {
+    fn saved(&mut self, outbox: &mut Outbox, kept: Kept) -> Answered {
         let Some(open) = self.open.as_mut() else {
             return Answered::Said;
         };
@@ -114,7 +118,7 @@ impl ReviewState {
             review_id: open.review.id.clone(),
             work,
         });
-        port.emit(Event::ReviewSessionSaved(ReviewSessionSaved {
+        outbox.emit(Event::ReviewSessionSaved(ReviewSessionSaved {
             request_id: request_of(kept.change),
             session,
         }));
@@ -122,10 +126,10 @@ impl ReviewState {
     }
 
     /// Answers the requests among the queued changes of a review that is no longer open.
-    pub(super) fn drop_queued_changes(&mut self, port: &mut Port) {
+    pub(super) fn drop_queued_changes(&mut self, outbox: &mut Outbox) {
         for change in self.saves.take_queued() {
             if let Some(request_id) = request_of(change) {
-                port.emit(Event::ReviewSessionSaveFailed(RequestFailed {
+                outbox.emit(Event::ReviewSessionSaveFailed(RequestFailed {
                     request_id,
                     reason: "another review was opened before this change was saved".into(),
                 }));
@@ -150,10 +154,10 @@ fn request_of(change: Change) -> Option<String> {
 
 /// A change could not be saved: an edit's request hears why; luxe's own changes are
 /// reported as an error (the session goes on).
-fn change_failed(port: &mut Port, change: Change, reason: String) -> Answered {
+fn change_failed(outbox: &mut Outbox, change: Change, reason: String) -> Answered {
     match request_of(change) {
         Some(request_id) => {
-            port.emit(Event::ReviewSessionSaveFailed(RequestFailed {
+            outbox.emit(Event::ReviewSessionSaveFailed(RequestFailed {
                 request_id,
                 reason,
             }));

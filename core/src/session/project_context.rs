@@ -1,7 +1,8 @@
-//! The start-up probes: `git status` and the project's `AGENTS.md` for the system prompt.
+//! The project's context for the system prompt ([`ProjectContext`]): `git status` and the
+//! project's `AGENTS.md`, probed at start-up.
 
+use super::outbox::Outbox;
 use super::owners::Owner;
-use super::port::Port;
 use crate::effects::{EffectId, Input, Output};
 use crate::git::status::{self, GitStatus, NO_OPTIONAL_LOCKS, STATUS_ARGS};
 
@@ -16,18 +17,18 @@ enum Probe<T> {
     Done(T),
 }
 
-/// What the probes found so far.
+/// What the start-up probes found of the project so far.
 #[derive(Debug, Default)]
-pub(super) struct Context {
+pub(super) struct ProjectContext {
     git: Probe<Option<GitStatus>>,
     git_stdout: Vec<u8>,
     agents_md: Probe<Option<String>>,
 }
 
-impl Context {
-    /// Starts every probe through `port`; `unset` is what git does not inherit.
-    pub(super) fn start(&mut self, port: &mut Port, cwd: &str, unset: &[String]) {
-        let git = port.issue(Owner::Context, |id| Output::Spawn {
+impl ProjectContext {
+    /// Starts every probe through `outbox`; `unset` is what git does not inherit.
+    pub(super) fn start(&mut self, outbox: &mut Outbox, cwd: &str, unset: &[String]) {
+        let git = outbox.issue(Owner::ProjectContext, |id| Output::Spawn {
             id,
             program: "git".to_owned(),
             args: STATUS_ARGS.iter().map(|a| (*a).to_owned()).collect(),
@@ -40,7 +41,7 @@ impl Context {
             stdin: Vec::new(),
         });
         let root = cwd.trim_end_matches('/');
-        let agents = port.issue(Owner::Context, |id| Output::ReadFile {
+        let agents = outbox.issue(Owner::ProjectContext, |id| Output::ReadFile {
             id,
             path: format!("{root}/AGENTS.md"),
             max_bytes: AGENTS_MD_MAX,
@@ -118,10 +119,10 @@ mod tests {
     use crate::effects::{FileContent, Stream};
 
     /// The probes' effects, started: `(git status, AGENTS.md)`.
-    fn started(context: &mut Context) -> (EffectId, EffectId) {
-        let mut port = Port::default();
-        context.start(&mut port, "/work/p/", &["OPENAI_API_KEY".to_owned()]);
-        let outputs: Vec<Output> = std::iter::from_fn(|| port.pop()).collect();
+    fn started(context: &mut ProjectContext) -> (EffectId, EffectId) {
+        let mut outbox = Outbox::default();
+        context.start(&mut outbox, "/work/p/", &["OPENAI_API_KEY".to_owned()]);
+        let outputs: Vec<Output> = std::iter::from_fn(|| outbox.pop()).collect();
         match &outputs[..] {
             [
                 Output::Spawn {
@@ -147,7 +148,7 @@ mod tests {
 
     #[test]
     fn ready_once_both_probes_end_with_what_they_found() {
-        let mut context = Context::default();
+        let mut context = ProjectContext::default();
         let (git, agents) = started(&mut context);
         let stdout = b"# branch.oid abc\n# branch.head main\n";
         for input in [
@@ -189,7 +190,7 @@ mod tests {
 
     #[test]
     fn outside_a_checkout_and_without_agents_md_it_is_ready_with_nothing() {
-        let mut context = Context::default();
+        let mut context = ProjectContext::default();
         assert!(!context.is_ready(), "not before it starts");
         let (git, agents) = started(&mut context);
         let exited = Input::ProcessExited {

@@ -8,7 +8,7 @@ use std::collections::VecDeque;
 
 use serde::Deserialize;
 
-use crate::config::Requested;
+use super::Requested;
 use crate::steps::{Cmd, Flow, Next, Ran};
 
 /// A command to run before start-up, and what it is for.
@@ -355,8 +355,8 @@ mod tests {
                 .starts_with("--issue 3: gh gave an unreadable issue")
         );
         let timings = Timings::default();
-        assert_eq!(Program::Gh.timeout(&timings), timings.gh_timeout);
-        assert_eq!(Program::Git.timeout(&timings), timings.git_timeout);
+        assert_eq!(timings.program_timeout(Program::Gh), timings.gh_timeout);
+        assert_eq!(timings.program_timeout(Program::Git), timings.git_timeout);
     }
 
     #[test]

@@ -1,8 +1,14 @@
-//! The environment of the commands Luxe runs for the model (the `bash` tool): Luxe's own, less
-//! the providers' keys and every variable whose name looks like a secret, so that `env` or
+//! Luxe's own environment ([`EnvVars`], as io read it) and what the processes it starts get of
+//! it. The commands Luxe runs for the model (the `bash` tool) get Luxe's own, less the
+//! providers' keys and every variable whose name looks like a secret, so that `env` or
 //! `echo $GITHUB_TOKEN` cannot hand the model a credential. gh and git that Luxe runs for itself
 //! keep the rest of the environment (they need the user's tokens to do their work) but not the
-//! providers' keys either: a hook or `core.fsmonitor` the model wrote would run inside them.
+//! providers' keys either: a hook or `core.fsmonitor` the model wrote would run inside them; nor
+//! does an MCP server, whatever its settings name.
+
+mod vars;
+
+pub use vars::EnvVars;
 
 /// Parts of a name that mark a variable as a secret, compared without case (the defaults
 /// Codex's shell environment policy strips, and the other common spellings).

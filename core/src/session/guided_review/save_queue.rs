@@ -12,11 +12,11 @@ use crate::protocol::findings::{Anchor, Severity, ThreadEntry};
 use crate::protocol::review::Review;
 use crate::review::findings::{AgentTask, Stored};
 
-use super::review_turns::ReviewWork;
+use super::work::ReviewWork;
 
 /// A change waiting for its turn to be saved.
 #[derive(Debug)]
-pub(super) enum Change {
+pub(in crate::session) enum Change {
     /// A client's `edit_review`, applied when its turn comes.
     Edit {
         request_id: String,
@@ -44,7 +44,7 @@ pub(super) enum Change {
 
 /// A change applied: the state to keep, the change, and the agent's work it starts once kept.
 #[derive(Debug)]
-pub(super) struct Kept {
+pub(in crate::session) struct Kept {
     /// The review session's state with the change.
     pub next: Stored,
     /// The change.
@@ -55,7 +55,7 @@ pub(super) struct Kept {
 
 /// A change refused (it did not apply, or its write failed): nothing changed.
 #[derive(Debug)]
-pub(super) struct Refused {
+pub(in crate::session) struct Refused {
     /// The change.
     pub change: Change,
     /// Why, for its request or the error event.
@@ -63,29 +63,29 @@ pub(super) struct Refused {
 }
 
 /// How a change's save ended.
-pub(super) type SaveOutcome = Result<Kept, Refused>;
+pub(in crate::session) type SaveOutcome = Result<Kept, Refused>;
 
 /// The changes waiting, and the one being written.
 #[derive(Debug, Default)]
-pub(super) struct ReviewSaves {
+pub(in crate::session) struct ReviewSaves {
     queue: VecDeque<Change>,
     writing: Option<(EffectId, Kept)>,
 }
 
 impl ReviewSaves {
     /// Queues `change` behind the others.
-    pub(super) fn push(&mut self, change: Change) {
+    pub(in crate::session) fn push(&mut self, change: Change) {
         self.queue.push_back(change);
     }
 
     /// The changes still queued, taken: their review is no longer open.
-    pub(super) fn take_queued(&mut self) -> VecDeque<Change> {
+    pub(in crate::session) fn take_queued(&mut self) -> VecDeque<Change> {
         std::mem::take(&mut self.queue)
     }
 
     /// The next change applied to `stored` (the state on disk) at `at` (ms since the epoch),
     /// unless a write is in flight or nothing is queued.
-    pub(super) fn next(
+    pub(in crate::session) fn next(
         &mut self,
         stored: &Stored,
         review: &Review,
@@ -102,12 +102,12 @@ impl ReviewSaves {
     }
 
     /// `kept` is being written as `id`; nothing else is applied until it is written.
-    pub(super) fn writing(&mut self, id: EffectId, kept: Kept) {
+    pub(in crate::session) fn writing(&mut self, id: EffectId, kept: Kept) {
         self.writing = Some((id, kept));
     }
 
     /// The write `id` ended: how its change's save ended, if `id` is the write in flight.
-    pub(super) fn written(
+    pub(in crate::session) fn written(
         &mut self,
         id: EffectId,
         result: Result<(), String>,

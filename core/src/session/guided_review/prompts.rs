@@ -10,7 +10,7 @@ use crate::protocol::review::{Hunk, LineKind, Review};
 const REVIEW_PROMPT_MAX: usize = 200_000;
 
 /// The prompt of a turn that answers on `finding`, or fixes it when `fix`.
-pub(super) fn finding_prompt(review: &Review, finding: &Finding, fix: bool) -> String {
+pub(in crate::session) fn finding_prompt(review: &Review, finding: &Finding, fix: bool) -> String {
     let mut text = String::new();
     let file_id = anchor_file(&finding.anchor);
     let file = review.files.iter().find(|f| f.id == file_id);
@@ -73,7 +73,7 @@ pub(super) fn finding_prompt(review: &Review, finding: &Finding, fix: bool) -> S
 }
 
 /// The prompt of a turn that reviews the whole diff.
-pub(super) fn agent_review_prompt(review: &Review) -> String {
+pub(in crate::session) fn agent_review_prompt(review: &Review) -> String {
     let mut text = String::from(
         "Review this change as a careful senior engineer. For every problem worth raising \
          (bugs, missing tests, unclear code, risks), call the `add_finding` tool with the file's \
@@ -178,7 +178,7 @@ fn describe(anchor: &Anchor) -> String {
 mod tests {
     use super::*;
     use crate::protocol::findings::{EntryKind, FindingStatus, Severity, ThreadEntry};
-    use crate::session::pr_review::tests::review;
+    use crate::session::guided_review::posting::tests::review;
 
     fn finding(review: &Review) -> Finding {
         Finding {

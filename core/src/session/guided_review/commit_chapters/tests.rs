@@ -82,22 +82,19 @@ fn git(args: &[String], written: &mut usize) -> String {
 
 /// Runs a commit of `request` to its end against [`git`], failing the first command that
 /// starts with `fail`: the commands run, and what the commit left to other features.
-fn commit(
-    request: &CommitReviewChapters,
-    fail: &[&str],
-) -> (Vec<String>, Option<AfterCommit>, Vec<Event>) {
+fn commit(request: &CommitReviewChapters, fail: &[&str]) -> (Vec<String>, Then, Vec<Event>) {
     let (timings, unset) = (Timings::default(), fake::unset());
     let shell = fake::shell(&timings, &unset);
-    let (mut commits, mut port) = (commits::<Ms>(), Port::default());
+    let (mut commits, mut outbox) = (commits::<Ms>(), Outbox::default());
     let read_at = ReadAt {
         root: ROOT.into(),
         head: Some(HEAD.into()),
     };
-    let started = commits.start(&mut port, &shell, at(0), request, (&review(), read_at));
-    assert_eq!(started, Ok(None));
-    let (mut ran, mut after, mut events, mut written) = (Vec::new(), None, Vec::new(), 0);
+    let started = commits.start(&mut outbox, &shell, at(0), request, (&review(), read_at));
+    assert_eq!(started, Ok(Then::Nothing));
+    let (mut ran, mut after, mut events, mut written) = (Vec::new(), Then::Nothing, Vec::new(), 0);
     loop {
-        let drained = drain(&mut port);
+        let drained = drain(&mut outbox);
         events.extend(drained.events.iter().cloned());
         let Some(spawned) = drained.spawned.first() else {
             return (ran, after, events);
@@ -116,7 +113,7 @@ fn commit(
             (git(&spawned.args, &mut written), "", Ok(Some(0)))
         };
         for input in ended(spawned.id, &stdout, stderr, status) {
-            after = commits.handle(&mut port, &shell, at(1), &input);
+            after = commits.handle(&mut outbox, &shell, at(1), &input);
         }
         ran.push(spawned.line());
     }
@@ -125,7 +122,7 @@ fn commit(
 #[test]
 fn a_commit_onto_head_answers_its_commits_and_leaves_the_review_to_be_read_again() {
     let (ran, after, events) = commit(&request(false), &[]);
-    assert_eq!(after, Some(AfterCommit::HeadMoved));
+    assert_eq!(after, Then::HeadMoved);
     let sha = |n: usize| format!("{n:040x}");
     let move_head = format!(
         "git update-ref -m luxe: commit review chapters HEAD {} {HEAD}",
@@ -163,7 +160,7 @@ fn a_commit_onto_head_answers_its_commits_and_leaves_the_review_to_be_read_again
 #[test]
 fn a_stack_of_chapters_leaves_its_branches_to_the_stacks_and_head_where_it_was() {
     let (ran, after, events) = commit(&request(true), &[]);
-    let Some(AfterCommit::Stack(branches)) = after else {
+    let Then::Stack(branches) = after else {
         panic!("the stacks get the branches: {after:?} {events:?}");
     };
     let made: Vec<_> = branches
@@ -185,7 +182,7 @@ fn a_stack_of_chapters_leaves_its_branches_to_the_stacks_and_head_where_it_was()
 #[test]
 fn a_failing_git_command_answers_the_commit_failed_and_leaves_nothing_to_others() {
     let (ran, after, events) = commit(&request(false), &["write-tree"]);
-    assert_eq!(after, None);
+    assert_eq!(after, Then::Nothing);
     let [Event::ReviewChaptersCommitFailed(failed)] = &events[..] else {
         panic!("{events:?}");
     };

@@ -1,5 +1,5 @@
 //! The session's routing for GitHub and stacks: what the GitHub and stacks machines are lent,
-//! and where their answers (`Then`, a stack that moved) go.
+//! and where their answers (`github::Then`, a stack that moved) go.
 
 use std::time::Instant;
 
@@ -9,32 +9,30 @@ use crate::protocol::github::{PostPullRequestReview, PreviewPullRequestReview};
 use crate::protocol::review::ReviewTarget;
 use crate::protocol::stack::{OpenStack, PlanRestack, PreviewStack, Restack};
 use crate::session::Session;
-use crate::session::github::Then;
-use crate::session::pr_review::comments_for;
-use crate::session::review::Loaded;
+use crate::session::github;
+use crate::session::guided_review::open::Loaded;
+use crate::session::guided_review::posting::comments_for;
 
 impl Session {
     /// Probes the workspace (see [`crate::session::github::Github::probe`]) and routes what that leaves.
     pub(in crate::session) fn probe_workspace(&mut self, now: Instant, announce: bool) {
-        let then = (self.github).probe(&mut self.port, shell!(self), now, announce);
-        self.github_then(now, then);
+        let then = (self.github).probe(&mut self.outbox, shell!(self), now, announce);
+        self.follow_github(now, then);
     }
 
     /// Does what GitHub left to the session, until nothing is left.
-    pub(in crate::session) fn github_then(&mut self, now: Instant, then: Option<Then>) {
-        let Some(then) = then else {
-            return;
-        };
+    pub(in crate::session) fn follow_github(&mut self, now: Instant, then: github::Then) {
         match then {
-            Then::ProbeEnded(waiting) => {
+            github::Then::Nothing => {}
+            github::Then::ProbeEnded(waiting) => {
                 // Answered before a queued probe starts, so they never wait for a second one.
                 for incoming in waiting {
                     self.handle_incoming(now, incoming);
                 }
-                let then = (self.github).probe_queued(&mut self.port, shell!(self), now);
-                self.github_then(now, then);
+                let then = (self.github).probe_queued(&mut self.outbox, shell!(self), now);
+                self.follow_github(now, then);
             }
-            Then::Draft {
+            github::Then::Draft {
                 request_id,
                 base,
                 head,
@@ -42,21 +40,21 @@ impl Session {
             } => {
                 let chapters = self.review_chapters();
                 (self.github).previewed(
-                    &mut self.port,
+                    &mut self.outbox,
                     request_id,
                     (base, head),
                     commits,
                     chapters,
                 );
             }
-            Then::ReviewDiff {
+            github::Then::ReviewDiff {
                 request_id,
                 review_id,
                 pull,
                 head_sha,
                 diff,
             } => self.review_diff_read(request_id, &review_id, pull, head_sha, &diff),
-            Then::TargetDiff {
+            github::Then::TargetDiff {
                 request_id,
                 target,
                 patch,
@@ -76,8 +74,9 @@ impl Session {
         request_id: String,
         target: ReviewTarget,
     ) {
-        let then = (self.github).load_review(&mut self.port, shell!(self), now, request_id, target);
-        self.github_then(now, then);
+        let then =
+            (self.github).load_review(&mut self.outbox, shell!(self), now, request_id, target);
+        self.follow_github(now, then);
     }
 
     /// `preview_pull_request_review` of the open review.
@@ -88,8 +87,8 @@ impl Session {
     ) -> Result<(), String> {
         let target = self.check_open(&request.review_id)?.target.clone();
         let then =
-            (self.github).preview_review(&mut self.port, shell!(self), now, request, &target)?;
-        self.github_then(now, then);
+            (self.github).preview_review(&mut self.outbox, shell!(self), now, request, &target)?;
+        self.follow_github(now, then);
         Ok(())
     }
 
@@ -111,7 +110,7 @@ impl Session {
             }
             _ => None,
         };
-        (self.github).review_previewed(&mut self.port, request_id, pull, head_sha, drafted);
+        (self.github).review_previewed(&mut self.outbox, request_id, pull, head_sha, drafted);
     }
 
     /// `post_pull_request_review`, against the open review session's revision.
@@ -121,8 +120,9 @@ impl Session {
         post: PostPullRequestReview,
     ) -> Result<(), String> {
         let revision = self.review_session().map(|s| s.revision);
-        let then = (self.github).post_review(&mut self.port, shell!(self), now, post, revision)?;
-        self.github_then(now, then);
+        let then =
+            (self.github).post_review(&mut self.outbox, shell!(self), now, post, revision)?;
+        self.follow_github(now, then);
         Ok(())
     }
 }
@@ -139,7 +139,7 @@ impl Session {
     pub(in crate::session) fn preview_stack(&mut self, now: Instant, preview: PreviewStack) {
         let at = (now, self.wall_ms(now));
         let workspace = self.github.workspace();
-        let moved = (self.stacks).preview(&mut self.port, shell!(self), at, preview, &workspace);
+        let moved = (self.stacks).preview(&mut self.outbox, shell!(self), at, preview, &workspace);
         self.stacks_moved(now, moved);
     }
 
@@ -150,7 +150,7 @@ impl Session {
         open: OpenStack,
     ) -> Result<(), String> {
         let at = (now, self.wall_ms(now));
-        let moved = (self.stacks).open(&mut self.port, shell!(self), at, open)?;
+        let moved = (self.stacks).open(&mut self.outbox, shell!(self), at, open)?;
         self.stacks_moved(now, moved);
         Ok(())
     }
@@ -159,7 +159,7 @@ impl Session {
     pub(in crate::session) fn plan_restack(&mut self, now: Instant, plan: PlanRestack) {
         let at = (now, self.wall_ms(now));
         let workspace = self.github.workspace();
-        let moved = (self.stacks).plan(&mut self.port, shell!(self), at, plan, &workspace);
+        let moved = (self.stacks).plan(&mut self.outbox, shell!(self), at, plan, &workspace);
         self.stacks_moved(now, moved);
     }
 
@@ -172,7 +172,7 @@ impl Session {
         let at = (now, self.wall_ms(now));
         let turn_running = self.turns.is_running();
         let moved =
-            (self.stacks).restack(&mut self.port, shell!(self), at, restack, turn_running)?;
+            (self.stacks).restack(&mut self.outbox, shell!(self), at, restack, turn_running)?;
         self.stacks_moved(now, moved);
         Ok(())
     }
@@ -180,7 +180,7 @@ impl Session {
     /// Routes a command's end to its flow.
     pub(in crate::session) fn stack_effect(&mut self, now: Instant, input: &Input<'_>) {
         let at = (now, self.wall_ms(now));
-        let moved = (self.stacks).handle(&mut self.port, shell!(self), at, input);
+        let moved = (self.stacks).handle(&mut self.outbox, shell!(self), at, input);
         self.stacks_moved(now, moved);
     }
 }

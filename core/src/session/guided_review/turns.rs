@@ -2,38 +2,39 @@
 //! fix a finding, review the whole diff), the `report` and `add_finding` tools those turns
 //! offer, and what a review turn leaves on its thread when it ends. The tools and the ending
 //! are pure ([`ReviewTask::run_tool`], [`ReviewTask::ended`]); the session's routing
-//! (`routes/review.rs`) queues what they return.
+//! (`routes.rs`) queues what they return.
 
 use serde_json::Value;
 
 use crate::protocol::findings::{Author, EntryKind, ReportStatus, ThreadEntry};
+use crate::protocol::review::Review;
+use crate::review::findings::Stored;
 use crate::review::path_line::{NotShown, Place, anchor_at, review_path};
 
-use super::review::OpenView;
-use super::review_saves::Change;
-use super::tools::review_args::{AddFinding, Report};
+use super::save_queue::Change;
+use super::work::ReviewWork;
+use crate::session::tools::review_args::{AddFinding, Report};
 
-/// What the agent does in a review turn.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) enum ReviewWork {
-    /// Answer on finding `.0`'s thread.
-    Answer(String),
-    /// Change the code for finding `.0`, then `report`.
-    Fix(String),
-    /// Review the whole diff with `add_finding`.
-    Review,
+/// What review turns read of the open review (they change it only through the save queue).
+pub(in crate::session) struct OpenView<'a> {
+    /// The review.
+    pub review: &'a Review,
+    /// The repository's work tree root.
+    pub root: &'a str,
+    /// Its session as it is on disk.
+    pub stored: &'a Stored,
 }
 
 /// A review turn's task, carried by the queued message that starts it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) struct ReviewTask {
-    pub(super) review_id: String,
-    pub(super) work: ReviewWork,
+pub(in crate::session) struct ReviewTask {
+    pub(in crate::session) review_id: String,
+    pub(in crate::session) work: ReviewWork,
 }
 
 impl ReviewTask {
     /// The extra tools the turn offers.
-    pub(super) fn tools(&self) -> &'static [&'static str] {
+    pub(in crate::session) fn tools(&self) -> &'static [&'static str] {
         match self.work {
             ReviewWork::Answer(_) => &[],
             ReviewWork::Fix(_) => &["report"],
@@ -43,7 +44,7 @@ impl ReviewTask {
 
     /// Runs tool `name` of this task on `open`, the task's review (`None` once it is closed),
     /// at wall time `at_ms`; paths are resolved against the session's `cwd`.
-    pub(super) fn run_tool(
+    pub(in crate::session) fn run_tool(
         &self,
         name: &str,
         input: &Value,
@@ -67,7 +68,7 @@ impl ReviewTask {
 
     /// What the turn leaves on its thread when it ends, and on which finding: its answer, or a
     /// note saying how it ended; nothing for a review of the whole diff.
-    pub(super) fn ended(
+    pub(in crate::session) fn ended(
         &self,
         answer: &str,
         reported: bool,
@@ -109,13 +110,13 @@ impl ReviewTask {
 
 /// What a review tool call did.
 #[derive(Debug)]
-pub(super) struct ToolDone {
+pub(in crate::session) struct ToolDone {
     /// The tool's result for the model, or why nothing was done.
-    pub(super) answer: Result<String, String>,
+    pub(in crate::session) answer: Result<String, String>,
     /// The change it makes to the open review.
-    pub(super) change: Option<Change>,
+    pub(in crate::session) change: Option<Change>,
     /// Whether it was the fix turn's `report`, which the turn notes.
-    pub(super) reported: bool,
+    pub(in crate::session) reported: bool,
 }
 
 impl ToolDone {
@@ -212,7 +213,7 @@ fn add_finding(open: OpenView<'_>, cwd: &str, input: &Value) -> ToolDone {
 }
 
 /// A note from luxe itself on a thread, at wall time `at_ms`.
-pub(super) fn system_note(body: &str, at_ms: u64) -> ThreadEntry {
+pub(in crate::session) fn system_note(body: &str, at_ms: u64) -> ThreadEntry {
     ThreadEntry::new(Author::System, EntryKind::Note, body.to_owned(), at_ms)
 }
 

@@ -8,7 +8,7 @@ use crate::protocol::github::{ReviewComment, SkippedFinding, Verdict};
 use crate::protocol::review::Review;
 
 /// The comments, the findings left out, and the verdict the findings suggest.
-pub(super) fn comments_for(
+pub(in crate::session) fn comments_for(
     review: &Review,
     session: &ReviewSession,
     diff: &DiffLines,
@@ -116,7 +116,7 @@ fn comment_at(review: &Review, anchor: &Anchor) -> Option<ReviewComment> {
 }
 
 /// The JSON body of the review POST.
-pub(super) fn review_body(
+pub(in crate::session) fn review_body(
     head_sha: &str,
     verdict: Verdict,
     body: &str,
@@ -151,7 +151,7 @@ pub(super) fn review_body(
 }
 
 #[cfg(test)]
-pub(super) mod tests {
+pub(in crate::session) mod tests {
     use super::*;
     use crate::protocol::findings::{EntryKind, Finding, ThreadEntry};
     use crate::protocol::review::ReviewTarget;

@@ -1,5 +1,5 @@
 //! What every room of a session acts through: the queue of outputs, and the effect namespace
-//! that records each effect's owner as its id is issued. A feature machine borrows the port
+//! that records each effect's owner as its id is issued. A feature machine borrows the outbox
 //! for the length of one call and gives it back, so its outputs keep the order it made them
 //! in and no room needs the others' fields to act.
 
@@ -13,12 +13,12 @@ use crate::protocol::events::Event;
 
 /// The session's outputs not yet polled, and the effects still waiting for results.
 #[derive(Debug, Default)]
-pub(super) struct Port {
+pub(super) struct Outbox {
     outputs: VecDeque<Output>,
     owners: Owners,
 }
 
-impl Port {
+impl Outbox {
     /// Queues a frame carrying `event`.
     pub(super) fn emit(&mut self, event: Event) {
         self.outputs.push_back(Output::Frame(Frame::new(event)));
@@ -92,7 +92,7 @@ impl Port {
 /// first to put a flush before it (`crate::output_order`).
 impl Queue for Session {
     fn peek(&self) -> Option<&Output> {
-        self.port.peek()
+        self.outbox.peek()
     }
 
     fn take(&mut self) -> Option<Output> {

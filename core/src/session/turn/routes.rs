@@ -15,19 +15,19 @@ use crate::protocol::values::TurnSource;
 use crate::session::Session;
 use crate::session::store::{restoring, settings_record};
 use crate::session::tool_run::{
-    Desk, Need, ToolStep, no_open_prompt, no_open_question, unwanted_open,
+    self, Desk, ToolStep, no_open_prompt, no_open_question, unwanted_open,
 };
-use crate::session::turn::{Queued, Then, turn_desk};
+use crate::session::turn::{self, Queued, turn_desk};
 use crate::store::Restored;
 
 impl Session {
     /// Does what the turns need of the other rooms, until nothing is left.
-    pub(in crate::session) fn follow_turn(&mut self, now: Instant, mut then: Then) {
+    pub(in crate::session) fn follow_turn(&mut self, now: Instant, mut then: turn::Then) {
         loop {
             then = match then {
-                Then::Nothing => return,
-                Then::RunTools => return self.run_next_tool(now),
-                Then::Ended(ended) => {
+                turn::Then::Nothing => return,
+                turn::Then::RunTools => return self.run_next_tool(now),
+                turn::Then::Ended(ended) => {
                     if let Some(task) = &ended.review {
                         self.review_turn_ended(
                             now,
@@ -43,7 +43,7 @@ impl Session {
                     let closed = self.closed;
                     (self.turns).after_run(&mut turn_desk!(self), now, closed)
                 }
-                Then::Free => {
+                turn::Then::Free => {
                     let closed = self.closed;
                     (self.turns).after_run(&mut turn_desk!(self), now, closed)
                 }
@@ -105,7 +105,7 @@ impl Session {
         let (then, model_cleanup) = (self.turns).interrupt(&mut turn_desk!(self));
         cleanup.extend(model_cleanup);
         self.follow_turn(now, then);
-        self.port.extend(cleanup);
+        self.outbox.extend(cleanup);
     }
 
     /// Sends `state_changed`.
@@ -120,7 +120,7 @@ impl Session {
     fn tools(&mut self) -> Option<(&mut ToolStep, Desk<'_>)> {
         let step = self.turns.tools_mut()?;
         let desk = Desk {
-            port: &mut self.port,
+            outbox: &mut self.outbox,
             gate: &mut self.gate,
             redactor: &self.redactor,
             cwd: &self.facts.cwd,
@@ -134,10 +134,14 @@ impl Session {
     }
 
     /// Moves the tool calls on with `act`, then does what they need.
-    fn on_tools(&mut self, now: Instant, act: impl FnOnce(&mut ToolStep, &mut Desk<'_>) -> Need) {
+    fn on_tools(
+        &mut self,
+        now: Instant,
+        act: impl FnOnce(&mut ToolStep, &mut Desk<'_>) -> tool_run::Then,
+    ) {
         if let Some((step, mut desk)) = self.tools() {
-            let need = act(step, &mut desk);
-            self.follow(now, need);
+            let then = act(step, &mut desk);
+            self.follow_tools(now, then);
         }
     }
 
@@ -147,11 +151,11 @@ impl Session {
     }
 
     /// Does what the tool calls need, until they wait or are done.
-    fn follow(&mut self, now: Instant, mut need: Need) {
+    fn follow_tools(&mut self, now: Instant, mut then: tool_run::Then) {
         loop {
-            need = match need {
-                Need::Wait => return,
-                Need::Review { name, input } => {
+            then = match then {
+                tool_run::Then::Nothing => return,
+                tool_run::Then::Review { name, input } => {
                     let (status, text) = match self.review_tool(now, &name, &input) {
                         Ok(text) => (ToolStatus::Ok, text),
                         Err(error) => (ToolStatus::Error, error),
@@ -161,15 +165,15 @@ impl Session {
                     };
                     step.finish(&mut desk, now, status, text)
                 }
-                Need::McpTool { name, input } => {
+                tool_run::Then::McpTool { name, input } => {
                     let tool = self.mcp.tool(&name).cloned();
                     let Some((step, mut desk)) = self.tools() else {
                         return;
                     };
                     step.decide_mcp(&mut desk, now, &name, tool, input)
                 }
-                Need::SendMcp { call, name, input } => {
-                    let (ids, outputs) = self.port.parts();
+                tool_run::Then::SendMcp { call, name, input } => {
+                    let (ids, outputs) = self.outbox.parts();
                     let events = self
                         .mcp
                         .call(now, call, &name, input, &mut Io { ids, outputs });
@@ -179,7 +183,7 @@ impl Session {
                     };
                     step.run_next(&mut desk, now)
                 }
-                Need::Answered(answered) => {
+                tool_run::Then::Answered(answered) => {
                     let then = (self.turns).tools_answered(&mut turn_desk!(self), now, answered);
                     return self.follow_turn(now, then);
                 }
@@ -191,7 +195,7 @@ impl Session {
     pub(in crate::session) fn tool_effect(&mut self, now: Instant, input: Input<'_>) {
         if self.turns.tools_mut().is_none() {
             if let Some(close) = unwanted_open(&input) {
-                self.port.push(close);
+                self.outbox.push(close);
             }
             return;
         }
@@ -201,7 +205,7 @@ impl Session {
     /// Kills a command past its deadline; its exit finishes the call.
     pub(in crate::session) fn tool_timeout(&mut self, now: Instant) {
         if let Some((step, desk)) = self.tools() {
-            step.handle_timeout(desk.port, now);
+            step.handle_timeout(desk.outbox, now);
         }
     }
 
@@ -233,8 +237,8 @@ impl Session {
         let Some((step, mut desk)) = self.tools() else {
             return Err(no_open_prompt(&reply.id));
         };
-        let need = step.respond_permission(&mut desk, now, reply)?;
-        self.follow(now, need);
+        let then = step.respond_permission(&mut desk, now, reply)?;
+        self.follow_tools(now, then);
         Ok(())
     }
 
@@ -252,8 +256,8 @@ impl Session {
         let Some((step, mut desk)) = self.tools() else {
             return Err(no_open_question(&answer.id));
         };
-        let need = step.answer_question(&mut desk, now, answer)?;
-        self.follow(now, need);
+        let then = step.answer_question(&mut desk, now, answer)?;
+        self.follow_tools(now, then);
         Ok(())
     }
 
@@ -262,8 +266,8 @@ impl Session {
     /// heard that the turn ended.
     pub(in crate::session) fn interrupt_tools(&mut self, step: ToolStep) -> Vec<Output> {
         let mcp = &mut self.mcp;
-        let interrupted = step.interrupt(&mut self.port, |port, call| {
-            let (ids, outputs) = port.parts();
+        let interrupted = step.interrupt(&mut self.outbox, |outbox, call| {
+            let (ids, outputs) = outbox.parts();
             mcp.cancel(call, &mut Io { ids, outputs });
         });
         (self.turns).keep_results(&mut turn_desk!(self), interrupted.answered);
@@ -273,7 +277,7 @@ impl Session {
 
 impl Session {
     fn mcp_io(&mut self) -> (&mut Mcp, Io<'_>) {
-        let (ids, outputs) = self.port.parts();
+        let (ids, outputs) = self.outbox.parts();
         (&mut self.mcp, Io { ids, outputs })
     }
 
@@ -367,7 +371,7 @@ impl Session {
     /// Records the settings now in force.
     pub(in crate::session) fn record_settings(&mut self) {
         let settings = settings_record(self.model.as_ref(), self.mode, self.thinking);
-        self.store.record_settings(&mut self.port, settings);
+        self.store.record_settings(&mut self.outbox, settings);
     }
 
     /// An append was answered.
@@ -379,7 +383,7 @@ impl Session {
 
     /// `list_sessions`.
     pub(in crate::session) fn list_sessions(&mut self, request_id: String) {
-        if let Some(answer) = self.store.list(&mut self.port, request_id) {
+        if let Some(answer) = self.store.list(&mut self.outbox, request_id) {
             self.emit(Event::SessionsListed(answer));
         }
     }

@@ -17,7 +17,6 @@
 
 mod dotenv;
 mod forms;
-mod gate;
 mod json;
 mod stream;
 

@@ -1,8 +1,8 @@
-//! The one point every output passes on its way to io.
+//! The one point every output passes on its way to io: [`Redactor::gate`], here beside the
+//! outputs it gates so that the redaction below knows nothing of them.
 
-use crate::effects::Output;
-
-use super::Redactor;
+use super::Output;
+use crate::redact::Redactor;
 
 impl Redactor {
     /// `output` as it may leave core: a frame is given this redactor, which its encoding

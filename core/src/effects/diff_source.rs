@@ -1,16 +1,8 @@
-//! What io reads from git for a review: which files changed between two sides, and the bytes of
-//! each side. Turning that into hunks is core's work (the hunks are `crate::protocol::review`'s).
+//! [`DiffSource`]: what io reads from git for a review, which files changed between two sides
+//! and the bytes of each side. Turning that into hunks is core's work (`crate::review`; the
+//! hunks are `crate::protocol::review`'s).
 
 use crate::protocol::review::FileStatus;
-
-/// Where a `branch` review without a `base` starts, in order: the first that exists. A
-/// symbolic ref counts as the branch it points to (`origin/HEAD` is the remote's default
-/// branch, as `git clone` set it), else the usual local names.
-pub const DEFAULT_BASES: &[&str] = &[
-    "refs/remotes/origin/HEAD",
-    "refs/heads/main",
-    "refs/heads/master",
-];
 
 /// One changed file as git sees it, with both sides' bytes.
 #[derive(Debug, Clone, PartialEq, Eq)]
