@@ -8,12 +8,15 @@ mod env_vars;
 mod home;
 mod session_id;
 mod settings_read;
+mod utc_date;
 
 pub use env_search::{EnvEntry, EnvSearch, WalkedEntry};
 pub use env_vars::EnvVars;
 pub use home::{Home, Resume, settings_files};
 pub use session_id::session_id;
 pub use settings_read::{SettingsRead, settings_sources};
+pub(crate) use utc_date::civil_from_days;
+pub use utc_date::utc_date;
 
 use crate::model::catalogue::{Provider, ProviderAccess};
 use crate::model::wire::Endpoint;
