@@ -42,7 +42,8 @@ struct Layer {
 ///   the environment's meaning, what `--issue` and `--worktree` prepare).
 /// - **the session**: one session's machine and its feature machines (turns, tool runs,
 ///   reviews, GitHub, stacks), driven by actions and effects' results.
-/// - **front doors**: `--rpc` (`luxe`), `--acp` (`acp`), and `machine`, the one trait
+/// - **front doors**: what a front door does when its client's stdout fails
+///   (`client_stdout`), `--rpc` (`luxe`), `--acp` (`acp`), and `machine`, the one trait
 ///   io's driver runs either by.
 /// - **test drivers**: the simulation and fuzzing drivers that ship inside the library for
 ///   now (#31 moves them to a crate of their own); they drive the front doors from above.
@@ -81,7 +82,7 @@ const LAYERS: &[Layer] = &[
     },
     Layer {
         name: "front doors",
-        modules: &["luxe", "acp", "machine"],
+        modules: &["client_stdout", "luxe", "acp", "machine"],
     },
     Layer {
         name: "test drivers",
