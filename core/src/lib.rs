@@ -32,6 +32,9 @@ pub mod config;
 pub mod effects;
 pub mod git;
 pub mod github;
+// The checked drivers of the simulator, the properties and the fuzz targets: built for tests
+// and for the crates that drive core (feature `sim`), never into the shipped binary.
+#[cfg(any(test, feature = "sim"))]
 pub mod harness;
 mod luxe;
 mod machine;

@@ -45,8 +45,10 @@ struct Layer {
 /// - **front doors**: what a front door does when its client's stdout fails
 ///   (`client_stdout`), `--rpc` (`luxe`), `--acp` (`acp`), and `machine`, the one trait
 ///   io's driver runs either by.
-/// - **test drivers**: the simulation and fuzzing drivers that ship inside the library for
-///   now (#31 moves them to a crate of their own); they drive the front doors from above.
+/// - **test drivers**: the checked drivers of the simulator, the properties and the fuzz
+///   targets, built only for tests and with the `sim` feature (which luxe-sim, the tests and
+///   the fuzz targets turn on, and the shipped binary does not); they drive the front doors
+///   from above.
 const LAYERS: &[Layer] = &[
     Layer {
         name: "wire types",

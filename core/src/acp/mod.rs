@@ -12,6 +12,7 @@
 //! - [`site_dir`]: whether a session can run in the directory a client named.
 //! - [`checked`]: a driver that checks ACP's promises, for fuzzing and properties.
 
+#[cfg(any(test, feature = "sim"))]
 pub mod checked;
 mod effects_table;
 mod host;

@@ -4,6 +4,7 @@
 //! with effects for io and [`McpEvent`]s for the session; it never touches the session.
 
 pub mod config;
+#[cfg(any(test, feature = "sim"))]
 pub mod fuzzing;
 pub mod http;
 pub mod jsonrpc;
