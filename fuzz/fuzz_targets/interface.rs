@@ -19,7 +19,7 @@ libfuzzer_sys::fuzz_target!(|data: &[u8]| {
     let (mut width, mut height) = (80u16, 24u16);
     let mut ui = Interface::new(luxe, width, height);
     let mut at = 0;
-    let mut take = |n: usize, at: &mut usize| {
+    let take = |n: usize, at: &mut usize| {
         let piece = &data[(*at).min(data.len())..(*at + n).min(data.len())];
         *at += n;
         piece
