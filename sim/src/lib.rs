@@ -7,11 +7,13 @@
 //!
 //! The rooms: `draw.rs` where choices come from, `session.rs` one checked rpc session driven
 //! by hand, `rpc.rs` a simulated rpc session with its model and io, `acp.rs` the ACP host,
-//! `interface.rs` the terminal interface, `world.rs` all of them together under one seed.
+//! `interface.rs` the terminal interface, `mcp.rs` an MCP server, `world.rs` all of them
+//! together under one seed.
 
 pub mod acp;
 pub mod draw;
 pub mod interface;
+pub mod mcp;
 pub mod rpc;
 pub mod session;
 pub mod world;

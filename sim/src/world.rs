@@ -1,6 +1,6 @@
 //! One run of the whole system from one source of choices: two `--rpc` sessions (each with
-//! flags and settings of its own), an `--acp` host and the terminal interface, side by side on
-//! one virtual clock, each step given to one of them. Every door checks its promises after
+//! flags and settings of its own), an `--acp` host, the terminal interface and MCP servers,
+//! side by side on one virtual clock, each step given to one of them. Every door checks its promises after
 //! every step (a failure panics); the run keeps a transcript of every step and what it showed,
 //! so that two runs of one seed can be compared whole, and the kinds of step it took.
 
@@ -10,7 +10,7 @@ use std::time::Instant;
 use serde_json::json;
 
 use crate::draw::Draw;
-use crate::{acp, interface, rpc};
+use crate::{acp, interface, mcp, rpc};
 
 /// What one run did.
 #[derive(Debug, Default, PartialEq)]
@@ -58,6 +58,7 @@ pub const KINDS: &[&str] = &[
     "ui Effect",
     "ui Model",
     "ui Advance",
+    "mcp Server",
     "clock",
 ];
 
@@ -86,7 +87,7 @@ pub fn run(draw: &mut impl Draw, steps: usize, transcript: &mut Run) {
         run.transcript.push(format!("{door} {step} → {showed}"));
     };
     for _ in 0..steps {
-        match draw.below(10) {
+        match draw.below(11) {
             0..=3 => {
                 let which = draw.below(2) as usize;
                 let op = rpc::Op::draw(draw);
@@ -119,6 +120,14 @@ pub fn run(draw: &mut impl Draw, steps: usize, transcript: &mut Run) {
                 if terminal.is_closed() {
                     terminal = interface::Terminal::start(now, width, height);
                 }
+            }
+            9 => {
+                let server = mcp::Server::draw(draw);
+                let step = format!("Server {:?}", server.lines);
+                transcript.transcript.push(format!("mcp {step} …"));
+                server.run(now);
+                transcript.transcript.pop();
+                note(transcript, "mcp", step, "ok".into());
             }
             _ => {
                 // Time passes for everyone at once.

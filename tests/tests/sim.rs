@@ -1,6 +1,6 @@
 //! The seeded simulator (`luxe-sim`): each seed is one run of two `--rpc` sessions, an `--acp`
-//! host and the terminal interface side by side, with the model, io and the clock, every step
-//! checked. A failing seed prints itself and its replay command:
+//! host, the terminal interface and MCP servers side by side, with the model, io and the clock,
+//! every step checked. A failing seed prints itself and its replay command:
 //! `LUXE_SIM_SEED=<n> cargo test -p luxe-tests --test sim` runs that seed alone (twice, the
 //! transcripts compared). `LUXE_SIM_SEEDS=<count>` (or `<from>..<to>`) runs that many instead
 //! of the default few hundred; `LUXE_SIM_STEPS` sets the steps of each run.
