@@ -62,17 +62,31 @@ pub const KINDS: &[&str] = &[
     "clock",
 ];
 
-/// The kind of a step from its `Debug` form: the variant's name.
+/// The kind of a step from its `Debug` form: the variant's name (none for the clock).
 fn kind(door: &str, debug: &str) -> String {
     let name = debug
         .split(|c: char| !c.is_alphanumeric())
         .next()
         .unwrap_or(debug);
-    format!("{door} {name}")
+    if name.is_empty() {
+        door.to_owned()
+    } else {
+        format!("{door} {name}")
+    }
+}
+
+/// Takes `step` of `door` by `act`: the transcript names it while it runs (so a broken promise
+/// is shown at the step that broke it), then says what it showed.
+fn took(run: &mut Run, door: &str, step: String, act: impl FnOnce() -> String) {
+    run.transcript.push(format!("{door} {step} …"));
+    let showed = act();
+    run.transcript.pop();
+    run.reached.insert(kind(door, &step));
+    run.transcript.push(format!("{door} {step} → {showed}"));
 }
 
 /// Runs `steps` steps drawn from `draw`. Panics (with the step that broke it last in the
-/// transcript, which [`crate::replay`] prints) when a promise is broken.
+/// transcript, which [`crate::run_seed`] prints) when a promise is broken.
 pub fn run(draw: &mut impl Draw, steps: usize, transcript: &mut Run) {
     let now = Instant::now();
     let mut sessions = [
@@ -82,63 +96,59 @@ pub fn run(draw: &mut impl Draw, steps: usize, transcript: &mut Run) {
     let mut host = acp::Host::start(now, (draw.bool(), draw.bool()));
     let (width, height) = (40 + draw.below(120) as u16, 6 + draw.below(50) as u16);
     let mut terminal = interface::Terminal::start(now, width, height);
-    let note = |run: &mut Run, door: &str, step: String, showed: String| {
-        run.reached.insert(kind(door, &step));
-        run.transcript.push(format!("{door} {step} → {showed}"));
-    };
     for _ in 0..steps {
         match draw.below(11) {
             0..=3 => {
                 let which = draw.below(2) as usize;
                 let op = rpc::Op::draw(draw);
-                let step = format!("{op:?}");
-                transcript.transcript.push(format!("rpc{which} {step} …"));
-                sessions[which].step(&op);
-                let showed = sessions[which].take_shown().join(" ");
-                transcript.transcript.pop();
-                note(transcript, "rpc", step, format!("{which}: {showed}"));
+                let session = &mut sessions[which];
+                took(transcript, "rpc", format!("{op:?}"), || {
+                    session.step(&op);
+                    format!("{which}: {}", session.take_shown().join(" "))
+                });
             }
             4..=6 => {
                 let op = acp::Op::draw(draw);
-                let step = format!("{op:?}");
-                transcript.transcript.push(format!("acp {step} …"));
-                host.step(&op);
-                let showed = json!(host.take_seen()).to_string();
-                transcript.transcript.pop();
-                note(transcript, "acp", step, showed);
+                took(transcript, "acp", format!("{op:?}"), || {
+                    host.step(&op);
+                    json!(host.take_seen()).to_string()
+                });
                 if host.is_closed() {
                     host = acp::Host::start(now, (draw.bool(), draw.bool()));
                 }
             }
             7 | 8 => {
                 let op = interface::Op::draw(draw);
-                let step = format!("{op:?}");
-                transcript.transcript.push(format!("ui {step} …"));
-                let frame = terminal.step(&op);
-                transcript.transcript.pop();
-                note(transcript, "ui", step, format!("frame {frame:016x}"));
+                took(transcript, "ui", format!("{op:?}"), || {
+                    format!("frame {:016x}", terminal.step(&op))
+                });
                 if terminal.is_closed() {
                     terminal = interface::Terminal::start(now, width, height);
                 }
             }
             9 => {
                 let server = mcp::Server::draw(draw);
-                let step = format!("Server {:?}", server.lines);
-                transcript.transcript.push(format!("mcp {step} …"));
-                server.run(now);
-                transcript.transcript.pop();
-                note(transcript, "mcp", step, "ok".into());
+                took(
+                    transcript,
+                    "mcp",
+                    format!("Server {:?}", server.lines),
+                    || {
+                        server.run(now);
+                        "ok".into()
+                    },
+                );
             }
             _ => {
                 // Time passes for everyone at once.
                 let ms = draw.below(5000) as u16;
-                transcript.reached.insert("clock".into());
-                transcript.transcript.push(format!("clock +{ms} ms"));
-                for session in &mut sessions {
-                    session.step(&rpc::Op::Advance(ms));
-                }
-                host.step(&acp::Op::Advance(ms));
-                terminal.step(&interface::Op::Advance(ms));
+                took(transcript, "clock", format!("+{ms} ms"), || {
+                    for session in &mut sessions {
+                        session.step(&rpc::Op::Advance(ms));
+                    }
+                    host.step(&acp::Op::Advance(ms));
+                    terminal.step(&interface::Op::Advance(ms));
+                    String::new()
+                });
             }
         }
     }
