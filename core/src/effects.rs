@@ -125,6 +125,9 @@ pub enum InputOf<Bytes> {
     ClientEof,
     /// Reading from the client failed; nothing more will come.
     ClientReadFailed(String),
+    /// Writing to the client (stdout) failed: it closed its end, or the pipe broke. Nothing
+    /// more can reach it; see [`crate::client_stdout`] for what the session does then.
+    ClientWriteFailed(String),
     /// The process was asked to terminate (SIGTERM): the same as `close`.
     Terminate,
     /// An HTTP request got its status line and headers.
@@ -278,6 +281,7 @@ impl<Bytes> InputOf<Bytes> {
             Self::ClientBytes(_)
             | Self::ClientEof
             | Self::ClientReadFailed(_)
+            | Self::ClientWriteFailed(_)
             | Self::Terminate => {
                 return None;
             }
@@ -303,6 +307,7 @@ impl<Bytes: AsRef<[u8]>> InputOf<Bytes> {
             // The rest hold no bytes: the same values, in the borrowing type.
             Self::ClientEof => feed(Input::ClientEof),
             Self::ClientReadFailed(reason) => feed(Input::ClientReadFailed(reason)),
+            Self::ClientWriteFailed(reason) => feed(Input::ClientWriteFailed(reason)),
             Self::Terminate => feed(Input::Terminate),
             Self::HttpResponse {
                 id,
@@ -356,7 +361,8 @@ pub enum Output {
         /// Absolute directory the client named.
         cwd: String,
     },
-    /// Flush what was written, end child processes and exit with this status.
+    /// End child processes and exit with this status. An [`Output::Flush`] comes just before
+    /// it, so that a failed write is reported (and decides the status) before it comes.
     Exit {
         /// The process exit status.
         code: i32,

@@ -27,6 +27,7 @@
 #![warn(clippy::unwrap_used)]
 
 pub mod acp;
+pub mod client_stdout;
 pub mod config;
 pub mod effects;
 pub mod git;

@@ -2,6 +2,7 @@
 
 use std::time::Instant;
 
+use crate::client_stdout::{CLOSED_STDOUT_STATUS, ClientStdout};
 use crate::config::{Config, StartError};
 use crate::effects::{Input, Output};
 use crate::output_order::OutputOrder;
@@ -26,8 +27,10 @@ use crate::session::Session;
 /// 4. **Getters**: [`Luxe::is_closed`], [`Luxe::warnings`] and [`Luxe::max_frame_bytes`].
 ///
 /// A driver performs the outputs in the order they come and flushes stdout at each
-/// [`Output::Flush`] and before it waits again. Calling `handle_timeout` early or twice is
-/// harmless. Nothing here panics on any input: bad lines become `action_rejected`.
+/// [`Output::Flush`] and before it waits again; a write that fails is fed back at once as
+/// [`Input::ClientWriteFailed`], and the core decides what still happens
+/// ([`crate::client_stdout`]). Calling `handle_timeout` early or twice is harmless. Nothing
+/// here panics on any input: bad lines become `action_rejected`.
 ///
 /// Inside, client bytes are split into lines and decoded into actions, which the session's
 /// gate answers or hands to the feature they name (turns, tools, review, GitHub, stacks, MCP
@@ -48,6 +51,7 @@ pub struct Luxe {
     lines: LineSplitter,
     session: Session,
     order: OutputOrder,
+    stdout: ClientStdout,
     max_frame_bytes: usize,
 }
 
@@ -59,6 +63,7 @@ impl Luxe {
             lines: LineSplitter::new(config.max_frame_bytes),
             session: Session::start(&config, _now)?,
             order: OutputOrder::default(),
+            stdout: ClientStdout::default(),
             max_frame_bytes: config.max_frame_bytes,
         })
     }
@@ -79,6 +84,10 @@ impl Luxe {
                 session.report_error(format!("reading stdin failed: {reason}"));
                 session.close(1);
             }
+            Input::ClientWriteFailed(_) => {
+                self.stdout.failed();
+                session.close(CLOSED_STDOUT_STATUS);
+            }
             Input::Terminate => session.close(0),
             effect => session.handle_effect(now, effect),
         }
@@ -87,7 +96,8 @@ impl Luxe {
     /// The next instruction for io, or `None` when drained, in the order io performs them; an
     /// [`Output::Flush`] comes before an effect that a frame not yet flushed precedes.
     pub fn poll_output(&mut self) -> Option<Output> {
-        self.order.next_of(&mut self.session)
+        let (order, session) = (&mut self.order, &mut self.session);
+        self.stdout.next(|| order.next_of(session))
     }
 
     /// The earliest deadline at which [`Luxe::handle_timeout`] wants to run, if any.

@@ -34,7 +34,8 @@ struct Layer {
 /// - **vocabulary**: what core and io say to each other. `effects` is `Input` and `Output`
 ///   and everything they carry (frames and messages through the redaction gate, HTTP
 ///   requests, diff sources, sites); `steps` is the commands a flow asks io to run, and how
-///   they end; `output_order` is the order outputs leave core in.
+///   they end; `output_order` is the order outputs leave core in, and `client_stdout` which
+///   of them still leave once the client stopped reading.
 /// - **domain helpers**: pure knowledge of one outside thing each (the model providers, MCP,
 ///   permissions, GitHub through gh, stacks of branches, guided reviews, the session file),
 ///   each a value or a flow over the vocabulary, none holding a session.
@@ -57,7 +58,7 @@ const LAYERS: &[Layer] = &[
     },
     Layer {
         name: "vocabulary",
-        modules: &["effects", "steps", "output_order"],
+        modules: &["effects", "steps", "output_order", "client_stdout"],
     },
     Layer {
         name: "domain helpers",

@@ -16,9 +16,6 @@ use crate::effects::Effects;
 use crate::frame_writer::FrameWriter;
 use luxe_core::effects::Completion;
 
-/// The exit status when the client stops reading stdout: quiet, but not success.
-const BROKEN_PIPE_STATUS: i32 = 1;
-
 /// Most results taken in one go before frames are written.
 const COMPLETION_BATCH: usize = 64;
 
@@ -68,21 +65,14 @@ async fn drive(
     let mut timer = smol::Timer::never();
     let mut timer_set_for: Option<Instant> = None;
     loop {
-        match perform(&mut luxe, &mut effects, &mut writer).and_then(|exit| {
-            writer.flush()?;
-            Ok(exit)
-        }) {
-            Ok(Some(code)) => {
-                effects.finish(&completions).await;
-                return code;
-            }
-            Ok(None) => {}
-            Err(err) => {
-                tracing::debug!("stdout closed: {err}");
-                effects.shutdown();
-                effects.finish(&completions).await;
-                return BROKEN_PIPE_STATUS;
-            }
+        if let Some(code) = perform(&mut luxe, &mut effects, &mut writer) {
+            effects.finish(&completions).await;
+            return code;
+        }
+        // Frames go out before the loop waits; a failure is the core's to act on.
+        if let Err(err) = writer.flush() {
+            write_failed(&mut luxe, &err);
+            continue;
         }
         let deadline = luxe.poll_timeout();
         if let Some(at) = deadline
@@ -137,24 +127,11 @@ async fn drive(
                     let Ok(next) = completions.try_recv() else {
                         break;
                     };
-                    match perform(&mut luxe, &mut effects, &mut writer) {
-                        Ok(None) => feed(&mut luxe, now, next),
-                        Ok(Some(code)) => {
-                            let code = if writer.flush().is_ok() {
-                                code
-                            } else {
-                                BROKEN_PIPE_STATUS
-                            };
-                            effects.finish(&completions).await;
-                            return code;
-                        }
-                        Err(err) => {
-                            tracing::debug!("stdout closed: {err}");
-                            effects.shutdown();
-                            effects.finish(&completions).await;
-                            return BROKEN_PIPE_STATUS;
-                        }
+                    if let Some(code) = perform(&mut luxe, &mut effects, &mut writer) {
+                        effects.finish(&completions).await;
+                        return code;
                     }
+                    feed(&mut luxe, now, next);
                 }
             }
             // The timer fires once; it is set again next turn.
@@ -168,52 +145,51 @@ async fn drive(
 
 /// Performs every queued output in the order core gives them (frames buffered until a
 /// `Flush` or the next wait, appends on the spot, effects started); returns the exit status
-/// once the core asks to exit.
+/// once the core asks to exit. A failed write is reported to the core at once, which decides
+/// what still goes out.
 fn perform(
     luxe: &mut impl Machine,
     effects: &mut Effects,
     writer: &mut FrameWriter,
-) -> io::Result<Option<i32>> {
+) -> Option<i32> {
     let mut exit = None;
-    // A large frame is written while it is encoded; once stdout is closed, the rest of the
-    // frames are dropped and no effect starts, but session records are still appended.
-    let mut closed = None;
     while let Some(output) = luxe.poll_output() {
-        match output {
-            Output::Frame(frame) => {
-                if closed.is_none() {
-                    closed = writer.push(&frame).err();
-                }
-            }
-            Output::Flush => {
-                if closed.is_none() {
-                    closed = writer.flush().err();
-                }
-            }
-            Output::Message(message) => {
-                if closed.is_none() {
-                    closed = writer.push_message(&message).err();
-                }
-            }
+        // A large frame is written while it is encoded.
+        let written = match output {
+            Output::Frame(frame) => writer.push(&frame),
+            Output::Flush => writer.flush(),
+            Output::Message(message) => writer.push_message(&message),
             Output::AppendFile { id, path, bytes } => {
                 feed(luxe, Instant::now(), Effects::append(id, &path, &bytes));
+                Ok(())
             }
-            Output::Log(line) => tracing::warn!("{line}"),
-            Output::Exit { code } => exit = Some(code),
+            Output::Log(line) => {
+                tracing::warn!("{line}");
+                Ok(())
+            }
+            Output::Exit { code } => {
+                exit = Some(code);
+                Ok(())
+            }
             effect => {
-                if closed.is_none() {
-                    effects.start(effect);
-                }
+                effects.start(effect);
+                Ok(())
             }
+        };
+        if let Err(err) = written {
+            write_failed(luxe, &err);
         }
-    }
-    if let Some(err) = closed {
-        return Err(err);
     }
     if exit.is_some() {
         effects.shutdown();
     }
-    Ok(exit)
+    exit
+}
+
+/// Tells the core that stdout failed (the client closed it).
+fn write_failed(luxe: &mut impl Machine, err: &io::Error) {
+    tracing::debug!("stdout closed: {err}");
+    luxe.handle_input(Instant::now(), Input::ClientWriteFailed(err.to_string()));
 }
 
 /// Hands an effect's result to the core, its bytes lent rather than copied: a diff read holds

@@ -23,6 +23,7 @@ mod translate;
 
 use std::time::Instant;
 
+use crate::client_stdout::{CLOSED_STDOUT_STATUS, ClientStdout};
 use crate::config::{Config, StartError};
 use crate::effects::{Input, Output};
 use crate::protocol::lines::{Line, LineSplitter};
@@ -36,6 +37,7 @@ pub const PROTOCOL_VERSION: u64 = 1;
 pub struct Acp {
     lines: LineSplitter,
     host: host::Host,
+    stdout: ClientStdout,
 }
 
 impl Acp {
@@ -55,6 +57,7 @@ impl Acp {
         Ok(Self {
             lines: LineSplitter::new(config.max_frame_bytes),
             host: host::Host::new(config),
+            stdout: ClientStdout::default(),
         })
     }
 
@@ -68,6 +71,10 @@ impl Acp {
                 host.close(now, 0);
             }
             Input::ClientReadFailed(_) => host.close(now, 1),
+            Input::ClientWriteFailed(_) => {
+                self.stdout.failed();
+                host.close(now, CLOSED_STDOUT_STATUS);
+            }
             Input::Terminate => host.close(now, 0),
             effect => host.handle_effect(now, effect),
         }
@@ -75,7 +82,8 @@ impl Acp {
 
     /// The next instruction for io, or `None` when drained.
     pub fn poll_output(&mut self) -> Option<Output> {
-        self.host.poll_output()
+        let host = &mut self.host;
+        self.stdout.next(|| host.poll_output())
     }
 
     /// The earliest deadline at which [`Acp::handle_timeout`] wants to run, if any.
