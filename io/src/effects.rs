@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 
 use luxe_core::effects::{Completion, EffectId, Output};
 use luxe_core::protocol::review::ReviewTarget;
+use luxe_core::review::diff_rules::read_failure::ReadFailure;
 use smol::channel::Sender;
 use smol::future::FutureExt as _;
 use smol::{LocalExecutor, Task};
@@ -92,16 +93,16 @@ impl Effects {
         };
         let started = self
             .start_diff_thread()
-            .map_err(|err| err.to_string())
+            .map_err(|err| ReadFailure::ReaderNotStarted(err.to_string()))
             .and_then(|reads| match reads.send(read) {
                 Ok(()) => Ok(reads),
-                Err(_) => Err("the diff thread ended at once".to_owned()),
+                Err(_) => Err(ReadFailure::ReaderEndedAtOnce),
             });
         match started {
             Ok(reads) => self.diff_reads = Some(reads),
-            Err(err) => self.report(Completion::DiffRead {
+            Err(failure) => self.report(Completion::DiffRead {
                 id,
-                result: Err(format!("cannot start reading the diff: {err}")),
+                result: Err(failure.to_string()),
             }),
         }
     }
@@ -121,10 +122,7 @@ impl Effects {
                     }));
                     let result = match read {
                         Ok(result) => result.map(Box::new),
-                        Err(_) => Err(
-                            "reading the diff failed unexpectedly (a bug in luxe: see the log)"
-                                .to_owned(),
-                        ),
+                        Err(_) => Err(ReadFailure::ReaderPanicked.to_string()),
                     };
                     if results
                         .send_blocking(Completion::DiffRead { id, result })

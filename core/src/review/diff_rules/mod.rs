@@ -2,7 +2,8 @@
 //! count as files, how a changed path's status is settled, when two sides that differ by
 //! object are the same after all ([`change`]); which paths of a working tree changed and what
 //! each side is there ([`working_tree`]); and which commits a `branch` or `commits` review
-//! compares, in words when it cannot ([`revisions`]).
+//! compares, in words when it cannot ([`revisions`]); and how a failed read is worded
+//! ([`read_failure`]).
 //!
 //! io reads trees, blobs, the index and the disk and hands each fact over in this module's
 //! vocabulary; nothing here reads, so each rule is tested without a repository. Sides hold an
@@ -14,6 +15,7 @@
 pub mod change;
 #[cfg(test)]
 mod properties;
+pub mod read_failure;
 pub mod revisions;
 pub mod working_tree;
 
