@@ -14,6 +14,7 @@ use gix::ObjectId;
 use gix::bstr::{BStr, ByteSlice as _};
 use gix::diff::index::ChangeRef;
 use gix::dir::entry::{Kind as DiskKind, Status as DirStatus};
+use gix::dir::walk::EmissionMode;
 use gix::objs::FindExt as _;
 use gix::objs::tree::EntryMode;
 use gix::odb::pack::Find as _;
@@ -22,7 +23,9 @@ use gix::status::plumbing::index_as_worktree::{Change as WorktreeChange, EntrySt
 use gix::status::tree_index::TrackRenames;
 use luxe_core::effects::{ChangedFile, DiffSource};
 use luxe_core::protocol::review::ReviewTarget;
+use luxe_core::review::diff_rules::read_failure::{self, ReadFailure};
 use luxe_core::review::diff_rules::revisions::{self, Named, Revisions, Sides};
+use luxe_core::review::diff_rules::shown_files;
 use luxe_core::review::diff_rules::working_tree::{
     IndexEntry, Lookups, OnDisk, PathKind, Status, StatusItem, Tracked,
 };
@@ -43,14 +46,10 @@ const PACK_CACHE_BYTES: usize = 32 * 1024 * 1024;
 /// plus an untracked addition, as `git diff HEAD` and `git ls-files --others` show it.
 pub fn read_diff(cwd: &str, target: &ReviewTarget) -> Result<DiffSource, String> {
     let repo = open(cwd)?;
-    let workdir = repo.workdir().ok_or_else(|| {
-        format!(
-            "{}: a bare repository has no working tree to review",
-            repo.git_dir().display()
-        )
+    let workdir = repo.workdir().ok_or_else(|| ReadFailure::Bare {
+        git_dir: repo.git_dir().display().to_string(),
     })?;
-    let root =
-        std::fs::canonicalize(workdir).map_err(|err| format!("{}: {err}", workdir.display()))?;
+    let root = std::fs::canonicalize(workdir).map_err(|err| path_failure(workdir, &err))?;
     let (base_commit, head_commit, files) = match target {
         ReviewTarget::WorkingTree => working_tree(&repo, &root)?,
         ReviewTarget::Staged => staged(&repo)?,
@@ -84,8 +83,11 @@ fn open(cwd: &str) -> Result<gix::Repository, String> {
             Upwards::NoGitRepository { .. }
             | Upwards::NoGitRepositoryWithinCeiling { .. }
             | Upwards::NoGitRepositoryWithinFs { .. },
-        ) => format!("not a git repository: {cwd} (nor any of its parents)"),
-        _ => format!("{cwd}: {}", reason(&err)),
+        ) => ReadFailure::NotARepository { cwd: cwd.into() },
+        _ => ReadFailure::CannotOpen {
+            cwd: cwd.into(),
+            reason: reason(&err),
+        },
     })?;
     // Packed blobs of similar files are deltas on shared bases; without a cache of decoded
     // objects each blob inflates its whole chain again. Read in pack order (see `read_all`),
@@ -102,14 +104,16 @@ fn open(cwd: &str) -> Result<gix::Repository, String> {
     Ok(repo)
 }
 
-/// A gix error in words: what failed, and the deepest cause when that says more.
+/// A gix error in words, as core's [`read_failure::reason`] puts its message and cause.
 fn reason(err: &gix::Error) -> String {
-    let what = err.to_string();
-    let cause = err.probable_cause().to_string();
-    if what.contains(&cause) {
-        what
-    } else {
-        format!("{what}: {cause}")
+    read_failure::reason(&err.to_string(), &err.probable_cause().to_string())
+}
+
+/// A path that could not be read, in core's words.
+fn path_failure(path: &Path, err: &io::Error) -> ReadFailure {
+    ReadFailure::Path {
+        path: path.display().to_string(),
+        reason: err.to_string(),
     }
 }
 
@@ -152,7 +156,12 @@ fn read_all(
         repo.objects
             .find_blob(&id, &mut buffer)
             .map(|blob| blob.data.to_vec())
-            .map_err(|err| format!("blob {id}: {err}"))
+            .map_err(|err| {
+                String::from(ReadFailure::Blob {
+                    blob: id.to_string(),
+                    reason: err.to_string(),
+                })
+            })
     };
     for change in settled {
         files.extend(change.read(&mut read)?);
@@ -162,22 +171,26 @@ fn read_all(
 
 /// HEAD's commit, `None` in a repository without commits.
 fn head_commit(repo: &gix::Repository) -> Result<Option<ObjectId>, String> {
-    let mut head = repo
-        .head()
-        .map_err(|err| format!("HEAD: {}", reason(&err)))?;
+    let mut head = repo.head().map_err(|err| ReadFailure::Head(reason(&err)))?;
     if head.is_unborn() {
         return Ok(None);
     }
     head.peel_to_commit()
         .map(|commit| Some(commit.id))
-        .map_err(|err| format!("HEAD: {}", reason(&err)))
+        .map_err(|err| ReadFailure::Head(reason(&err)).into())
 }
 
 fn commit_tree(repo: &gix::Repository, commit: ObjectId) -> Result<ObjectId, String> {
     repo.find_commit(commit)
         .and_then(|commit| commit.tree_id())
         .map(gix::Id::detach)
-        .map_err(|err| format!("commit {commit}: {}", reason(&err)))
+        .map_err(|err| {
+            ReadFailure::Commit {
+                commit: commit.to_string(),
+                reason: reason(&err),
+            }
+            .into()
+        })
 }
 
 /// The tree HEAD points to, the empty tree when there are no commits.
@@ -191,7 +204,7 @@ fn head_tree(repo: &gix::Repository, head: Option<ObjectId>) -> Result<ObjectId,
 /// The index, or an empty one when there is none yet.
 fn index(repo: &gix::Repository) -> Result<gix::worktree::Index, String> {
     repo.index_or_empty()
-        .map_err(|err| format!("the index: {}", reason(&err)))
+        .map_err(|err| ReadFailure::Index(reason(&err)).into())
 }
 
 /// HEAD → the index, as `git diff --cached`.
@@ -220,7 +233,7 @@ fn staged(repo: &gix::Repository) -> Result<Read, String> {
             Ok(std::ops::ControlFlow::Continue(()))
         },
     )
-    .map_err(|err| format!("HEAD against the index: {}", reason(&err)))?;
+    .map_err(|err| ReadFailure::HeadAgainstIndex(reason(&err)))?;
     Ok((head, None, read_all(repo, changes)?))
 }
 
@@ -279,10 +292,12 @@ fn index_change(change: &ChangeRef<'_, '_>) -> Change<Object> {
     }
 }
 
-/// HEAD → the working tree, as `git diff HEAD` plus the untracked files that are not ignored:
-/// gix's status of the two halves, HEAD → index and index → working tree, handed item by item
-/// to core's [`Status`], which asks for the index entries, HEAD entries and files it needs.
+/// HEAD → the working tree, as `git diff HEAD` plus the untracked files that are not ignored
+/// (core's [`shown_files`] says what status reports): gix's status of the two halves, HEAD →
+/// index and index → working tree, handed item by item to core's [`Status`], which asks for
+/// the index entries, HEAD entries and files it needs.
 fn working_tree(repo: &gix::Repository, root: &Path) -> Result<Read, String> {
+    let query = shown_files::WORKING_TREE;
     let head = head_commit(repo)?;
     let index = index(repo)?;
     let items = repo
@@ -290,24 +305,31 @@ fn working_tree(repo: &gix::Repository, root: &Path) -> Result<Read, String> {
         .map_err(|err| reason(&err))?
         .index(index.clone().into())
         .head_tree(head_tree(repo, head)?)
-        .untracked_files(gix::status::UntrackedFiles::Files)
+        .untracked_files(if query.untracked_files {
+            gix::status::UntrackedFiles::Files
+        } else {
+            gix::status::UntrackedFiles::None
+        })
         .dirwalk_options(|options| {
             // Empty patterns must match the whole repository, not the part under this
             // process's cwd.
             options
                 .empty_patterns_match_prefix(false)
-                .emit_ignored(None)
-                .emit_empty_directories(false)
+                .emit_ignored(query.ignored.then_some(EmissionMode::Matching))
+                .emit_empty_directories(query.empty_directories)
         })
-        // Submodules are left out of reviews: no need to look inside them.
-        .index_worktree_submodules(None)
+        .index_worktree_submodules(
+            query
+                .inside_submodules
+                .then_some(gix::status::Submodule::AsConfigured { check_dirty: false }),
+        )
         .tree_index_track_renames(TrackRenames::AsConfigured)
         .into_iter(Vec::new())
-        .map_err(|err| format!("status: {}", reason(&err)))?;
+        .map_err(|err| ReadFailure::Status(reason(&err)))?;
     let mut status = Status::default();
     for item in items {
         status.add(status_item(
-            item.map_err(|err| format!("status: {}", reason(&err)))?,
+            item.map_err(|err| ReadFailure::Status(reason(&err)))?,
         ));
     }
     let head_tree = match (head, status.has_conflicts()) {
@@ -396,7 +418,10 @@ impl Lookups<Object> for Worktree<'_> {
         };
         let entry = tree
             .lookup_entry_by_path(fs_path(path.as_bstr()))
-            .map_err(|err| format!("{} in HEAD: {}", path.as_bstr(), reason(&err)))?;
+            .map_err(|err| ReadFailure::InHead {
+                path: path.as_bstr().to_string(),
+                reason: reason(&err),
+            })?;
         Ok(entry.map(|entry| (tree_mode(entry.mode()), entry.object_id())))
     }
 
@@ -412,11 +437,10 @@ fn read_disk(root: &Path, path: &BStr) -> Result<Option<OnDisk>, String> {
     let metadata = match std::fs::symlink_metadata(&full) {
         Ok(metadata) => metadata,
         Err(err) if is_absent(&err) => return Ok(None),
-        Err(err) => return Err(format!("{}: {err}", full.display())),
+        Err(err) => return Err(path_failure(&full, &err).into()),
     };
     if metadata.is_symlink() {
-        let target =
-            std::fs::read_link(&full).map_err(|err| format!("{}: {err}", full.display()))?;
+        let target = std::fs::read_link(&full).map_err(|err| path_failure(&full, &err))?;
         return Ok(Some(OnDisk::Symlink {
             target: target.into_os_string().into_vec(),
         }));
@@ -430,7 +454,7 @@ fn read_disk(root: &Path, path: &BStr) -> Result<Option<OnDisk>, String> {
             bytes,
         })),
         Err(err) if is_absent(&err) => Ok(None),
-        Err(err) => Err(format!("{}: {err}", full.display())),
+        Err(err) => Err(path_failure(&full, &err).into()),
     }
 }
 
@@ -518,13 +542,15 @@ fn diff_trees(
 ) -> Result<Vec<Change<Object>>, String> {
     use gix::object::tree::diff::ChangeDetached;
     let tree = |id: ObjectId| {
-        repo.find_tree(id)
-            .map_err(|err| format!("tree {id}: {}", reason(&err)))
+        repo.find_tree(id).map_err(|err| ReadFailure::Tree {
+            tree: id.to_string(),
+            reason: reason(&err),
+        })
     };
     let (old, new) = (tree(old)?, tree(new)?);
     let changes = repo
         .diff_tree_to_tree(&old, &new, None)
-        .map_err(|err| format!("diff: {}", reason(&err)))?;
+        .map_err(|err| ReadFailure::Diff(reason(&err)))?;
     let side = |mode: EntryMode, id: ObjectId| Side::object(tree_mode(mode), id);
     Ok(changes
         .into_iter()

@@ -2,8 +2,8 @@
 //! count as files, how a changed path's status is settled, when two sides that differ by
 //! object are the same after all ([`change`]); which paths of a working tree changed and what
 //! each side is there ([`working_tree`]); and which commits a `branch` or `commits` review
-//! compares, in words when it cannot ([`revisions`]); and how a failed read is worded
-//! ([`read_failure`]).
+//! compares, in words when it cannot ([`revisions`]); which files a working-tree review can
+//! show ([`shown_files`]); and how a failed read is worded ([`read_failure`]).
 //!
 //! io reads trees, blobs, the index and the disk and hands each fact over in this module's
 //! vocabulary; nothing here reads, so each rule is tested without a repository. Sides hold an
@@ -17,6 +17,7 @@ pub mod change;
 mod properties;
 pub mod read_failure;
 pub mod revisions;
+pub mod shown_files;
 pub mod working_tree;
 
 pub use change::{Change, Content, Settled, Side, Source};
