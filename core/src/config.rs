@@ -3,11 +3,17 @@
 
 use std::time::Duration;
 
+mod env_search;
 mod env_vars;
 mod home;
 pub mod prepare;
+mod session_id;
+mod settings_read;
 
+pub use env_search::{EnvEntry, EnvSearch, WalkedEntry};
 pub use home::{Home, Resume, settings_files};
+pub use session_id::session_id;
+pub use settings_read::{SettingsRead, settings_sources};
 
 use crate::effects::{EnvFile, SettingsSource};
 use crate::model::catalogue::{Provider, ProviderAccess};

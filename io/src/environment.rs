@@ -8,11 +8,12 @@ use std::hash::{BuildHasher, Hasher};
 use std::path::Path;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use luxe_core::config::ENV_SEARCH_MAX_ENTRIES;
+use luxe_core::config::{
+    EnvEntry, EnvSearch, SettingsRead, WalkedEntry, session_id, settings_sources,
+};
 use luxe_core::effects::FileIdentity;
 use luxe_core::effects::{EnvFile, Scope, SettingsSource};
 use luxe_core::paths::GUARDED_DIRS;
-use luxe_core::permissions::is_env_file;
 use luxe_core::process_env::EnvVars;
 
 /// The process's working directory, as a string (lossy for non-UTF-8 paths).
@@ -64,64 +65,57 @@ pub fn resolved_guards(cwd: &str, luxe_home: Option<&str>) -> Vec<String> {
         .collect()
 }
 
-/// Every `.env` file under `cwd` (as core names them), read whole: ignored and hidden files
-/// included, since secrets files are ignored by design; `.git` directories and links to
-/// directories are not followed. At most [`ENV_SEARCH_MAX_ENTRIES`] entries are looked at;
-/// a file that cannot be read is logged and skipped.
+/// Every `.env` file under `cwd` that core's [`EnvSearch`] keeps, read whole; links to
+/// directories are not followed.
 pub fn env_files(cwd: &Path) -> Vec<EnvFile> {
     let walk = ignore::WalkBuilder::new(cwd)
         .standard_filters(false)
-        .filter_entry(|entry| entry.file_name() != ".git")
+        .filter_entry(|entry| EnvSearch::enters(&entry.file_name().to_string_lossy()))
         .build();
-    let mut found = Vec::new();
-    for (seen, entry) in walk.enumerate() {
-        if seen == ENV_SEARCH_MAX_ENTRIES {
-            tracing::warn!(
-                "stopped looking for .env files after {ENV_SEARCH_MAX_ENTRIES} entries under {}",
-                cwd.display()
-            );
-            break;
-        }
-        let Ok(entry) = entry else {
-            continue;
-        };
-        let path = entry.path();
-        let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
-        if is_dir || !is_env_file(&entry.file_name().to_string_lossy()) {
-            continue;
-        }
-        let identity = std::fs::metadata(path).ok().map(|m| FileIdentity {
-            dev: std::os::unix::fs::MetadataExt::dev(&m),
-            ino: std::os::unix::fs::MetadataExt::ino(&m),
-        });
-        match std::fs::read(path) {
-            Ok(bytes) => found.push(EnvFile {
-                path: path.to_string_lossy().into_owned(),
-                bytes,
-                identity,
-            }),
-            Err(err) => tracing::warn!("cannot read {}: {err}", path.display()),
+    let mut search = EnvSearch::new(&cwd.display().to_string());
+    for entry in walk {
+        let entry = entry.ok();
+        let walked = entry
+            .as_ref()
+            .map(|entry| (entry.file_name().to_string_lossy(), entry));
+        let next = search.next(walked.as_ref().map(|(name, entry)| WalkedEntry {
+            name,
+            is_dir: entry.file_type().is_some_and(|t| t.is_dir()),
+        }));
+        match (next, entry) {
+            (EnvEntry::Stop(line), _) => {
+                tracing::warn!("{line}");
+                break;
+            }
+            (EnvEntry::Read, Some(entry)) => {
+                let path = entry.path();
+                let identity = std::fs::metadata(path).ok().map(|m| FileIdentity {
+                    dev: std::os::unix::fs::MetadataExt::dev(&m),
+                    ino: std::os::unix::fs::MetadataExt::ino(&m),
+                });
+                let read = std::fs::read(path).map_err(|err| err.to_string());
+                let path = path.to_string_lossy().into_owned();
+                if let Some(line) = search.read(path, identity, read) {
+                    tracing::warn!("{line}");
+                }
+            }
+            _ => {}
         }
     }
-    found
+    search.found()
 }
 
-/// The settings files among `candidates` (core's, lowest precedence first) that exist; a
-/// file that exists but cannot be read is an error.
+/// The settings files among `candidates` (core's, lowest precedence first) that exist, as
+/// core's [`settings_sources`] decides from what is at each path.
 pub fn settings_files(candidates: &[(String, Scope)]) -> Result<Vec<SettingsSource>, String> {
-    let mut found = Vec::new();
-    for (path, scope) in candidates {
-        match std::fs::read_to_string(path) {
-            Ok(text) => found.push(SettingsSource {
-                path: path.clone(),
-                text,
-                scope: *scope,
-            }),
-            Err(err) if err.kind() == std::io::ErrorKind::NotFound => {}
-            Err(err) => return Err(format!("{path}: {err}")),
-        }
-    }
-    Ok(found)
+    settings_sources(candidates.iter().map(|(path, scope)| {
+        let read = match std::fs::read_to_string(path) {
+            Ok(text) => SettingsRead::Text(text),
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => SettingsRead::Absent,
+            Err(err) => SettingsRead::Failed(err.to_string()),
+        };
+        (path.clone(), *scope, read)
+    }))
 }
 
 /// The session files in `dir` as `-c` looks at them: each one's path, first bytes (core's
@@ -174,15 +168,12 @@ fn civil_from_days(days: i64) -> (i64, u32, u32) {
     (y, m, d)
 }
 
-/// A new session id: milliseconds since the epoch (so ids sort by age) and 64 random bits.
+/// A new session id, as core's [`session_id`] forms it from the wall clock and 64 random bits.
 pub fn new_session_id() -> String {
-    let millis = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis());
     // RandomState is seeded from the OS per process: enough to keep concurrent sessions apart.
     let mut hasher = RandomState::new().build_hasher();
     hasher.write_u32(std::process::id());
-    format!("{millis:012x}-{:016x}", hasher.finish())
+    session_id(unix_ms(), hasher.finish())
 }
 
 #[cfg(test)]
