@@ -9,11 +9,14 @@ mod home;
 pub mod prepare;
 mod session_id;
 mod settings_read;
+mod utc_date;
 
 pub use env_search::{EnvEntry, EnvSearch, WalkedEntry};
 pub use home::{Home, Resume, settings_files};
 pub use session_id::session_id;
 pub use settings_read::{SettingsRead, settings_sources};
+pub(crate) use utc_date::civil_from_days;
+pub use utc_date::utc_date;
 
 use crate::effects::{EnvFile, SettingsSource};
 use crate::model::catalogue::{Provider, ProviderAccess};

@@ -9,7 +9,7 @@ use std::path::Path;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use luxe_core::config::{
-    EnvEntry, EnvSearch, SettingsRead, WalkedEntry, session_id, settings_sources,
+    EnvEntry, EnvSearch, SettingsRead, WalkedEntry, session_id, settings_sources, utc_date,
 };
 use luxe_core::effects::FileIdentity;
 use luxe_core::effects::{EnvFile, Scope, SettingsSource};
@@ -131,13 +131,9 @@ pub fn platform() -> String {
     format!("{} {}", env::consts::OS, env::consts::ARCH)
 }
 
-/// Today's date in UTC as `YYYY-MM-DD`.
+/// Today's date in UTC, as core's [`utc_date`] writes it.
 pub fn today() -> String {
-    let days = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs() / 86_400);
-    let (y, m, d) = civil_from_days(i64::try_from(days).unwrap_or(0));
-    format!("{y:04}-{m:02}-{d:02}")
+    utc_date(unix_ms())
 }
 
 /// The wall clock in milliseconds since the Unix epoch.
@@ -152,20 +148,6 @@ pub fn random_seed() -> u64 {
     let mut hasher = RandomState::new().build_hasher();
     hasher.write_u64(0x5eed);
     hasher.finish()
-}
-
-/// Days since 1970-01-01 to a proleptic Gregorian date (Howard Hinnant's algorithm).
-fn civil_from_days(days: i64) -> (i64, u32, u32) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = u32::try_from(doy - (153 * mp + 2) / 5 + 1).unwrap_or(1);
-    let m = u32::try_from(if mp < 10 { mp + 3 } else { mp - 9 }).unwrap_or(1);
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    (y, m, d)
 }
 
 /// A new session id, as core's [`session_id`] forms it from the wall clock and 64 random bits.
@@ -251,13 +233,6 @@ mod tests {
         );
         let absent = format!("{dir_path}/none");
         assert_eq!(session_heads(&absent).unwrap(), []);
-    }
-
-    #[test]
-    fn civil_dates() {
-        assert_eq!(civil_from_days(0), (1970, 1, 1));
-        assert_eq!(civil_from_days(20_421), (2025, 11, 29));
-        assert_eq!(civil_from_days(11_016), (2000, 2, 29));
     }
 
     #[test]

@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use serde_json::{Value, json};
 
-use crate::config::SessionFile;
+use crate::config::{SessionFile, civil_from_days};
 use crate::effects::{Input, Output};
 use crate::protocol::events::SessionSummary;
 use crate::session::Session;
@@ -57,26 +57,13 @@ pub(super) struct Listing {
 fn rfc3339(secs: u64) -> String {
     let days = secs / 86_400;
     let rem = secs % 86_400;
-    let (y, m, d) = civil(i64::try_from(days).unwrap_or(0));
+    let (y, m, d) = civil_from_days(i64::try_from(days).unwrap_or(0));
     format!(
         "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
         rem / 3600,
         rem % 3600 / 60,
         rem % 60
     )
-}
-
-/// Days since 1970-01-01 as a proleptic Gregorian date (Howard Hinnant's algorithm).
-fn civil(days: i64) -> (i64, u32, u32) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = u32::try_from(doy - (153 * mp + 2) / 5 + 1).unwrap_or(1);
-    let m = u32::try_from(if mp < 10 { mp + 3 } else { mp - 9 }).unwrap_or(1);
-    (era * 400 + yoe + i64::from(m <= 2), m, d)
 }
 
 impl Host {
