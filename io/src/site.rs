@@ -3,18 +3,19 @@
 
 use std::path::Path;
 
+use luxe_core::acp::site_dir::site_dir;
 use luxe_core::config::{Home, settings_files};
 use luxe_core::effects::Site;
 
 use crate::environment;
 
-/// The facts of `cwd`, or why no session can run there (not a directory, unreadable settings).
+/// The facts of `cwd`, or why no session can run there (core's [`site_dir`]; unreadable
+/// settings).
 pub fn prepare(cwd: &str) -> Result<Site, String> {
-    let dir = std::fs::canonicalize(cwd).map_err(|err| format!("{cwd}: {err}"))?;
-    if !dir.is_dir() {
-        return Err(format!("{cwd} is not a directory"));
-    }
-    let cwd = dir.to_string_lossy().into_owned();
+    let found = std::fs::canonicalize(cwd)
+        .map(|dir| (dir.to_string_lossy().into_owned(), dir.is_dir()))
+        .map_err(|err| err.to_string());
+    let cwd = site_dir(cwd, found)?;
     let home = Home::from_vars(&environment::vars(), environment::home_dir().as_deref());
     let settings = environment::settings_files(&settings_files(home.as_ref(), &cwd))?;
     let luxe_home = home.as_ref().map(|h| environment::absolute(h.path()));

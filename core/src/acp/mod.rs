@@ -9,6 +9,7 @@
 //! - `prompt`: content blocks as a user message.
 //! - `modes`: modes and config options.
 //! - `effects_table`: effect ids across sessions.
+//! - [`site_dir`]: whether a session can run in the directory a client named.
 //! - [`checked`]: a driver that checks ACP's promises, for fuzzing and properties.
 
 pub mod checked;
@@ -19,6 +20,7 @@ mod messages;
 mod modes;
 mod prompt;
 mod site;
+pub mod site_dir;
 mod translate;
 
 use std::time::Instant;
