@@ -34,7 +34,8 @@ struct Layer {
 /// - **vocabulary**: what core and io say to each other. `effects` is `Input` and `Output`
 ///   and everything they carry (frames and messages through the redaction gate, HTTP
 ///   requests, diff sources, sites); `steps` is the commands a flow asks io to run, and how
-///   they end; `output_order` is the order outputs leave core in.
+///   they end; `output_order` is the order outputs leave core in, and `client_stdout` which
+///   of them still leave once the client stopped reading.
 /// - **domain helpers**: pure knowledge of one outside thing each (the model providers, MCP,
 ///   permissions, GitHub through gh, stacks of branches, guided reviews, the session file),
 ///   each a value or a flow over the vocabulary, none holding a session.
@@ -42,8 +43,7 @@ struct Layer {
 ///   the environment's meaning, what `--issue` and `--worktree` prepare).
 /// - **the session**: one session's machine and its feature machines (turns, tool runs,
 ///   reviews, GitHub, stacks), driven by actions and effects' results.
-/// - **front doors**: what a front door does when its client's stdout fails
-///   (`client_stdout`), `--rpc` (`luxe`), `--acp` (`acp`), and `machine`, the one trait
+/// - **front doors**: `--rpc` (`luxe`), `--acp` (`acp`), and `machine`, the one trait
 ///   io's driver runs either by.
 /// - **test drivers**: the checked drivers of the simulator, the properties and the fuzz
 ///   targets, built only for tests and with the `sim` feature (which luxe-sim, the tests and
@@ -60,7 +60,7 @@ const LAYERS: &[Layer] = &[
     },
     Layer {
         name: "vocabulary",
-        modules: &["effects", "steps", "output_order"],
+        modules: &["effects", "steps", "output_order", "client_stdout"],
     },
     Layer {
         name: "domain helpers",
@@ -84,7 +84,7 @@ const LAYERS: &[Layer] = &[
     },
     Layer {
         name: "front doors",
-        modules: &["client_stdout", "luxe", "acp", "machine"],
+        modules: &["luxe", "acp", "machine"],
     },
     Layer {
         name: "test drivers",

@@ -2,8 +2,8 @@
 //! the files it is told to; where the walk goes, when it stops and which files are read and
 //! kept is decided here, entry by entry.
 
-use super::{ENV_SEARCH_MAX_ENTRIES, EnvFile};
-use crate::effects::FileIdentity;
+use super::ENV_SEARCH_MAX_ENTRIES;
+use crate::effects::{EnvFile, FileIdentity};
 use crate::permissions::is_env_file;
 
 /// One entry of io's walk, as io saw it.
