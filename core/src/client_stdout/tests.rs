@@ -237,3 +237,22 @@ fn an_acp_agent_whose_stdout_fails_ends_quietly_with_the_failure_status() {
     );
     ends_quietly_when_stdout_fails(&mut acp, now);
 }
+
+#[test]
+fn a_kept_session_is_synced_before_it_exits_on_a_failing_stdout() {
+    let now = start();
+    let mut config = Config::new("0.1.0", "s1", "/work/app");
+    config.sessions_dir = Some("/home/u/.luxe/sessions".into());
+    let mut luxe = Luxe::new(config, now).unwrap();
+    drained(&mut luxe);
+    luxe.handle_input(now, Input::ClientWriteFailed("broken pipe".into()));
+    let out: Vec<Output> = std::iter::from_fn(|| luxe.poll_output()).collect();
+    let synced = out
+        .iter()
+        .position(|o| matches!(o, Output::SyncFile { path } if path.ends_with("s1.jsonl")));
+    let exit = out.iter().position(|o| *o == failed_exit());
+    assert!(
+        synced.is_some() && synced < exit,
+        "the session file is synced, then luxe exits: {out:?}"
+    );
+}

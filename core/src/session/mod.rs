@@ -570,10 +570,12 @@ impl Session {
     }
 
     /// Ends the session with `code`; only the first call counts. Running work is abandoned
-    /// (io ends every child process and request on exit).
+    /// (io ends every child process and request on exit); the session file is made durable
+    /// first, whatever ended the session (EOF, a signal, a client that stopped reading).
     pub fn close(&mut self, code: i32) {
         if !std::mem::replace(&mut self.closed, true) {
             self.stop_mcp();
+            self.store.sync(&mut self.outbox);
             self.outbox.push(Output::Exit { code });
         }
     }
