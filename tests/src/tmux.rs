@@ -188,8 +188,11 @@ pub fn luxe_in_tmux_with(
 pub fn luxe_exited(ws: &Workspace) -> String {
     let deadline = Instant::now() + patience();
     loop {
-        if let Ok(status) = std::fs::read_to_string(ws.path().join("after"))
-            .and_then(|_| std::fs::read_to_string(ws.path().join("exit")))
+        // `after` is written last, and is whole once its line ends (the shell creates it
+        // empty first).
+        let after = std::fs::read_to_string(ws.path().join("after")).unwrap_or_default();
+        if after.ends_with('\n')
+            && let Ok(status) = std::fs::read_to_string(ws.path().join("exit"))
         {
             return status.trim().to_owned();
         }
