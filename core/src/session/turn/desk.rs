@@ -1,19 +1,18 @@
 //! What the turns borrow of the session for one call ([`TurnDesk`]): the outbox and the store
 //! they write through, the random numbers for back-off, the server probes' answers, and the
-//! settings and facts a request is built from. The session lends it with `turn_desk!`, so the
+//! settings and facts a request is built from; never what only `state_changed` says. The session lends it with `turn_desk!`, so the
 //! borrow is of those fields alone and the turns machine stays free.
 
 use crate::config::{Providers, Timings};
 use crate::mcp::Mcp;
 use crate::model::catalogue::{ModelRef, Provider};
 use crate::model::conversation::ToolSpec;
-use crate::protocol::events::{Event, ModelInfo, StateChanged};
-use crate::protocol::values::{Mode, PermissionMode, Thinking};
+use crate::protocol::values::{Mode, Thinking};
 use crate::redact::Redactor;
 use crate::rng::Rng;
 use crate::session::outbox::Outbox;
 use crate::session::project_context::ProjectContext;
-use crate::session::server_probe::{Said, ServerProbes};
+use crate::session::server_probe::ServerProbes;
 use crate::session::store::{Store, settings_record};
 use crate::store::Record;
 
@@ -22,7 +21,8 @@ pub(in crate::session) struct TurnDesk<'a> {
     pub(in crate::session) outbox: &'a mut Outbox,
     pub(in crate::session) store: &'a mut Store,
     pub(in crate::session) rng: &'a mut Rng,
-    pub(in crate::session) probes: &'a mut ServerProbes,
+    /// What servers said of the models outside the catalogue.
+    pub(in crate::session) probes: &'a ServerProbes,
     pub(in crate::session) model: Option<&'a ModelRef>,
     pub(in crate::session) mode: Mode,
     pub(in crate::session) thinking: Thinking,
@@ -37,11 +37,6 @@ pub(in crate::session) struct TurnDesk<'a> {
     pub(in crate::session) questions: bool,
     /// The MCP servers, whose tools join every request.
     pub(in crate::session) mcp: &'a Mcp,
-    /// What `state_changed` says besides the model and the turn: the permission mode,
-    /// auto-approve and whether the project is trusted.
-    pub(in crate::session) permission_mode: PermissionMode,
-    pub(in crate::session) auto_approve: bool,
-    pub(in crate::session) trust_project: bool,
 }
 
 impl TurnDesk<'_> {
@@ -80,10 +75,7 @@ impl TurnDesk<'_> {
 
     /// The context window: the catalogue's, else what the server said.
     pub(in crate::session) fn context_window(&self) -> Option<u32> {
-        let model = self.model?;
-        model
-            .context_window()
-            .or_else(|| self.probes.window(&model.spec()))
+        self.probes.context_window(self.model?)
     }
 
     /// The MCP servers' tools a request offers: all in build mode, the read-only ones in plan
@@ -99,58 +91,6 @@ impl TurnDesk<'_> {
             })
             .collect()
     }
-
-    /// The current model as `state_changed` shows it, with what the server said of it.
-    fn model_info(&self) -> Option<ModelInfo> {
-        let mut info = self.model?.info(self.providers.access());
-        info.context_window = self.context_window();
-        if self.probes.tools_unsupported(&info.id) {
-            info.supports_tools = Some(false);
-        }
-        Some(info)
-    }
-
-    /// Sends `state_changed`; `streaming` while a turn or `compact` run holds the session.
-    pub(in crate::session) fn emit_state(&mut self, streaming: bool) {
-        let state = StateChanged {
-            model: self.model_info(),
-            streaming,
-            mode: self.mode,
-            thinking: self.thinking,
-            permission_mode: self.permission_mode,
-            auto_approve: self.auto_approve,
-            trust_project: self.trust_project,
-        };
-        self.outbox.emit(Event::StateChanged(state));
-    }
-
-    /// Takes what a server said of a model, if it is still the current one: its window, and
-    /// whether its template can use tools (`state_changed.model.supports_tools:false` tells
-    /// the client).
-    pub(in crate::session) fn server_said(&mut self, said: Said, streaming: bool) {
-        if self.model.map(ModelRef::spec) != Some(said.model.clone()) {
-            return;
-        }
-        if let Some(window) = said.facts.window {
-            self.learn_window(window, streaming);
-        }
-        if said.facts.supports_tools == Some(false) && self.probes.learn_no_tools(said.model) {
-            self.emit_state(streaming);
-        }
-    }
-
-    /// Remembers the window the server runs the current model with.
-    pub(in crate::session) fn learn_window(&mut self, window: u32, streaming: bool) {
-        let Some(model) = self.model else {
-            return;
-        };
-        if model.context_window().is_some() {
-            return;
-        }
-        if self.probes.learn_window(model.spec(), window) {
-            self.emit_state(streaming);
-        }
-    }
 }
 
 /// What a turn borrows of `$session` ([`TurnDesk`]): a macro so that the borrow is of
@@ -161,7 +101,7 @@ macro_rules! turn_desk {
             outbox: &mut $session.outbox,
             store: &mut $session.store,
             rng: &mut $session.rng,
-            probes: &mut $session.probes,
+            probes: &$session.probes,
             model: $session.model.as_ref(),
             mode: $session.mode,
             thinking: $session.thinking,
@@ -174,9 +114,6 @@ macro_rules! turn_desk {
             redactor: &$session.redactor,
             questions: $session.facts.questions,
             mcp: &$session.mcp,
-            permission_mode: $session.gate.mode(),
-            auto_approve: $session.auto_approve,
-            trust_project: $session.facts.trust_project,
         }
     };
 }

@@ -27,17 +27,20 @@ use std::time::{Duration, Instant};
 
 use crate::config::prepare::IssueContext;
 use crate::effects::Output;
+use crate::model::catalogue::ModelRef;
 use crate::model::conversation::{Block, Message, Role};
-use crate::protocol::actions::Image;
+use crate::protocol::actions::{Compact, Image};
 use crate::protocol::events::{
     Event, TurnEnded, TurnStarted, TurnSteered, UserMessageQueued, UserMessageWithdrawn,
 };
-use crate::protocol::values::{TurnEndReason, TurnSource};
+use crate::protocol::values::{CompactionTrigger, TurnEndReason, TurnSource};
 use crate::store::{Record, Writer};
 
 use super::conversation::Conversation;
 use super::guided_review::turns::ReviewTask;
+use super::outbox::Outbox;
 use super::tool_run::{Answered, ToolStep};
+use compaction::Overflow;
 use running::{Step, TurnKind};
 
 /// A message waiting for the running turn to end.
@@ -55,12 +58,35 @@ pub(super) struct Queued {
 pub(super) enum Then {
     /// Nothing.
     Nothing,
+    /// A turn or `compact` run took the session: the session says `state_changed`, then hands
+    /// the [`Resume`] back to [`Turns::resume`].
+    StateChanged(Resume),
+    /// A provider refusing a request as too long said the window the model runs with: the
+    /// session learns it (saying `state_changed` if that is news), then hands the [`Resume`]
+    /// back to [`Turns::resume`].
+    WindowSaid(u32, Resume),
     /// The answer's tool calls are to run (the tool-run machine).
     RunTools,
     /// A conversation turn ended: the review hears of it, then [`Turns::after_run`].
     Ended(Ended),
     /// A `compact` run ended: the session is free again ([`Turns::after_run`]).
     Free,
+}
+
+/// Where the turns go on once the session did what a [`Then`] asked; the session only carries
+/// it back.
+#[derive(Debug)]
+pub(super) enum Resume {
+    /// The turn that took the session opens with this message.
+    Open {
+        text: String,
+        images: Vec<Image>,
+        source: TurnSource,
+    },
+    /// The `compact` run that took the session starts its summary.
+    Compact(Compact),
+    /// The refused request is compacted, cut or given up.
+    Overflowed(Overflow),
 }
 
 /// A conversation turn that ended, as the review needs to hear of it.
@@ -153,21 +179,20 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Turns<At> {
     /// Starts a turn for `queued`, or queues it behind the running one.
     pub(super) fn submit(
         &mut self,
-        desk: &mut TurnDesk<'_>,
-        now: At,
+        outbox: &mut Outbox,
+        model: Option<&ModelRef>,
         queued: Queued,
         source: TurnSource,
     ) -> Then {
         if self.running.is_some() {
-            desk.outbox
-                .emit(Event::UserMessageQueued(UserMessageQueued {
-                    text: queued.text.clone(),
-                    position: u32::try_from(self.queue.len() + 1).unwrap_or(u32::MAX),
-                }));
+            outbox.emit(Event::UserMessageQueued(UserMessageQueued {
+                text: queued.text.clone(),
+                position: u32::try_from(self.queue.len() + 1).unwrap_or(u32::MAX),
+            }));
             self.queue.push_back(queued);
             Then::Nothing
         } else {
-            self.start_turn(desk, now, queued, source)
+            self.start_turn(model, queued, source)
         }
     }
 
@@ -187,25 +212,65 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Turns<At> {
         self.cost_usd = self.cost_usd.zip(cost_usd).map(|(a, b)| a + b);
     }
 
-    /// Starts a turn for `message`.
+    /// Starts a turn for `message` on `model`: it takes the session, and opens once the
+    /// session said so.
     fn start_turn(
         &mut self,
-        desk: &mut TurnDesk<'_>,
-        now: At,
+        model: Option<&ModelRef>,
         message: Queued,
         source: TurnSource,
     ) -> Then {
         self.started += 1;
         let id = format!("turn_{}", self.started);
-        let priced = desk.model.and_then(|m| m.cost()).is_some();
-        let turn = Turn::new(id.clone(), TurnKind::Conversation, priced);
+        let priced = model.and_then(|m| m.cost()).is_some();
+        let turn = Turn::new(id, TurnKind::Conversation, priced);
         self.running = Some(turn.for_review(message.review));
-        desk.emit_state(true);
+        Then::StateChanged(Resume::Open {
+            text: message.text,
+            images: message.images,
+            source,
+        })
+    }
+
+    /// Goes on where a [`Then`] stopped, once the session did what it asked.
+    pub(super) fn resume(&mut self, desk: &mut TurnDesk<'_>, now: At, resume: Resume) -> Then {
+        match resume {
+            Resume::Open {
+                text,
+                images,
+                source,
+            } => self.open(desk, now, text, images, source),
+            Resume::Compact(request) => self
+                .begin_compaction(
+                    desk,
+                    now,
+                    CompactionTrigger::Request,
+                    Some(request.request_id),
+                    request.instructions,
+                )
+                .unwrap_or(Then::Nothing),
+            Resume::Overflowed(overflow) => self.overflowed(desk, now, overflow),
+        }
+    }
+
+    /// Opens the turn that took the session with the client's (or the review's) message and
+    /// sends its first request when its context is ready.
+    fn open(
+        &mut self,
+        desk: &mut TurnDesk<'_>,
+        now: At,
+        text: String,
+        images: Vec<Image>,
+        source: TurnSource,
+    ) -> Then {
+        let Some(turn) = &self.running else {
+            return Then::Nothing;
+        };
         desk.outbox.emit(Event::TurnStarted(TurnStarted {
-            turn_id: id,
+            turn_id: turn.id().to_owned(),
             source,
         }));
-        let mut content = vec![Block::Text { text: message.text }];
+        let mut content = vec![Block::Text { text }];
         if let Some(issue) = self.issue.take() {
             content.insert(
                 0,
@@ -214,7 +279,7 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Turns<At> {
                 },
             );
         }
-        content.extend(message.images.into_iter().map(|i| Block::Image {
+        content.extend(images.into_iter().map(|i| Block::Image {
             media_type: i.media_type,
             data: i.data,
         }));
@@ -416,13 +481,13 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Turns<At> {
         })
     }
 
-    /// The session is free again: say so, then start the next queued message.
-    pub(super) fn after_run(&mut self, desk: &mut TurnDesk<'_>, now: At, closed: bool) -> Then {
-        desk.emit_state(self.running.is_some());
+    /// The session is free again (and said so): the next queued message starts on `model`,
+    /// unless the session is `closed`.
+    pub(super) fn after_run(&mut self, model: Option<&ModelRef>, closed: bool) -> Then {
         if let Some(next) = self.queue.pop_front()
             && !closed
         {
-            return self.start_turn(desk, now, next, TurnSource::Queue);
+            return self.start_turn(model, next, TurnSource::Queue);
         }
         Then::Nothing
     }

@@ -22,7 +22,8 @@ use crate::session::owners::Owner;
 use crate::session::tools::definitions::tools_for;
 use crate::store::Record;
 
-use super::{Then, TurnDesk, Turns, show_rest};
+use super::compaction::Overflow;
+use super::{Resume, Then, TurnDesk, Turns, show_rest};
 
 impl<At: Copy + Ord + Add<Duration, Output = At>> Turns<At> {
     /// Sends the next model request (attempt `attempt` of this step).
@@ -241,7 +242,16 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Turns<At> {
                 self.end_turn(desk, TurnEndReason::Error, Some(error))
             }
             Outcome::Overflow(reason, facts) => {
-                self.overflowed(desk, now, attempt, reason, facts, history_len)
+                let overflow = Overflow {
+                    attempt,
+                    reason,
+                    prompt_tokens: facts.prompt_tokens,
+                    history_len,
+                };
+                match facts.window {
+                    Some(window) => Then::WindowSaid(window, Resume::Overflowed(overflow)),
+                    None => self.overflowed(desk, now, overflow),
+                }
             }
             Outcome::Finished(_) if summary => match assembler.finish() {
                 Ok(message) => self.compaction_done(desk, now, &message),

@@ -26,6 +26,14 @@ impl Session {
         loop {
             then = match then {
                 turn::Then::Nothing => return,
+                turn::Then::StateChanged(resume) => {
+                    self.emit_state();
+                    (self.turns).resume(&mut turn_desk!(self), now, resume)
+                }
+                turn::Then::WindowSaid(window, resume) => {
+                    self.learn_window(window);
+                    (self.turns).resume(&mut turn_desk!(self), now, resume)
+                }
                 turn::Then::RunTools => return self.run_next_tool(now),
                 turn::Then::Ended(ended) => {
                     if let Some(task) = &ended.review {
@@ -40,20 +48,23 @@ impl Session {
                     if ended.changed_files {
                         self.refresh_review();
                     }
-                    let closed = self.closed;
-                    (self.turns).after_run(&mut turn_desk!(self), now, closed)
+                    self.after_run()
                 }
-                turn::Then::Free => {
-                    let closed = self.closed;
-                    (self.turns).after_run(&mut turn_desk!(self), now, closed)
-                }
+                turn::Then::Free => self.after_run(),
             };
         }
     }
 
+    /// The session is free again: says so, then starts the next queued message.
+    fn after_run(&mut self) -> turn::Then {
+        self.emit_state();
+        (self.turns).after_run(self.model.as_ref(), self.closed)
+    }
+
     /// Starts a turn for `queued`, or queues it behind the running one.
     pub(in crate::session) fn submit(&mut self, now: Instant, queued: Queued, source: TurnSource) {
-        let then = (self.turns).submit(&mut turn_desk!(self), now, queued, source);
+        let model = self.model.as_ref();
+        let then = (self.turns).submit(&mut self.outbox, model, queued, source);
         self.follow_turn(now, then);
     }
 
@@ -70,7 +81,7 @@ impl Session {
         now: Instant,
         request: Compact,
     ) -> Result<(), String> {
-        let then = (self.turns).compact(&mut turn_desk!(self), now, request)?;
+        let then = (self.turns).compact(&turn_desk!(self), request)?;
         self.follow_turn(now, then);
         Ok(())
     }
@@ -106,12 +117,6 @@ impl Session {
         cleanup.extend(model_cleanup);
         self.follow_turn(now, then);
         self.outbox.extend(cleanup);
-    }
-
-    /// Sends `state_changed`.
-    pub(in crate::session) fn emit_state(&mut self) {
-        let streaming = self.turns.is_running();
-        turn_desk!(self).emit_state(streaming);
     }
 }
 

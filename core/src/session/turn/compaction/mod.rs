@@ -11,7 +11,6 @@ use std::time::Duration;
 use crate::model::catalogue::ModelRef;
 use crate::model::compaction::{SUMMARY_SYSTEM, compacted_view, summary_request, transcript};
 use crate::model::conversation::Message;
-use crate::model::http_error::OverflowFacts;
 use crate::model::wire::ModelCall;
 use crate::protocol::actions::Compact;
 use crate::protocol::events::{CompactionEnded, CompactionStarted, Event};
@@ -23,7 +22,7 @@ mod budget;
 pub(super) use budget::Budget;
 
 use super::running::{Turn, TurnKind};
-use super::{Then, TurnDesk, Turns, encode_call};
+use super::{Resume, Then, TurnDesk, Turns, encode_call};
 
 /// A transcript is not cut below this when the summary request itself is too long; past it,
 /// the oldest turns are dropped instead.
@@ -84,6 +83,19 @@ impl TurnCompaction {
     }
 }
 
+/// A request the provider refused as too long, as the turn goes on from it (what it said of
+/// the window is the session's to learn first).
+#[derive(Debug)]
+pub(in crate::session) struct Overflow {
+    pub(super) attempt: u32,
+    /// The provider's words.
+    pub(super) reason: String,
+    /// The tokens the refused request had, if the provider said.
+    pub(super) prompt_tokens: Option<u64>,
+    /// The conversation's length when the request was sent.
+    pub(super) history_len: usize,
+}
+
 /// A compaction under way.
 #[derive(Debug)]
 pub(super) struct PendingCompaction {
@@ -102,8 +114,7 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Turns<At> {
     /// `compact`: summarize now, unless a turn runs or there is nothing older to summarize.
     pub(in crate::session) fn compact(
         &mut self,
-        desk: &mut TurnDesk<'_>,
-        now: At,
+        desk: &TurnDesk<'_>,
         request: Compact,
     ) -> Result<Then, String> {
         if let Some(turn) = &self.running {
@@ -122,15 +133,7 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Turns<At> {
         }
         let priced = model.cost().is_some();
         self.running = Some(Turn::new(String::new(), TurnKind::Compaction, priced));
-        desk.emit_state(true);
-        let then = self.begin_compaction(
-            desk,
-            now,
-            CompactionTrigger::Request,
-            Some(request.request_id),
-            request.instructions,
-        );
-        Ok(then.unwrap_or(Then::Nothing))
+        Ok(Then::StateChanged(Resume::Compact(request)))
     }
 
     /// Starts compacting in the running turn; `None` when there is nothing older to
@@ -218,14 +221,14 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Turns<At> {
         &mut self,
         desk: &mut TurnDesk<'_>,
         now: At,
-        attempt: u32,
-        reason: String,
-        facts: OverflowFacts,
-        history_len: usize,
+        overflow: Overflow,
     ) -> Then {
-        if let Some(window) = facts.window {
-            desk.learn_window(window, self.running.is_some());
-        }
+        let Overflow {
+            attempt,
+            reason,
+            prompt_tokens,
+            history_len,
+        } = overflow;
         let Some(turn) = self.running.as_mut() else {
             return Then::Nothing;
         };
@@ -236,7 +239,7 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Turns<At> {
             }
             return self.compact_by_dropping(desk, now);
         }
-        if let Some(prompt) = facts.prompt_tokens {
+        if let Some(prompt) = prompt_tokens {
             self.conversation.calibrate(history_len, prompt);
         }
         if !self
