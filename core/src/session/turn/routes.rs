@@ -17,7 +17,7 @@ use crate::session::store::{restoring, settings_record};
 use crate::session::tool_run::{
     self, Desk, ToolStep, no_open_prompt, no_open_question, unwanted_open,
 };
-use crate::session::turn::{self, Queued, turn_desk};
+use crate::session::turn::{self, Queued, journal, turn_desk};
 use crate::store::Restored;
 
 impl Session {
@@ -275,7 +275,7 @@ impl Session {
             let (ids, outputs) = outbox.parts();
             mcp.cancel(call, &mut Io { ids, outputs });
         });
-        (self.turns).keep_results(&mut turn_desk!(self), interrupted.answered);
+        (self.turns).keep_results(&mut journal!(self), interrupted.answered);
         interrupted.cleanup
     }
 }

@@ -82,22 +82,28 @@ impl Bench {
 
     fn desk(&mut self) -> TurnDesk<'_> {
         TurnDesk {
-            outbox: &mut self.outbox,
-            store: &mut self.store,
-            rng: &mut self.rng,
-            probes: &self.probes,
-            model: self.model.as_ref(),
-            mode: Mode::Build,
-            thinking: Thinking::default(),
+            journal: Journal {
+                outbox: &mut self.outbox,
+                store: &mut self.store,
+                settings: Settings {
+                    model: self.model.as_ref(),
+                    mode: Mode::Build,
+                    thinking: Thinking::default(),
+                },
+            },
             providers: &self.providers,
+            probes: &self.probes,
             timings: &self.timings,
-            cwd: CWD,
-            platform: "linux",
-            today: "2026-12-02",
-            context: &self.context,
-            redactor: &self.redactor,
-            questions: true,
-            mcp: &self.mcp,
+            rng: &mut self.rng,
+            prompt: Prompt {
+                cwd: CWD,
+                platform: "linux",
+                today: "2026-12-02",
+                context: &self.context,
+                redactor: &self.redactor,
+                questions: true,
+                mcp: &self.mcp,
+            },
         }
     }
 
