@@ -127,10 +127,12 @@ impl Session {
         let desk = Desk {
             outbox: &mut self.outbox,
             gate: &mut self.gate,
-            redactor: &self.redactor,
-            cwd: &self.facts.cwd,
-            bash_timeout: self.facts.timings.bash_timeout,
-            tool_env_unset: &self.facts.tool_env_unset,
+            work: tool_run::WorkContext {
+                cwd: &self.facts.cwd,
+                redactor: &self.redactor,
+                bash_timeout: self.facts.timings.bash_timeout,
+                tool_env_unset: &self.facts.tool_env_unset,
+            },
             mode: self.mode,
             auto_approve: self.auto_approve,
             ids: &mut self.call_ids,
