@@ -15,14 +15,15 @@
 //!   never changes (working directory, providers, timings, what children do not inherit).
 //! - the conversation and its turns: `turn/` (*machine*: `turn::Turns` owns the model's
 //!   view, the running turn, the queue, the turn count and the session's cost, answering with
-//!   a `Then` — run the tools, the turn ended, the session is free; it borrows a `TurnDesk`,
-//!   `desk.rs`; `running.rs`, one turn's own state; `requests.rs`, its model requests;
+//!   a `Then` — say `state_changed` and resume, run the tools, the turn ended, the session is
+//!   free; it borrows a `TurnDesk`, `desk.rs`; `running.rs`, one turn's own state; `requests.rs`, its model requests;
 //!   `compaction/`, summaries and drops when the window fills, with `budget.rs`, the sizes
 //!   requests keep to; `tally.rs`, usage and cost),
 //!   `conversation.rs` (*machine*: the model's view, the provider's count and characters per
 //!   token), `model_step.rs` (*machine*: one model request — HTTP inputs in, frames and how it
 //!   ended out), `unanswered.rs` (calls a failure left without results), `system_prompt.rs`,
-//!   `server_probe.rs` (*machine*: what a local server says of its model).
+//!   `server_probe.rs` (*machine*: what a local server says of its model), `state_changed.rs`
+//!   (what `state_changed` says; only the session says it).
 //! - tool calls: `tool_run/` (*machine*: an answer's calls from start to result, asking the
 //!   session through its `Then` for the review's tools and MCP; `work.rs` — *machine*: the io job
 //!   of an allowed call; `asking.rs`, its prompt or question; `ending.rs`, results and
@@ -80,6 +81,7 @@ mod project_context;
 mod server_probe;
 mod stack;
 mod start_up;
+mod state_changed;
 mod step_runner;
 mod store;
 pub mod system_prompt;
@@ -108,7 +110,7 @@ use crate::rng::Rng;
 
 use owners::Owner;
 use project_context::ProjectContext;
-use turn::{Queued, turn_desk};
+use turn::Queued;
 
 /// A refusal of `kind` under the request's own id.
 fn refuse_id(kind: &str, reason: String, request_id: String) -> Rejection {
@@ -341,8 +343,7 @@ impl Session {
             Owner::Stacks => self.stack_effect(now, &input),
             Owner::ServerProbe => {
                 if let Some(said) = self.probes.handle(&input) {
-                    let streaming = self.turns.is_running();
-                    turn_desk!(self).server_said(said, streaming);
+                    self.server_said(said);
                 }
                 // A first request that waited for the server's word on the window goes now
                 // if that was the last word (or the probe failed: nothing changes then).

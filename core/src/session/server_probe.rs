@@ -70,6 +70,13 @@ impl<At: Copy + Ord> ServerProbes<At> {
         self.windows.get(model).copied()
     }
 
+    /// `model`'s context window: the catalogue's, else what its server said.
+    pub(super) fn context_window(&self, model: &ModelRef) -> Option<u32> {
+        model
+            .context_window()
+            .or_else(|| self.window(&model.spec()))
+    }
+
     /// Remembers `model`'s window; whether that changed what was known.
     pub(super) fn learn_window(&mut self, model: String, window: u32) -> bool {
         self.windows.insert(model, window) != Some(window)

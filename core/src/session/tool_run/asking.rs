@@ -31,7 +31,7 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> ToolStep<At> {
         rule: Rule,
     ) -> Option<Then> {
         let running = self.running.as_mut()?;
-        let shown = match preview::begin(&args, desk.cwd, running.exists) {
+        let shown = match preview::begin(&args, desk.work.cwd, running.exists) {
             Preview::Nothing => None,
             Preview::Known(shown) => Some(shown),
             Preview::Read(path) => {
@@ -65,7 +65,7 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> ToolStep<At> {
         else {
             return Then::Nothing;
         };
-        let shown = preview::of_read(&args, desk.cwd, read);
+        let shown = preview::of_read(&args, desk.work.cwd, read);
         self.open_prompt(desk, now, &tool, args, rule, Some(shown))
             .unwrap_or(Then::Nothing)
     }
@@ -95,7 +95,7 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> ToolStep<At> {
         let title = format!("{tool} {subject}");
         let (diff, detail) = match shown {
             // Redacted here as `tool_finished.diff` is, before any client sees it.
-            Some(Ok(diff)) => (Some(desk.redactor.redact(&diff).into_owned()), subject),
+            Some(Ok(diff)) => (Some(desk.work.redactor.redact(&diff).into_owned()), subject),
             Some(Err(why)) => (None, format!("{subject}\nThe change is not shown: {why}")),
             None => (None, subject),
         };

@@ -82,7 +82,7 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> ToolStep<At> {
         let mut kept = Vec::new();
         for (at, image) in images.into_iter().enumerate() {
             if matches!(
-                desk.redactor.redact(&image.data),
+                desk.work.redactor.redact(&image.data),
                 std::borrow::Cow::Borrowed(_)
             ) {
                 kept.push(image);
@@ -119,12 +119,15 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> ToolStep<At> {
             desk.outbox.push(Output::CloseOpened { handle });
         }
         // Every tool output passes here on its way to the model and the client.
-        let output = cap_text(desk.redactor.redact(&output).into_owned(), MODEL_OUTPUT_MAX);
+        let output = cap_text(
+            desk.work.redactor.redact(&output).into_owned(),
+            MODEL_OUTPUT_MAX,
+        );
         let Change { diff, before } = change.unwrap_or_default();
-        let diff = diff.map(|d| desk.redactor.redact(&d).into_owned());
+        let diff = diff.map(|d| desk.work.redactor.redact(&d).into_owned());
         let before = before.map(|before| match before {
             FileBefore::Text { text } => FileBefore::Text {
-                text: desk.redactor.redact(&text).into_owned(),
+                text: desk.work.redactor.redact(&text).into_owned(),
             },
             other => other,
         });

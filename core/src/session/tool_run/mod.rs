@@ -12,6 +12,8 @@ mod preview;
 mod work;
 
 pub(super) use asking::{no_open_prompt, no_open_question};
+/// What a call's work runs with, lent as part of the [`Desk`].
+pub(super) use work::Context as WorkContext;
 
 #[cfg(test)]
 mod tests;
@@ -30,7 +32,6 @@ use crate::protocol::events::{
     Event, FilesChanged, PlanUpdated, QuestionAsked, ToolStarted, ToolStatus,
 };
 use crate::protocol::values::Mode;
-use crate::redact::Redactor;
 
 use super::outbox::Outbox;
 use super::owners::Owner;
@@ -48,19 +49,15 @@ pub(super) struct CallIds {
     prompt: u64,
 }
 
-/// What the tool run borrows of the session for one input.
+/// What the tool run borrows of the session for one input: the outbox, the gate and the ids it
+/// writes, the context a call's work runs with (lent whole, as the work takes it), and the mode.
 pub(super) struct Desk<'a> {
     pub outbox: &'a mut Outbox,
     /// The rules and places every call is decided by; an `always` reply adds a rule.
     pub gate: &'a mut ToolGate,
-    /// What output and titles must not show.
-    pub redactor: &'a Redactor,
-    /// Where relative paths start.
-    pub cwd: &'a str,
-    /// A command's time when the call names none.
-    pub bash_timeout: Duration,
-    /// What commands do not inherit of luxe's environment.
-    pub tool_env_unset: &'a [String],
+    /// What a call's work runs with: where relative paths start, what output and titles must
+    /// not show, a command's time and what commands do not inherit.
+    pub work: work::Context<'a>,
     pub mode: Mode,
     /// Whether permission prompts are approved as they open.
     pub auto_approve: bool,
@@ -208,7 +205,7 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> ToolStep<At> {
             desk.outbox.emit(Event::ToolStarted(ToolStarted {
                 call_id: call_id.clone(),
                 name: name.clone(),
-                title: title(desk.redactor, &name, &input),
+                title: title(desk.work.redactor, &name, &input),
                 input,
             }));
             self.running = Some(Running {
@@ -238,7 +235,7 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> ToolStep<At> {
                 }
                 Ok(args) => args,
             };
-            match args.path().map(|p| resolve(desk.cwd, p).absolute) {
+            match args.path().map(|p| resolve(desk.work.cwd, p).absolute) {
                 Some(path) => {
                     if let Some(reason) = desk.gate.denied_by_name(&name, &path) {
                         self.end_call(desk, ToolStatus::Denied, reason, None);
@@ -385,14 +382,8 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> ToolStep<At> {
     /// Starts the work of an allowed call; the MCP call to send, if it is one.
     fn execute(&mut self, desk: &mut Desk<'_>, now: At, args: ToolArgs) -> Option<Then> {
         let id = desk.outbox.effect_id(Owner::Tool);
-        let cx = work::Context {
-            cwd: desk.cwd,
-            redactor: desk.redactor,
-            bash_timeout: desk.bash_timeout,
-            tool_env_unset: desk.tool_env_unset,
-        };
         let running = self.running.as_mut()?;
-        let args = match Work::begin(args, id, &mut running.opened, running.exists, &cx) {
+        let args = match Work::begin(args, id, &mut running.opened, running.exists, &desk.work) {
             Begun::Io(output, work) => {
                 let deadline = work.limit().map(|limit| now + limit);
                 running.wait = Wait::Effect {
@@ -492,7 +483,13 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> ToolStep<At> {
             return Then::Nothing;
         };
         let effect = *effect;
-        match work.take(input, effect, &running.call_id, desk.gate, desk.redactor) {
+        match work.take(
+            input,
+            effect,
+            &running.call_id,
+            desk.gate,
+            desk.work.redactor,
+        ) {
             Progress::Unrelated => Then::Nothing,
             Progress::Shown(delta) => {
                 desk.outbox.emit(delta);

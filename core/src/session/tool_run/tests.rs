@@ -11,6 +11,7 @@ use crate::mcp::OfferedTool;
 use crate::permissions::{Permissions, RuleSet};
 use crate::protocol::actions::{AnswerQuestion, RespondPermission};
 use crate::protocol::values::{PermissionMode, PermissionReply, QuestionReply};
+use crate::redact::Redactor;
 use crate::session::test_clock::Ms;
 
 mod diffs;
@@ -44,10 +45,12 @@ impl Bench {
         Desk {
             outbox: &mut self.outbox,
             gate: &mut self.gate,
-            redactor: &self.redactor,
-            cwd: CWD,
-            bash_timeout: Duration::from_secs(120),
-            tool_env_unset: &[],
+            work: WorkContext {
+                cwd: CWD,
+                redactor: &self.redactor,
+                bash_timeout: Duration::from_secs(120),
+                tool_env_unset: &[],
+            },
             mode: self.mode,
             auto_approve: self.auto_approve,
             ids: &mut self.ids,

@@ -26,7 +26,7 @@ pub(super) const GREP_MAX: usize = 200;
 pub(super) const GLOB_MAX: usize = 500;
 
 /// What a job reads of the session.
-pub(super) struct Context<'a> {
+pub(in crate::session) struct Context<'a> {
     /// Where relative paths start.
     pub cwd: &'a str,
     /// What output must not show.

@@ -1,33 +1,54 @@
-//! What the turns borrow of the session for one call ([`TurnDesk`]): the outbox and the store
-//! they write through, the random numbers for back-off, the server probes' answers, and the
-//! settings and facts a request is built from. The session lends it with `turn_desk!`, so the
-//! borrow is of those fields alone and the turns machine stays free.
+//! What the turns borrow of the session for one call ([`TurnDesk`]), in parts that a turn's
+//! methods take one at a time: the [`Journal`] they write through (the outbox, the session
+//! file, and the [`Settings`] its header names), what reaches the model (the providers, the
+//! server probes' answers, the timings, the random numbers for back-off), and the [`Prompt`]'s
+//! facts a request is built from. Never what only `state_changed` says: that is the session's.
+//! The session lends them with `turn_desk!` and `journal!`, so the borrow is of those fields
+//! alone and the turns machine stays free.
 
 use crate::config::{Providers, Timings};
 use crate::mcp::Mcp;
 use crate::model::catalogue::{ModelRef, Provider};
 use crate::model::conversation::ToolSpec;
-use crate::protocol::events::{Event, ModelInfo, StateChanged};
-use crate::protocol::values::{Mode, PermissionMode, Thinking};
+use crate::protocol::values::{Mode, Thinking};
 use crate::redact::Redactor;
 use crate::rng::Rng;
 use crate::session::outbox::Outbox;
 use crate::session::project_context::ProjectContext;
-use crate::session::server_probe::{Said, ServerProbes};
+use crate::session::server_probe::ServerProbes;
 use crate::session::store::{Store, settings_record};
 use crate::store::Record;
 
-/// The session's parts a turn works with, lent for one call.
+/// The session's parts a turn works with, lent for one call; a method that needs less takes
+/// only its part.
 pub(in crate::session) struct TurnDesk<'a> {
-    pub(in crate::session) outbox: &'a mut Outbox,
-    pub(in crate::session) store: &'a mut Store,
+    pub(in crate::session) journal: Journal<'a>,
+    pub(in crate::session) providers: &'a Providers,
+    /// What servers said of the models outside the catalogue.
+    pub(in crate::session) probes: &'a ServerProbes,
+    pub(in crate::session) timings: &'a Timings,
     pub(in crate::session) rng: &'a mut Rng,
-    pub(in crate::session) probes: &'a mut ServerProbes,
+    pub(in crate::session) prompt: Prompt<'a>,
+}
+
+/// The settings in force, which requests use and the session file's header names.
+#[derive(Clone, Copy)]
+pub(in crate::session) struct Settings<'a> {
     pub(in crate::session) model: Option<&'a ModelRef>,
     pub(in crate::session) mode: Mode,
     pub(in crate::session) thinking: Thinking,
-    pub(in crate::session) providers: &'a Providers,
-    pub(in crate::session) timings: &'a Timings,
+}
+
+/// Where a turn's frames, effects and records go.
+pub(in crate::session) struct Journal<'a> {
+    pub(in crate::session) outbox: &'a mut Outbox,
+    pub(in crate::session) store: &'a mut Store,
+    pub(in crate::session) settings: Settings<'a>,
+}
+
+/// What a request is made of besides the conversation and the settings: the system prompt's
+/// facts, what must not show, and the tools offered.
+pub(in crate::session) struct Prompt<'a> {
     pub(in crate::session) cwd: &'a str,
     pub(in crate::session) platform: &'a str,
     pub(in crate::session) today: &'a str,
@@ -37,30 +58,36 @@ pub(in crate::session) struct TurnDesk<'a> {
     pub(in crate::session) questions: bool,
     /// The MCP servers, whose tools join every request.
     pub(in crate::session) mcp: &'a Mcp,
-    /// What `state_changed` says besides the model and the turn: the permission mode,
-    /// auto-approve and whether the project is trusted.
-    pub(in crate::session) permission_mode: PermissionMode,
-    pub(in crate::session) auto_approve: bool,
-    pub(in crate::session) trust_project: bool,
 }
 
-impl TurnDesk<'_> {
+impl Journal<'_> {
     /// Appends `record` to the session file (its header first, with the settings in force).
     pub(in crate::session) fn record(&mut self, record: &Record) {
-        let (model, mode, thinking) = (self.model, self.mode, self.thinking);
+        let Settings {
+            model,
+            mode,
+            thinking,
+        } = self.settings;
         (self.store).record(self.outbox, record, || {
             settings_record(model, mode, thinking)
         });
     }
 
     /// Makes what the session file holds durable.
-    pub(in crate::session) fn sync_store(&mut self) {
+    pub(in crate::session) fn sync(&mut self) {
         self.store.sync(self.outbox);
+    }
+}
+
+impl<'a> TurnDesk<'a> {
+    /// The current model.
+    pub(in crate::session) fn model(&self) -> Option<&'a ModelRef> {
+        self.journal.settings.model
     }
 
     /// The model to ask, or why there is none that can be used.
     pub(in crate::session) fn usable_model(&self) -> Result<ModelRef, String> {
-        let Some(model) = self.model.cloned() else {
+        let Some(model) = self.model().cloned() else {
             return Err(format!(
                 "no model is configured: {}; {}; or pass --model provider/model",
                 Provider::Anthropic.setup_hint(),
@@ -80,18 +107,17 @@ impl TurnDesk<'_> {
 
     /// The context window: the catalogue's, else what the server said.
     pub(in crate::session) fn context_window(&self) -> Option<u32> {
-        let model = self.model?;
-        model
-            .context_window()
-            .or_else(|| self.probes.window(&model.spec()))
+        self.probes.context_window(self.model()?)
     }
+}
 
+impl Prompt<'_> {
     /// The MCP servers' tools a request offers: all in build mode, the read-only ones in plan
     /// mode.
-    pub(in crate::session) fn mcp_tool_specs(&self) -> Vec<ToolSpec> {
+    pub(in crate::session) fn mcp_tool_specs(&self, mode: Mode) -> Vec<ToolSpec> {
         self.mcp
             .tools()
-            .filter(|t| self.mode == Mode::Build || t.read_only)
+            .filter(|t| mode == Mode::Build || t.read_only)
             .map(|t| ToolSpec {
                 name: t.name.clone().into(),
                 description: t.description.clone().into(),
@@ -99,84 +125,44 @@ impl TurnDesk<'_> {
             })
             .collect()
     }
-
-    /// The current model as `state_changed` shows it, with what the server said of it.
-    fn model_info(&self) -> Option<ModelInfo> {
-        let mut info = self.model?.info(self.providers.access());
-        info.context_window = self.context_window();
-        if self.probes.tools_unsupported(&info.id) {
-            info.supports_tools = Some(false);
-        }
-        Some(info)
-    }
-
-    /// Sends `state_changed`; `streaming` while a turn or `compact` run holds the session.
-    pub(in crate::session) fn emit_state(&mut self, streaming: bool) {
-        let state = StateChanged {
-            model: self.model_info(),
-            streaming,
-            mode: self.mode,
-            thinking: self.thinking,
-            permission_mode: self.permission_mode,
-            auto_approve: self.auto_approve,
-            trust_project: self.trust_project,
-        };
-        self.outbox.emit(Event::StateChanged(state));
-    }
-
-    /// Takes what a server said of a model, if it is still the current one: its window, and
-    /// whether its template can use tools (`state_changed.model.supports_tools:false` tells
-    /// the client).
-    pub(in crate::session) fn server_said(&mut self, said: Said, streaming: bool) {
-        if self.model.map(ModelRef::spec) != Some(said.model.clone()) {
-            return;
-        }
-        if let Some(window) = said.facts.window {
-            self.learn_window(window, streaming);
-        }
-        if said.facts.supports_tools == Some(false) && self.probes.learn_no_tools(said.model) {
-            self.emit_state(streaming);
-        }
-    }
-
-    /// Remembers the window the server runs the current model with.
-    pub(in crate::session) fn learn_window(&mut self, window: u32, streaming: bool) {
-        let Some(model) = self.model else {
-            return;
-        };
-        if model.context_window().is_some() {
-            return;
-        }
-        if self.probes.learn_window(model.spec(), window) {
-            self.emit_state(streaming);
-        }
-    }
 }
+
+/// Where a turn's writes go in `$session` ([`Journal`]): a macro so that the borrow is of
+/// those fields alone.
+macro_rules! journal {
+    ($session:expr) => {
+        $crate::session::turn::Journal {
+            outbox: &mut $session.outbox,
+            store: &mut $session.store,
+            settings: $crate::session::turn::Settings {
+                model: $session.model.as_ref(),
+                mode: $session.mode,
+                thinking: $session.thinking,
+            },
+        }
+    };
+}
+pub(in crate::session) use journal;
 
 /// What a turn borrows of `$session` ([`TurnDesk`]): a macro so that the borrow is of
 /// those fields alone, and the turns machine (and the tool calls it holds) stays free.
 macro_rules! turn_desk {
     ($session:expr) => {
         $crate::session::turn::TurnDesk {
-            outbox: &mut $session.outbox,
-            store: &mut $session.store,
-            rng: &mut $session.rng,
-            probes: &mut $session.probes,
-            model: $session.model.as_ref(),
-            mode: $session.mode,
-            thinking: $session.thinking,
+            journal: $crate::session::turn::journal!($session),
             providers: &$session.facts.providers,
+            probes: &$session.probes,
             timings: &$session.facts.timings,
-            cwd: &$session.facts.cwd,
-            platform: &$session.facts.platform,
-            today: &$session.facts.today,
-            context: &$session.context,
-            redactor: &$session.redactor,
-            questions: $session.facts.questions,
-            mcp: &$session.mcp,
-            permission_mode: $session.gate.mode(),
-            auto_approve: $session.auto_approve,
-            trust_project: $session.facts.trust_project,
+            rng: &mut $session.rng,
+            prompt: $crate::session::turn::Prompt {
+                cwd: &$session.facts.cwd,
+                platform: &$session.facts.platform,
+                today: &$session.facts.today,
+                context: &$session.context,
+                redactor: &$session.redactor,
+                questions: $session.facts.questions,
+                mcp: &$session.mcp,
+            },
         }
     };
 }

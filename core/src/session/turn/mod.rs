@@ -5,7 +5,8 @@
 //! the tool-run machine, and ends when the model ends its answer, fails, or the client
 //! interrupts. What it needs of the session's other rooms comes back as a [`Then`]; what it
 //! borrows of the session for one call is a [`TurnDesk`] (`desk.rs`, with `turn_desk!`, which
-//! lends it); following the `Then` is the session's routing (`routes.rs`).
+//! lends it), and a method that only writes takes the desk's [`Journal`] (or its outbox) alone;
+//! following the `Then` is the session's routing (`routes.rs`).
 
 mod compaction;
 mod desk;
@@ -16,8 +17,8 @@ mod tally;
 #[cfg(test)]
 mod tests;
 
-pub(super) use desk::TurnDesk;
-pub(super) use desk::turn_desk;
+pub(super) use desk::{Journal, Prompt, Settings, TurnDesk};
+pub(super) use desk::{journal, turn_desk};
 pub(super) use requests::encode_call;
 pub(super) use running::Turn;
 
@@ -27,17 +28,20 @@ use std::time::{Duration, Instant};
 
 use crate::config::prepare::IssueContext;
 use crate::effects::Output;
+use crate::model::catalogue::ModelRef;
 use crate::model::conversation::{Block, Message, Role};
-use crate::protocol::actions::Image;
+use crate::protocol::actions::{Compact, Image};
 use crate::protocol::events::{
     Event, TurnEnded, TurnStarted, TurnSteered, UserMessageQueued, UserMessageWithdrawn,
 };
-use crate::protocol::values::{TurnEndReason, TurnSource};
+use crate::protocol::values::{CompactionTrigger, TurnEndReason, TurnSource};
 use crate::store::{Record, Writer};
 
 use super::conversation::Conversation;
 use super::guided_review::turns::ReviewTask;
+use super::outbox::Outbox;
 use super::tool_run::{Answered, ToolStep};
+use compaction::Overflow;
 use running::{Step, TurnKind};
 
 /// A message waiting for the running turn to end.
@@ -55,12 +59,35 @@ pub(super) struct Queued {
 pub(super) enum Then {
     /// Nothing.
     Nothing,
+    /// A turn or `compact` run took the session: the session says `state_changed`, then hands
+    /// the [`Resume`] back to [`Turns::resume`].
+    StateChanged(Resume),
+    /// A provider refusing a request as too long said the window the model runs with: the
+    /// session learns it (saying `state_changed` if that is news), then hands the [`Resume`]
+    /// back to [`Turns::resume`].
+    WindowSaid(u32, Resume),
     /// The answer's tool calls are to run (the tool-run machine).
     RunTools,
     /// A conversation turn ended: the review hears of it, then [`Turns::after_run`].
     Ended(Ended),
     /// A `compact` run ended: the session is free again ([`Turns::after_run`]).
     Free,
+}
+
+/// Where the turns go on once the session did what a [`Then`] asked; the session only carries
+/// it back.
+#[derive(Debug)]
+pub(super) enum Resume {
+    /// The turn that took the session opens with this message.
+    Open {
+        text: String,
+        images: Vec<Image>,
+        source: TurnSource,
+    },
+    /// The `compact` run that took the session starts its summary.
+    Compact(Compact),
+    /// The refused request is compacted, cut or given up.
+    Overflowed(Overflow),
 }
 
 /// A conversation turn that ended, as the review needs to hear of it.
@@ -153,21 +180,20 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Turns<At> {
     /// Starts a turn for `queued`, or queues it behind the running one.
     pub(super) fn submit(
         &mut self,
-        desk: &mut TurnDesk<'_>,
-        now: At,
+        outbox: &mut Outbox,
+        model: Option<&ModelRef>,
         queued: Queued,
         source: TurnSource,
     ) -> Then {
         if self.running.is_some() {
-            desk.outbox
-                .emit(Event::UserMessageQueued(UserMessageQueued {
-                    text: queued.text.clone(),
-                    position: u32::try_from(self.queue.len() + 1).unwrap_or(u32::MAX),
-                }));
+            outbox.emit(Event::UserMessageQueued(UserMessageQueued {
+                text: queued.text.clone(),
+                position: u32::try_from(self.queue.len() + 1).unwrap_or(u32::MAX),
+            }));
             self.queue.push_back(queued);
             Then::Nothing
         } else {
-            self.start_turn(desk, now, queued, source)
+            self.start_turn(model, queued, source)
         }
     }
 
@@ -187,25 +213,65 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Turns<At> {
         self.cost_usd = self.cost_usd.zip(cost_usd).map(|(a, b)| a + b);
     }
 
-    /// Starts a turn for `message`.
+    /// Starts a turn for `message` on `model`: it takes the session, and opens once the
+    /// session said so.
     fn start_turn(
         &mut self,
-        desk: &mut TurnDesk<'_>,
-        now: At,
+        model: Option<&ModelRef>,
         message: Queued,
         source: TurnSource,
     ) -> Then {
         self.started += 1;
         let id = format!("turn_{}", self.started);
-        let priced = desk.model.and_then(|m| m.cost()).is_some();
-        let turn = Turn::new(id.clone(), TurnKind::Conversation, priced);
+        let priced = model.and_then(|m| m.cost()).is_some();
+        let turn = Turn::new(id, TurnKind::Conversation, priced);
         self.running = Some(turn.for_review(message.review));
-        desk.emit_state(true);
-        desk.outbox.emit(Event::TurnStarted(TurnStarted {
-            turn_id: id,
+        Then::StateChanged(Resume::Open {
+            text: message.text,
+            images: message.images,
+            source,
+        })
+    }
+
+    /// Goes on where a [`Then`] stopped, once the session did what it asked.
+    pub(super) fn resume(&mut self, desk: &mut TurnDesk<'_>, now: At, resume: Resume) -> Then {
+        match resume {
+            Resume::Open {
+                text,
+                images,
+                source,
+            } => self.open(desk, now, text, images, source),
+            Resume::Compact(request) => self
+                .begin_compaction(
+                    desk,
+                    now,
+                    CompactionTrigger::Request,
+                    Some(request.request_id),
+                    request.instructions,
+                )
+                .unwrap_or(Then::Nothing),
+            Resume::Overflowed(overflow) => self.overflowed(desk, now, overflow),
+        }
+    }
+
+    /// Opens the turn that took the session with the client's (or the review's) message and
+    /// sends its first request when its context is ready.
+    fn open(
+        &mut self,
+        desk: &mut TurnDesk<'_>,
+        now: At,
+        text: String,
+        images: Vec<Image>,
+        source: TurnSource,
+    ) -> Then {
+        let Some(turn) = &self.running else {
+            return Then::Nothing;
+        };
+        desk.journal.outbox.emit(Event::TurnStarted(TurnStarted {
+            turn_id: turn.id().to_owned(),
             source,
         }));
-        let mut content = vec![Block::Text { text: message.text }];
+        let mut content = vec![Block::Text { text }];
         if let Some(issue) = self.issue.take() {
             content.insert(
                 0,
@@ -214,12 +280,12 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Turns<At> {
                 },
             );
         }
-        content.extend(message.images.into_iter().map(|i| Block::Image {
+        content.extend(images.into_iter().map(|i| Block::Image {
             media_type: i.media_type,
             data: i.data,
         }));
         // A session file from before this rule may end in an unanswered message.
-        self.settle_unanswered(desk, "the session ended first");
+        self.settle_unanswered(&mut desk.journal, "the session ended first");
         let by = match source {
             TurnSource::Review => Writer::Luxe,
             TurnSource::User | TurnSource::Queue => Writer::Person,
@@ -228,7 +294,7 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Turns<At> {
             role: Role::User,
             content,
         };
-        self.remember_by(desk, opening, Some(by));
+        self.remember_by(&mut desk.journal, opening, Some(by));
         if let Err(why) = desk.usable_model() {
             return self.end_turn(desk, TurnEndReason::Error, Some(why));
         }
@@ -243,13 +309,13 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Turns<At> {
         let Some(turn) = self.running.as_mut().filter(|t| t.waits_for_context()) else {
             return Then::Nothing;
         };
-        if !desk.context.is_ready() {
+        if !desk.prompt.context.is_ready() {
             return Then::Nothing;
         }
         // A zero wait (`LUXE_WINDOW_WAIT_MS=0`) sends at once.
         let asking = !desk.timings.window_wait.is_zero()
             && desk.context_window().is_none()
-            && desk.model.is_some_and(|m| desk.probes.asking(&m.spec()));
+            && desk.model().is_some_and(|m| desk.probes.asking(&m.spec()));
         if asking && !turn.window_wait_over(now) {
             turn.wait_for_window(now + desk.timings.window_wait);
             return Then::Nothing;
@@ -264,14 +330,14 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Turns<At> {
     }
 
     /// Adds `message` to the conversation and the session file.
-    fn remember(&mut self, desk: &mut TurnDesk<'_>, message: Message) {
-        self.remember_by(desk, message, None);
+    fn remember(&mut self, journal: &mut Journal<'_>, message: Message) {
+        self.remember_by(journal, message, None);
     }
 
     /// Adds `message`, which opens a turn written `by` someone, to the conversation and the
     /// session file (a session is named after a person's opening message).
-    fn remember_by(&mut self, desk: &mut TurnDesk<'_>, message: Message, by: Option<Writer>) {
-        desk.record(&Record::Message {
+    fn remember_by(&mut self, journal: &mut Journal<'_>, message: Message, by: Option<Writer>) {
+        journal.record(&Record::Message {
             message: message.clone(),
             by,
         });
@@ -279,22 +345,22 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Turns<At> {
     }
 
     /// Closes the model's view after a turn that got no answer (see `unanswered.rs`).
-    fn settle_unanswered(&mut self, desk: &mut TurnDesk<'_>, why: &str) {
+    fn settle_unanswered(&mut self, journal: &mut Journal<'_>, why: &str) {
         let last = self.conversation.messages().last();
         for message in super::unanswered::closing(last, why) {
-            self.remember(desk, message);
+            self.remember(journal, message);
         }
     }
 
     /// The results of an answer's calls join the conversation.
-    pub(super) fn keep_results(&mut self, desk: &mut TurnDesk<'_>, answered: Answered) {
+    pub(super) fn keep_results(&mut self, journal: &mut Journal<'_>, answered: Answered) {
         if answered.changed_files
             && let Some(turn) = self.running.as_mut()
         {
             turn.note_changed_files();
         }
         self.remember(
-            desk,
+            journal,
             Message {
                 role: Role::User,
                 content: answered.results,
@@ -309,7 +375,7 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Turns<At> {
         now: At,
         answered: Answered,
     ) -> Then {
-        self.keep_results(desk, answered);
+        self.keep_results(&mut desk.journal, answered);
         self.send_request(desk, now, 1)
     }
 
@@ -331,7 +397,9 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Turns<At> {
                 step,
                 idle_deadline,
             } if *idle_deadline <= now => {
-                desk.outbox.push(Output::CancelHttp { id: step.http() });
+                desk.journal
+                    .outbox
+                    .push(Output::CancelHttp { id: step.http() });
                 let seconds = desk.timings.model_idle_timeout.as_secs_f64();
                 let silence = format!("the model sent nothing for {seconds}s");
                 let outcome = step.broke(silence.clone(), silence);
@@ -351,15 +419,15 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Turns<At> {
         };
         let cleanup = match turn.take_step() {
             Step::Model { mut step, .. } => {
-                show_rest(desk, &mut step);
-                self.count_usage(desk, &step);
+                show_rest(desk.journal.outbox, &mut step);
+                self.count_usage(desk.model(), &step);
                 let cancel = Output::CancelHttp { id: step.http() };
-                self.keep_partial_answer(desk, step.into_assembler());
+                self.keep_partial_answer(&mut desk.journal, step.into_assembler());
                 vec![cancel]
             }
             Step::Tools(_) | Step::Backoff { .. } | Step::WaitingForContext { .. } => Vec::new(),
         };
-        self.compaction_interrupted(desk);
+        self.compaction_interrupted(desk.journal.outbox);
         let then = self.end_turn(desk, TurnEndReason::Interrupted, None);
         (then, cleanup)
     }
@@ -377,7 +445,7 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Turns<At> {
             .as_ref()
             .is_some_and(|t| t.kind() == TurnKind::Compaction)
         {
-            return self.end_compaction_run(desk);
+            return self.end_compaction_run(&mut desk.journal);
         }
         let Some(turn) = self.running.take() else {
             return Then::Nothing;
@@ -389,24 +457,24 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Turns<At> {
             TurnEndReason::Refusal => "the model refused".to_owned(),
             TurnEndReason::Error => "an error".to_owned(),
         });
-        self.settle_unanswered(desk, &why);
+        self.settle_unanswered(&mut desk.journal, &why);
         let turn = turn.finish();
         let cost_usd = turn.tally.cost_usd();
         self.add_cost(cost_usd);
-        desk.record(&Record::TurnEnded {
+        desk.journal.record(&Record::TurnEnded {
             turn_id: turn.id.clone(),
             cost_usd,
         });
         let usage = turn.tally.frame(desk.context_window(), self.cost_usd);
-        desk.outbox.emit(Event::TurnUsage(usage));
-        desk.outbox.emit(Event::TurnEnded(TurnEnded {
+        desk.journal.outbox.emit(Event::TurnUsage(usage));
+        desk.journal.outbox.emit(Event::TurnEnded(TurnEnded {
             turn_id: turn.id,
             reason,
             error,
         }));
         // The record is appended before the frames (io does appends on the spot); making it
         // durable need not hold `turn_ended` back.
-        desk.sync_store();
+        desk.journal.sync();
         Then::Ended(Ended {
             review: turn.review,
             answer: turn.answer_text,
@@ -416,13 +484,13 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Turns<At> {
         })
     }
 
-    /// The session is free again: say so, then start the next queued message.
-    pub(super) fn after_run(&mut self, desk: &mut TurnDesk<'_>, now: At, closed: bool) -> Then {
-        desk.emit_state(self.running.is_some());
+    /// The session is free again (and said so): the next queued message starts on `model`,
+    /// unless the session is `closed`.
+    pub(super) fn after_run(&mut self, model: Option<&ModelRef>, closed: bool) -> Then {
         if let Some(next) = self.queue.pop_front()
             && !closed
         {
-            return self.start_turn(desk, now, next, TurnSource::Queue);
+            return self.start_turn(model, next, TurnSource::Queue);
         }
         Then::Nothing
     }
@@ -442,8 +510,8 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Turns<At> {
 }
 
 /// Shows what `step` still holds back of its last block: its stream is over.
-fn show_rest(desk: &mut TurnDesk<'_>, step: &mut super::model_step::ModelStep) {
+fn show_rest(outbox: &mut Outbox, step: &mut super::model_step::ModelStep) {
     if let Some(frame) = step.rest() {
-        desk.outbox.emit(frame);
+        outbox.emit(frame);
     }
 }

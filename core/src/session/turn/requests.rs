@@ -5,11 +5,12 @@
 use std::ops::Add;
 use std::time::Duration;
 
+use crate::config::Timings;
 use crate::effects::HttpRequest;
 use crate::effects::{EffectId, Input, Output};
 use crate::model::anthropic::{self, AnthropicStream};
 use crate::model::assembler::MessageAssembler;
-use crate::model::catalogue::Provider;
+use crate::model::catalogue::{ModelRef, Provider};
 use crate::model::conversation::ToolSpec;
 use crate::model::conversation::{Block, Message, Role};
 use crate::model::openai::{self, OpenAiStream};
@@ -22,12 +23,13 @@ use crate::session::owners::Owner;
 use crate::session::tools::definitions::tools_for;
 use crate::store::Record;
 
-use super::{Then, TurnDesk, Turns, show_rest};
+use super::compaction::Overflow;
+use super::{Journal, Resume, Then, TurnDesk, Turns, show_rest};
 
 impl<At: Copy + Ord + Add<Duration, Output = At>> Turns<At> {
     /// Sends the next model request (attempt `attempt` of this step).
     pub(super) fn send_request(&mut self, desk: &mut TurnDesk<'_>, now: At, attempt: u32) -> Then {
-        let (Some(model), Some(turn)) = (desk.model.cloned(), self.running.as_mut()) else {
+        let (Some(model), Some(turn)) = (desk.model().cloned(), self.running.as_mut()) else {
             return Then::Nothing;
         };
         if turn.compaction().is_running() {
@@ -38,10 +40,10 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Turns<At> {
             let blocks = steering.into_iter().map(|text| Block::Text { text });
             let blocks: Vec<Block> = blocks.collect();
             if self.conversation.extend_last_user(&blocks) {
-                desk.record(&Record::Append { blocks });
+                desk.journal.record(&Record::Append { blocks });
             } else {
                 self.remember(
-                    desk,
+                    &mut desk.journal,
                     Message {
                         role: Role::User,
                         content: blocks,
@@ -49,7 +51,7 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Turns<At> {
                 );
             }
         }
-        if self.compaction_due(desk, &model)
+        if self.compaction_due(&model, desk.context_window())
             && let Some(then) =
                 self.begin_compaction(desk, now, CompactionTrigger::ContextWindow, None, None)
         {
@@ -59,14 +61,14 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Turns<At> {
             return Then::Nothing;
         };
         let system = crate::session::system_prompt::system_prompt(
-            desk.cwd,
-            desk.platform,
-            desk.today,
-            desk.context.git(),
-            desk.context.agents_md(),
+            desk.prompt.cwd,
+            desk.prompt.platform,
+            desk.prompt.today,
+            desk.prompt.context.git(),
+            desk.prompt.context.agents_md(),
         );
         // AGENTS.md is the project's text like any file a tool reads: the same redaction.
-        let system = desk.redactor.redact(&system).into_owned();
+        let system = desk.prompt.redactor.redact(&system).into_owned();
         let extra = self
             .running
             .as_ref()
@@ -77,11 +79,11 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Turns<At> {
         let tools = if desk.probes.tools_unsupported(&model.spec()) {
             Vec::new()
         } else {
-            let mut tools = tools_for(desk.mode, extra);
-            if !desk.questions {
+            let mut tools = tools_for(desk.journal.settings.mode, extra);
+            if !desk.prompt.questions {
                 tools.retain(|t| t.name != "ask_user");
             }
-            tools.extend(desk.mcp_tool_specs());
+            tools.extend(desk.prompt.mcp_tool_specs(desk.journal.settings.mode));
             tools
         };
         self.conversation
@@ -91,8 +93,10 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Turns<At> {
             system: &system,
             messages: self.conversation.messages(),
             tools: &tools,
-            max_tokens: self.budget(desk).max_output(&model),
-            thinking: desk.thinking,
+            max_tokens: self
+                .budget(desk.model(), desk.context_window())
+                .max_output(&model),
+            thinking: desk.journal.settings.thinking,
         };
         let (request, decoder) = encode_call(model.provider, endpoint, &call);
         self.start_model_step(desk, now, attempt, model.provider, request, decoder);
@@ -109,7 +113,7 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Turns<At> {
         request: HttpRequest,
         decoder: Box<dyn StreamDecoder>,
     ) {
-        let http = desk.outbox.effect_id(Owner::Model);
+        let http = desk.journal.outbox.effect_id(Owner::Model);
         let sent = Sent {
             http,
             attempt,
@@ -121,12 +125,14 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Turns<At> {
         if let Some(turn) = self.running.as_mut() {
             turn.await_model(ModelStep::new(sent, decoder), idle_deadline);
         }
-        desk.outbox.push(Output::HttpRequest { id: http, request });
+        desk.journal
+            .outbox
+            .push(Output::HttpRequest { id: http, request });
     }
 
     /// The model step waiting on `id`, which just heard from it at `now`.
-    fn model_step(&mut self, desk: &TurnDesk<'_>, now: At, id: EffectId) -> Option<&mut ModelStep> {
-        let idle = now + desk.timings.model_idle_timeout;
+    fn model_step(&mut self, timings: &Timings, now: At, id: EffectId) -> Option<&mut ModelStep> {
+        let idle = now + timings.model_idle_timeout;
         self.running.as_mut()?.model_step(id, idle)
     }
 
@@ -144,20 +150,20 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Turns<At> {
                 status,
                 retry_after,
             } => {
-                if let Some(step) = self.model_step(desk, now, id) {
+                if let Some(step) = self.model_step(desk.timings, now, id) {
                     step.response(status, retry_after);
                 }
                 Then::Nothing
             }
             Input::HttpBody { id, bytes } => {
-                let Some(step) = self.model_step(desk, now, id) else {
+                let Some(step) = self.model_step(desk.timings, now, id) else {
                     return Then::Nothing;
                 };
                 let events = step.body(bytes);
                 self.model_events(desk, now, events)
             }
             Input::HttpEnded { id } => {
-                let Some(step) = self.model_step(desk, now, id) else {
+                let Some(step) = self.model_step(desk.timings, now, id) else {
                     return Then::Nothing;
                 };
                 match step.ended() {
@@ -166,7 +172,7 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Turns<At> {
                 }
             }
             Input::HttpFailed { id, error } => {
-                let Some(step) = self.model_step(desk, now, id) else {
+                let Some(step) = self.model_step(desk.timings, now, id) else {
                     return Then::Nothing;
                 };
                 let outcome = step.broke(
@@ -186,19 +192,19 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Turns<At> {
                 return Then::Nothing;
             };
             // A summary is for the model's view, not a reply to show.
-            let show = (!turn.compaction().is_running()).then_some(desk.redactor);
+            let show = (!turn.compaction().is_running()).then_some(desk.prompt.redactor);
             let Some(step) = turn.model_step_mut() else {
                 return Then::Nothing;
             };
             match step.event(event, show) {
                 Ok(frames) => {
                     for frame in frames.into_iter().flatten() {
-                        desk.outbox.emit(frame);
+                        desk.journal.outbox.emit(frame);
                     }
                 }
                 Err(outcome) => {
                     let http = step.http();
-                    desk.outbox.push(Output::CancelHttp { id: http });
+                    desk.journal.outbox.push(Output::CancelHttp { id: http });
                     return self.model_outcome(desk, now, outcome);
                 }
             }
@@ -219,10 +225,10 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Turns<At> {
         let Some(mut step) = turn.take_model_step() else {
             return Then::Nothing;
         };
-        show_rest(desk, &mut step);
+        show_rest(desk.journal.outbox, &mut step);
         let summary = turn.compaction().is_running();
         let reported = step.assembler().usage();
-        self.count_usage(desk, &step);
+        self.count_usage(desk.model(), &step);
         let prompt =
             reported.prompt_tokens + reported.cache_read_tokens + reported.cache_write_tokens;
         if !summary && prompt > 0 {
@@ -237,11 +243,20 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Turns<At> {
             } => self.retry_or_fail(desk, now, attempt, reason, retry_after),
             Outcome::Fail(error) if summary => self.compaction_failed(desk, now, error),
             Outcome::Fail(error) => {
-                self.keep_partial_answer(desk, assembler);
+                self.keep_partial_answer(&mut desk.journal, assembler);
                 self.end_turn(desk, TurnEndReason::Error, Some(error))
             }
             Outcome::Overflow(reason, facts) => {
-                self.overflowed(desk, now, attempt, reason, facts, history_len)
+                let overflow = Overflow {
+                    attempt,
+                    reason,
+                    prompt_tokens: facts.prompt_tokens,
+                    history_len,
+                };
+                match facts.window {
+                    Some(window) => Then::WindowSaid(window, Resume::Overflowed(overflow)),
+                    None => self.overflowed(desk, now, overflow),
+                }
             }
             Outcome::Finished(_) if summary => match assembler.finish() {
                 Ok(message) => self.compaction_done(desk, now, &message),
@@ -251,7 +266,7 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Turns<At> {
             },
             Outcome::Finished(StopReason::MaxTokens) if assembler.clone().finish().is_err() => {
                 // Cut by the token limit in the middle of a tool call: the call cannot run.
-                self.keep_partial_answer(desk, assembler);
+                self.keep_partial_answer(&mut desk.journal, assembler);
                 self.end_turn(desk, TurnEndReason::MaxTokens, None)
             }
             Outcome::Finished(stop) => match assembler.finish() {
@@ -288,7 +303,7 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Turns<At> {
             turn.note_answer(text);
         }
         if !message.content.is_empty() {
-            self.remember(desk, message);
+            self.remember(&mut desk.journal, message);
         }
         if !calls.is_empty() {
             if let Some(turn) = self.running.as_mut() {
@@ -307,7 +322,7 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Turns<At> {
 
     /// Adds a model step's tokens and cost to the turn: the provider's counts, or, when the
     /// stream ended without them (interrupted, broken), estimates of what was sent and streamed.
-    pub(super) fn count_usage(&mut self, desk: &TurnDesk<'_>, step: &ModelStep) {
+    pub(super) fn count_usage(&mut self, model: Option<&ModelRef>, step: &ModelStep) {
         let assembler = step.assembler();
         let mut usage = assembler.usage();
         if usage == Usage::default() && assembler.has_output() {
@@ -316,7 +331,7 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Turns<At> {
                 .conversation
                 .tokens_for_chars(assembler.streamed_chars());
         }
-        let prices = desk.model.and_then(|m| m.cost());
+        let prices = model.and_then(|m| m.cost());
         if let Some(turn) = self.running.as_mut() {
             turn.add_usage(&usage, prices.as_ref());
         }
@@ -326,12 +341,12 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Turns<At> {
     /// (they have no results).
     pub(super) fn keep_partial_answer(
         &mut self,
-        desk: &mut TurnDesk<'_>,
+        journal: &mut Journal<'_>,
         assembler: MessageAssembler,
     ) {
         let message = assembler.text_so_far();
         if !message.content.is_empty() {
-            self.remember(desk, message);
+            self.remember(journal, message);
         }
     }
 
@@ -357,11 +372,13 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Turns<At> {
         if let Some(turn) = self.running.as_mut() {
             turn.back_off(attempt + 1, now + delay);
         }
-        desk.outbox.emit(Event::ModelRetrying(ModelRetrying {
-            attempt: attempt + 1,
-            delay_ms: u64::try_from(delay.as_millis()).unwrap_or(u64::MAX),
-            reason,
-        }));
+        desk.journal
+            .outbox
+            .emit(Event::ModelRetrying(ModelRetrying {
+                attempt: attempt + 1,
+                delay_ms: u64::try_from(delay.as_millis()).unwrap_or(u64::MAX),
+                reason,
+            }));
         Then::Nothing
     }
 }

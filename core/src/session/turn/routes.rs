@@ -17,7 +17,7 @@ use crate::session::store::{restoring, settings_record};
 use crate::session::tool_run::{
     self, Desk, ToolStep, no_open_prompt, no_open_question, unwanted_open,
 };
-use crate::session::turn::{self, Queued, turn_desk};
+use crate::session::turn::{self, Queued, journal, turn_desk};
 use crate::store::Restored;
 
 impl Session {
@@ -26,6 +26,14 @@ impl Session {
         loop {
             then = match then {
                 turn::Then::Nothing => return,
+                turn::Then::StateChanged(resume) => {
+                    self.emit_state();
+                    (self.turns).resume(&mut turn_desk!(self), now, resume)
+                }
+                turn::Then::WindowSaid(window, resume) => {
+                    self.learn_window(window);
+                    (self.turns).resume(&mut turn_desk!(self), now, resume)
+                }
                 turn::Then::RunTools => return self.run_next_tool(now),
                 turn::Then::Ended(ended) => {
                     if let Some(task) = &ended.review {
@@ -40,20 +48,23 @@ impl Session {
                     if ended.changed_files {
                         self.refresh_review();
                     }
-                    let closed = self.closed;
-                    (self.turns).after_run(&mut turn_desk!(self), now, closed)
+                    self.after_run()
                 }
-                turn::Then::Free => {
-                    let closed = self.closed;
-                    (self.turns).after_run(&mut turn_desk!(self), now, closed)
-                }
+                turn::Then::Free => self.after_run(),
             };
         }
     }
 
+    /// The session is free again: says so, then starts the next queued message.
+    fn after_run(&mut self) -> turn::Then {
+        self.emit_state();
+        (self.turns).after_run(self.model.as_ref(), self.closed)
+    }
+
     /// Starts a turn for `queued`, or queues it behind the running one.
     pub(in crate::session) fn submit(&mut self, now: Instant, queued: Queued, source: TurnSource) {
-        let then = (self.turns).submit(&mut turn_desk!(self), now, queued, source);
+        let model = self.model.as_ref();
+        let then = (self.turns).submit(&mut self.outbox, model, queued, source);
         self.follow_turn(now, then);
     }
 
@@ -70,7 +81,7 @@ impl Session {
         now: Instant,
         request: Compact,
     ) -> Result<(), String> {
-        let then = (self.turns).compact(&mut turn_desk!(self), now, request)?;
+        let then = (self.turns).compact(&turn_desk!(self), request)?;
         self.follow_turn(now, then);
         Ok(())
     }
@@ -107,12 +118,6 @@ impl Session {
         self.follow_turn(now, then);
         self.outbox.extend(cleanup);
     }
-
-    /// Sends `state_changed`.
-    pub(in crate::session) fn emit_state(&mut self) {
-        let streaming = self.turns.is_running();
-        turn_desk!(self).emit_state(streaming);
-    }
 }
 
 impl Session {
@@ -122,10 +127,12 @@ impl Session {
         let desk = Desk {
             outbox: &mut self.outbox,
             gate: &mut self.gate,
-            redactor: &self.redactor,
-            cwd: &self.facts.cwd,
-            bash_timeout: self.facts.timings.bash_timeout,
-            tool_env_unset: &self.facts.tool_env_unset,
+            work: tool_run::WorkContext {
+                cwd: &self.facts.cwd,
+                redactor: &self.redactor,
+                bash_timeout: self.facts.timings.bash_timeout,
+                tool_env_unset: &self.facts.tool_env_unset,
+            },
             mode: self.mode,
             auto_approve: self.auto_approve,
             ids: &mut self.call_ids,
@@ -270,7 +277,7 @@ impl Session {
             let (ids, outputs) = outbox.parts();
             mcp.cancel(call, &mut Io { ids, outputs });
         });
-        (self.turns).keep_results(&mut turn_desk!(self), interrupted.answered);
+        (self.turns).keep_results(&mut journal!(self), interrupted.answered);
         interrupted.cleanup
     }
 }

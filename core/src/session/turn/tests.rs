@@ -22,6 +22,7 @@ use crate::rng::Rng;
 use crate::session::outbox::Outbox;
 use crate::session::project_context::ProjectContext;
 use crate::session::server_probe::ServerProbes;
+use crate::session::state_changed::StateView;
 use crate::session::store::Store;
 use crate::session::test_clock::Ms;
 
@@ -81,26 +82,93 @@ impl Bench {
 
     fn desk(&mut self) -> TurnDesk<'_> {
         TurnDesk {
-            outbox: &mut self.outbox,
-            store: &mut self.store,
+            journal: Journal {
+                outbox: &mut self.outbox,
+                store: &mut self.store,
+                settings: Settings {
+                    model: self.model.as_ref(),
+                    mode: Mode::Build,
+                    thinking: Thinking::default(),
+                },
+            },
+            providers: &self.providers,
+            probes: &self.probes,
+            timings: &self.timings,
             rng: &mut self.rng,
-            probes: &mut self.probes,
+            prompt: Prompt {
+                cwd: CWD,
+                platform: "linux",
+                today: "2026-12-02",
+                context: &self.context,
+                redactor: &self.redactor,
+                questions: true,
+                mcp: &self.mcp,
+            },
+        }
+    }
+
+    /// `submit`, followed as the session follows it.
+    fn submit(
+        &mut self,
+        turns: &mut Turns<Ms>,
+        at: Ms,
+        queued: Queued,
+        source: TurnSource,
+    ) -> Then {
+        let then = turns.submit(&mut self.outbox, self.model.as_ref(), queued, source);
+        self.follow(turns, at, then)
+    }
+
+    /// The session is free again, as the session makes it: `state_changed`, then the queue.
+    fn after_run(&mut self, turns: &mut Turns<Ms>, at: Ms, closed: bool) -> Then {
+        self.emit_state(turns);
+        let then = turns.after_run(self.model.as_ref(), closed);
+        self.follow(turns, at, then)
+    }
+
+    /// `compact`, followed as the session follows it.
+    fn compact(&mut self, turns: &mut Turns<Ms>, at: Ms, request: Compact) -> Result<Then, String> {
+        let then = turns.compact(&self.desk(), request)?;
+        Ok(self.follow(turns, at, then))
+    }
+
+    /// Does what the session does for a `Then` that asks it to say `state_changed` or learn a
+    /// window; returns the first `Then` that asks for more.
+    fn follow(&mut self, turns: &mut Turns<Ms>, at: Ms, mut then: Then) -> Then {
+        loop {
+            let resume = match then {
+                Then::StateChanged(resume) => {
+                    self.emit_state(turns);
+                    resume
+                }
+                Then::WindowSaid(window, resume) => {
+                    let model = self.model.as_ref().expect("a model sent the request");
+                    if model.context_window().is_none()
+                        && self.probes.learn_window(model.spec(), window)
+                    {
+                        self.emit_state(turns);
+                    }
+                    resume
+                }
+                other => return other,
+            };
+            then = turns.resume(&mut self.desk(), at, resume);
+        }
+    }
+
+    /// Says `state_changed` as a session in build mode with default permissions would.
+    fn emit_state(&mut self, turns: &Turns<Ms>) {
+        let view = StateView {
             model: self.model.as_ref(),
+            providers: &self.providers,
+            probes: &self.probes,
             mode: Mode::Build,
             thinking: Thinking::default(),
-            providers: &self.providers,
-            timings: &self.timings,
-            cwd: CWD,
-            platform: "linux",
-            today: "2026-12-02",
-            context: &self.context,
-            redactor: &self.redactor,
-            questions: true,
-            mcp: &self.mcp,
             permission_mode: PermissionMode::Default,
             auto_approve: false,
             trust_project: false,
-        }
+        };
+        self.outbox.emit(view.frame(turns.is_running()));
     }
 
     /// Everything queued since the last look.
@@ -180,7 +248,7 @@ fn answer(turns: &mut Turns<Ms>, bench: &mut Bench, at: Ms, id: EffectId, body: 
 fn a_turn_streams_its_answer_and_ends_then_the_queued_message_starts() {
     let mut bench = Bench::new();
     let mut turns = Turns::<Ms>::new(None);
-    let then = turns.submit(&mut bench.desk(), Ms(0), message("hi"), TurnSource::User);
+    let then = bench.submit(&mut turns, Ms(0), message("hi"), TurnSource::User);
     assert!(matches!(then, Then::Nothing));
     let out = bench.outputs();
     assert_eq!(kinds(&out), ["state_changed", "turn_started"]);
@@ -188,7 +256,7 @@ fn a_turn_streams_its_answer_and_ends_then_the_queued_message_starts() {
     let [first] = requests(&out)[..] else {
         panic!("one request: {out:?}")
     };
-    let then = turns.submit(&mut bench.desk(), Ms(1), message("next"), TurnSource::User);
+    let then = bench.submit(&mut turns, Ms(1), message("next"), TurnSource::User);
     assert!(matches!(then, Then::Nothing));
     let out = bench.outputs();
     assert_eq!(frame(&out, "user_message_queued")["position"], 1);
@@ -213,7 +281,7 @@ fn a_turn_streams_its_answer_and_ends_then_the_queued_message_starts() {
     assert_eq!(frame(&out, "turn_usage")["prompt_tokens"], 10);
     assert!(!turns.is_running() && turns.conversation().messages().len() == 2);
 
-    let then = turns.after_run(&mut bench.desk(), Ms(6), false);
+    let then = bench.after_run(&mut turns, Ms(6), false);
     assert!(matches!(then, Then::Nothing));
     let out = bench.outputs();
     assert_eq!(
@@ -233,7 +301,7 @@ fn a_turn_streams_its_answer_and_ends_then_the_queued_message_starts() {
 fn a_refused_request_backs_off_until_its_timer_and_fails_after_the_last_attempt() {
     let mut bench = Bench::new();
     let mut turns = Turns::<Ms>::new(None);
-    let _ = turns.submit(&mut bench.desk(), Ms(0), message("hi"), TurnSource::User);
+    let _ = bench.submit(&mut turns, Ms(0), message("hi"), TurnSource::User);
     let first = requests(&bench.outputs())[0];
     let busy = Input::HttpResponse {
         id: first,
@@ -299,7 +367,7 @@ fn silence_past_the_idle_deadline_gives_the_request_up_and_retries() {
     let mut bench = Bench::new();
     let idle = bench.timings.model_idle_timeout.as_millis();
     let mut turns = Turns::<Ms>::new(None);
-    let _ = turns.submit(&mut bench.desk(), Ms(0), message("hi"), TurnSource::User);
+    let _ = bench.submit(&mut turns, Ms(0), message("hi"), TurnSource::User);
     let first = requests(&bench.outputs())[0];
     let ok = Input::HttpResponse {
         id: first,
@@ -333,7 +401,7 @@ fn silence_past_the_idle_deadline_gives_the_request_up_and_retries() {
 fn tool_calls_go_to_the_tool_run_and_their_results_back_to_the_model() {
     let mut bench = Bench::new();
     let mut turns = Turns::<Ms>::new(None);
-    let _ = turns.submit(&mut bench.desk(), Ms(0), message("list"), TurnSource::User);
+    let _ = bench.submit(&mut turns, Ms(0), message("list"), TurnSource::User);
     let first = requests(&bench.outputs())[0];
     let call = tool_call("call_1", "glob", &json!({"pattern": "*.rs"}));
     let then = answer(&mut turns, &mut bench, Ms(1), first, &call);
@@ -381,7 +449,7 @@ fn tool_calls_go_to_the_tool_run_and_their_results_back_to_the_model() {
 fn an_interrupt_keeps_what_was_shown_and_cancels_the_stream_after_the_end() {
     let mut bench = Bench::new();
     let mut turns = Turns::<Ms>::new(None);
-    let _ = turns.submit(&mut bench.desk(), Ms(0), message("hi"), TurnSource::User);
+    let _ = bench.submit(&mut turns, Ms(0), message("hi"), TurnSource::User);
     let first = requests(&bench.outputs())[0];
     let body = text_answer(None, "Half an answer");
     // Everything but the message's end: the text was shown, the answer is not whole.
@@ -427,7 +495,7 @@ fn a_turn_waits_for_the_start_up_probes_and_a_missing_model_ends_it_with_the_set
     let mut bench = Bench::new();
     bench.context = ProjectContext::default();
     let mut turns = Turns::<Ms>::new(None);
-    let _ = turns.submit(&mut bench.desk(), Ms(0), message("hi"), TurnSource::User);
+    let _ = bench.submit(&mut turns, Ms(0), message("hi"), TurnSource::User);
     assert!(
         requests(&bench.outputs()).is_empty(),
         "no request before the probes"
@@ -442,8 +510,7 @@ fn a_turn_waits_for_the_start_up_probes_and_a_missing_model_ends_it_with_the_set
     let mut bench = Bench::new();
     bench.model = None;
     let mut turns = Turns::<Ms>::new(None);
-    let Then::Ended(ended) =
-        turns.submit(&mut bench.desk(), Ms(0), message("hi"), TurnSource::User)
+    let Then::Ended(ended) = bench.submit(&mut turns, Ms(0), message("hi"), TurnSource::User)
     else {
         panic!("no model: the turn ends at once")
     };
@@ -463,7 +530,7 @@ fn compact_replaces_the_older_conversation_with_the_summary_and_frees_the_sessio
         request_id: id.into(),
         instructions: None,
     };
-    let refused = turns.compact(&mut bench.desk(), Ms(0), request("c0"));
+    let refused = bench.compact(&mut turns, Ms(0), request("c0"));
     assert!(refused.is_err_and(|e| e.starts_with("nothing to compact")));
     let long = "word ".repeat(40_000);
     let view = (0..6)
@@ -479,9 +546,7 @@ fn compact_replaces_the_older_conversation_with_the_summary_and_frees_the_sessio
     turns.restore(view, 3, Some(0.5));
     let before = turns.conversation().estimated_tokens();
 
-    let then = turns
-        .compact(&mut bench.desk(), Ms(1), request("c1"))
-        .unwrap();
+    let then = bench.compact(&mut turns, Ms(1), request("c1")).unwrap();
     assert!(matches!(then, Then::Nothing));
     let out = bench.outputs();
     assert_eq!(kinds(&out), ["state_changed", "compaction_started"]);
@@ -489,8 +554,8 @@ fn compact_replaces_the_older_conversation_with_the_summary_and_frees_the_sessio
         panic!("one summary request")
     };
     assert!(
-        turns
-            .compact(&mut bench.desk(), Ms(2), request("c2"))
+        bench
+            .compact(&mut turns, Ms(2), request("c2"))
             .is_err_and(|e| e.contains("already")),
         "one at a time"
     );
@@ -517,13 +582,13 @@ fn compact_replaces_the_older_conversation_with_the_summary_and_frees_the_sessio
 fn a_withdrawn_message_never_runs_and_only_the_last_is_taken_back() {
     let mut bench = Bench::new();
     let mut turns = Turns::<Ms>::new(None);
-    let _ = turns.submit(&mut bench.desk(), Ms(0), message("hi"), TurnSource::User);
+    let _ = bench.submit(&mut turns, Ms(0), message("hi"), TurnSource::User);
     assert!(turns.withdraw_queued().is_none(), "nothing is queued yet");
     let [first] = requests(&bench.outputs())[..] else {
         panic!("one request")
     };
     for text in ["second", "third"] {
-        let _ = turns.submit(&mut bench.desk(), Ms(1), message(text), TurnSource::User);
+        let _ = bench.submit(&mut turns, Ms(1), message(text), TurnSource::User);
     }
     let withdrawn = turns.withdraw_queued().expect("the last queued");
     assert_eq!((withdrawn.text.as_str(), withdrawn.position), ("third", 2));
@@ -535,7 +600,7 @@ fn a_withdrawn_message_never_runs_and_only_the_last_is_taken_back() {
         &text_answer(None, "Hello."),
     );
     let _ = bench.outputs();
-    let _ = turns.after_run(&mut bench.desk(), Ms(6), false);
+    let _ = bench.after_run(&mut turns, Ms(6), false);
     let out = bench.outputs();
     assert_eq!(requests(&out).len(), 1, "the one message left runs");
     let body: String = (out.iter())

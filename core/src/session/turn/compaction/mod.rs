@@ -11,7 +11,6 @@ use std::time::Duration;
 use crate::model::catalogue::ModelRef;
 use crate::model::compaction::{SUMMARY_SYSTEM, compacted_view, summary_request, transcript};
 use crate::model::conversation::Message;
-use crate::model::http_error::OverflowFacts;
 use crate::model::wire::ModelCall;
 use crate::protocol::actions::Compact;
 use crate::protocol::events::{CompactionEnded, CompactionStarted, Event};
@@ -23,7 +22,8 @@ mod budget;
 pub(super) use budget::Budget;
 
 use super::running::{Turn, TurnKind};
-use super::{Then, TurnDesk, Turns, encode_call};
+use super::{Journal, Resume, Then, TurnDesk, Turns, encode_call};
+use crate::session::outbox::Outbox;
 
 /// A transcript is not cut below this when the summary request itself is too long; past it,
 /// the oldest turns are dropped instead.
@@ -84,6 +84,19 @@ impl TurnCompaction {
     }
 }
 
+/// A request the provider refused as too long, as the turn goes on from it (what it said of
+/// the window is the session's to learn first).
+#[derive(Debug)]
+pub(in crate::session) struct Overflow {
+    pub(super) attempt: u32,
+    /// The provider's words.
+    pub(super) reason: String,
+    /// The tokens the refused request had, if the provider said.
+    pub(super) prompt_tokens: Option<u64>,
+    /// The conversation's length when the request was sent.
+    pub(super) history_len: usize,
+}
+
 /// A compaction under way.
 #[derive(Debug)]
 pub(super) struct PendingCompaction {
@@ -102,8 +115,7 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Turns<At> {
     /// `compact`: summarize now, unless a turn runs or there is nothing older to summarize.
     pub(in crate::session) fn compact(
         &mut self,
-        desk: &mut TurnDesk<'_>,
-        now: At,
+        desk: &TurnDesk<'_>,
         request: Compact,
     ) -> Result<Then, String> {
         if let Some(turn) = &self.running {
@@ -115,22 +127,17 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Turns<At> {
         let model = desk.usable_model()?;
         if self
             .conversation
-            .cut_keeping(self.budget(desk).keep_tokens())
+            .cut_keeping(
+                self.budget(desk.model(), desk.context_window())
+                    .keep_tokens(),
+            )
             .is_none()
         {
             return Err("nothing to compact yet: the conversation has no older part".into());
         }
         let priced = model.cost().is_some();
         self.running = Some(Turn::new(String::new(), TurnKind::Compaction, priced));
-        desk.emit_state(true);
-        let then = self.begin_compaction(
-            desk,
-            now,
-            CompactionTrigger::Request,
-            Some(request.request_id),
-            request.instructions,
-        );
-        Ok(then.unwrap_or(Then::Nothing))
+        Ok(Then::StateChanged(Resume::Compact(request)))
     }
 
     /// Starts compacting in the running turn; `None` when there is nothing older to
@@ -143,7 +150,7 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Turns<At> {
         request_id: Option<String>,
         instructions: Option<String>,
     ) -> Option<Then> {
-        let budget = self.budget(desk);
+        let budget = self.budget(desk.model(), desk.context_window());
         let cut = self.conversation.cut_keeping(budget.keep_tokens())?;
         let transcript_chars = budget.transcript_chars();
         let tokens_before = self.conversation.estimated_tokens();
@@ -158,7 +165,8 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Turns<At> {
             instructions,
             transcript_chars,
         });
-        desk.outbox
+        desk.journal
+            .outbox
             .emit(Event::CompactionStarted(CompactionStarted {
                 request_id,
                 turn_id,
@@ -176,7 +184,9 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Turns<At> {
         attempt: u32,
         model: &ModelRef,
     ) -> Then {
-        let max_tokens = self.budget(desk).summary_max_tokens();
+        let max_tokens = self
+            .budget(desk.model(), desk.context_window())
+            .summary_max_tokens();
         let Some(endpoint) = desk.providers.endpoint(model.provider) else {
             return Then::Nothing;
         };
@@ -218,14 +228,14 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Turns<At> {
         &mut self,
         desk: &mut TurnDesk<'_>,
         now: At,
-        attempt: u32,
-        reason: String,
-        facts: OverflowFacts,
-        history_len: usize,
+        overflow: Overflow,
     ) -> Then {
-        if let Some(window) = facts.window {
-            desk.learn_window(window, self.running.is_some());
-        }
+        let Overflow {
+            attempt,
+            reason,
+            prompt_tokens,
+            history_len,
+        } = overflow;
         let Some(turn) = self.running.as_mut() else {
             return Then::Nothing;
         };
@@ -236,7 +246,7 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Turns<At> {
             }
             return self.compact_by_dropping(desk, now);
         }
-        if let Some(prompt) = facts.prompt_tokens {
+        if let Some(prompt) = prompt_tokens {
             self.conversation.calibrate(history_len, prompt);
         }
         if !self
@@ -252,8 +262,10 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Turns<At> {
             return Then::Nothing;
         };
         if turn.compaction_mut().may_drop() {
-            let budget = self.budget(desk).history_budget();
-            if self.drop_oldest(desk, budget) {
+            let budget = self
+                .budget(desk.model(), desk.context_window())
+                .history_budget();
+            if self.drop_oldest(&mut desk.journal, budget) {
                 return self.send_request(desk, now, attempt);
             }
         }
@@ -281,7 +293,7 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Turns<At> {
         let Some(pending) = self.take_pending() else {
             return Then::Nothing;
         };
-        self.replace_older(desk, pending.cut, summary, cost_usd);
+        self.replace_older(&mut desk.journal, pending.cut, summary, cost_usd);
         let tokens_after = self.conversation.estimated_tokens();
         self.compaction_ended(desk, now, pending, tokens_after, None)
     }
@@ -294,24 +306,24 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Turns<At> {
     /// Drops the oldest turns so that the rest fits `budget` tokens (or, when nothing fits,
     /// all but the latest place a view may start); with no older turn left, drops the summary
     /// the view opens with. `false` when there is nothing to drop.
-    fn drop_oldest(&mut self, desk: &mut TurnDesk<'_>, budget: u64) -> bool {
+    fn drop_oldest(&mut self, journal: &mut Journal<'_>, budget: u64) -> bool {
         let Some(cut) = self.conversation.drop_cut(budget, DROPPED_NOTE) else {
             return false;
         };
-        self.replace_older(desk, cut, DROPPED_NOTE, None);
+        self.replace_older(journal, cut, DROPPED_NOTE, None);
         true
     }
 
     /// Replaces the history before `cut` with `summary` in the model's view, and records it.
     fn replace_older(
         &mut self,
-        desk: &mut TurnDesk<'_>,
+        journal: &mut Journal<'_>,
         cut: usize,
         summary: &str,
         cost_usd: Option<f64>,
     ) {
         let kept = self.conversation.replace_older(cut, summary);
-        desk.record(&Record::Compacted {
+        journal.record(&Record::Compacted {
             summary: summary.to_owned(),
             kept,
             cost_usd,
@@ -365,9 +377,9 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Turns<At> {
     }
 
     /// `interrupt_turn` stopped a compaction under way.
-    pub(super) fn compaction_interrupted(&mut self, desk: &mut TurnDesk<'_>) {
+    pub(super) fn compaction_interrupted(&mut self, outbox: &mut Outbox) {
         if let Some(pending) = self.take_pending() {
-            desk.outbox.emit(Event::CompactionEnded(CompactionEnded {
+            outbox.emit(Event::CompactionEnded(CompactionEnded {
                 request_id: pending.request_id,
                 turn_id: pending.turn_id,
                 tokens_before: pending.tokens_before,
@@ -388,15 +400,17 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Turns<At> {
         error: Option<String>,
     ) -> Then {
         let failed = error.clone();
-        desk.outbox.emit(Event::CompactionEnded(CompactionEnded {
-            request_id: pending.request_id,
-            turn_id: pending.turn_id,
-            tokens_before: pending.tokens_before,
-            tokens_after,
-            error,
-        }));
+        desk.journal
+            .outbox
+            .emit(Event::CompactionEnded(CompactionEnded {
+                request_id: pending.request_id,
+                turn_id: pending.turn_id,
+                tokens_before: pending.tokens_before,
+                tokens_after,
+                error,
+            }));
         match (pending.trigger, failed) {
-            (CompactionTrigger::Request, _) => self.end_compaction_run(desk),
+            (CompactionTrigger::Request, _) => self.end_compaction_run(&mut desk.journal),
             (CompactionTrigger::Overflow, Some(error)) => self.end_turn(
                 desk,
                 TurnEndReason::Error,
@@ -409,32 +423,36 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Turns<At> {
     }
 
     /// Ends a `compact` run: its cost joins the session's, and the session is free again.
-    pub(super) fn end_compaction_run(&mut self, desk: &mut TurnDesk<'_>) -> Then {
+    pub(super) fn end_compaction_run(&mut self, journal: &mut Journal<'_>) -> Then {
         let Some(run) = self.running.take() else {
             return Then::Nothing;
         };
         self.add_cost(run.cost_usd());
-        desk.sync_store();
+        journal.sync();
         Then::Free
     }
 
     /// What the sizes of the next request are computed from.
-    pub(super) fn budget<'a>(&'a self, desk: &TurnDesk<'a>) -> Budget<'a> {
+    pub(super) fn budget<'a>(
+        &'a self,
+        model: Option<&'a ModelRef>,
+        window: Option<u32>,
+    ) -> Budget<'a> {
         Budget {
-            model: desk.model,
-            window: desk.context_window(),
+            model,
+            window,
             conversation: &self.conversation,
         }
     }
 
     /// Whether the next request of a turn should compact first: it would come near the
     /// context window, and the turn has not compacted yet.
-    pub(super) fn compaction_due(&self, desk: &TurnDesk<'_>, model: &ModelRef) -> bool {
+    pub(super) fn compaction_due(&self, model: &ModelRef, window: Option<u32>) -> bool {
         let compacted = self
             .running
             .as_ref()
             .is_none_or(|t| t.compaction().compacted());
-        !compacted && self.budget(desk).near_the_window(model)
+        !compacted && self.budget(Some(model), window).near_the_window(model)
     }
 }
 
