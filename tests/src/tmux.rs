@@ -35,6 +35,16 @@ impl Tmux {
                 &socket,
                 "-f",
                 "/dev/null",
+                // The window outlives its command, so the tests can read what it left: set
+                // before the window exists, since a quick command may end before a later
+                // `set-option` would run (its window gone, and the screen with it).
+                "start-server",
+                ";",
+                "set-option",
+                "-g",
+                "remain-on-exit",
+                "on",
+                ";",
                 "new-session",
                 "-d",
                 "-s",
@@ -47,10 +57,7 @@ impl Tmux {
             .status()
             .expect("tmux runs (.ci/run installs it)");
         assert!(status.success(), "tmux did not start");
-        let tmux = Self { socket };
-        // The window outlives its command, so the tests can read what it left.
-        tmux.run(&["set-option", "-t", "t", "remain-on-exit", "on"]);
-        tmux
+        Self { socket }
     }
 
     fn run(&self, args: &[&str]) -> String {
