@@ -28,7 +28,6 @@ use super::step_runner::{Advance, Shell, StepRunner};
 
 mod actions;
 mod pull_request_reviews;
-mod routes;
 #[cfg(test)]
 mod tests;
 mod waiting;

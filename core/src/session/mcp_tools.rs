@@ -1,6 +1,6 @@
 //! The session's MCP machine (`crate::mcp`), made from the settings' servers. Its servers start
 //! after `ready`, their tools join the model's, and a call named `mcp__…` goes to it after the
-//! permission decision; the session's routing for all that is `turn/routes.rs`.
+//! permission decision; the session's routing for all that is `routes/turn.rs`.
 
 use crate::config::Config;
 use crate::mcp::config::ServerConfig;

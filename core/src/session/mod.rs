@@ -47,10 +47,11 @@
 //! Everything a session owns — its ids, effect namespace, random numbers, store — is inside
 //! the value, so one process can drive several.
 //!
-//! `Session` is written in `mod.rs` (composition, the gate, routing by owner) and in each
-//! feature's `routes.rs`, its routing — `turn/routes.rs` (turns, tool calls, MCP tools, the
-//! session file), `guided_review/routes.rs` (guided review, review turns, chapter commits),
-//! `github/routes.rs` (GitHub, pull request reviews, stacks). Those methods only lend a
+//! `Session` is written in `mod.rs` (composition, the gate, routing by owner) and in
+//! `routes/`, its routing by feature — `routes/turn.rs` (turns, tool calls, MCP tools, the
+//! session file), `routes/guided_review.rs` (guided review, review turns, chapter commits),
+//! `routes/github.rs` (GitHub, pull request reviews, stacks), `routes/state.rs`
+//! (`state_changed`). Those methods only lend a
 //! machine the parts it borrows (the outbox, the facts, another machine's answer as a value)
 //! and act on what it returns; what to do is decided in the machines, where unit tests reach
 //! it without a session.
@@ -78,6 +79,7 @@ mod own_commands;
 mod owners;
 mod path_completion;
 mod project_context;
+mod routes;
 mod server_probe;
 mod stack;
 mod start_up;

@@ -1,7 +1,7 @@
 //! Pull request reviews: a pull request loaded as a guided review (its head, then its diff,
 //! through gh), the preview of the review the findings would post, and posting it (its body
 //! given to gh on stdin). [`Github`] keeps the previews; the session's routing
-//! (`routes.rs`) hands it what the guided review knows (the open review's target, its
+//! (`routes/github.rs`) hands it what the guided review knows (the open review's target, its
 //! findings and revision).
 
 use std::ops::Add;

@@ -11,14 +11,14 @@
 //!   its changes saved through the queue.
 //! - `posting.rs`: the open review posted as a pull request review, previewed then confirmed.
 //! - `commit_chapters.rs` (*machine*): chapters committed through `git` steps.
-//! - `routes.rs`: the `impl Session` methods that lend these machines what they borrow and
-//!   act on what they answer.
+//!
+//! The `impl Session` methods that lend these machines what they borrow and act on what they
+//! answer are the session's routing, `session/routes/guided_review.rs`.
 
 pub(super) mod commit_chapters;
 pub(super) mod open;
 pub(super) mod posting;
 pub(super) mod prompts;
-mod routes;
 pub(super) mod save_queue;
 pub(super) mod turns;
 pub(super) mod work;

@@ -1,7 +1,7 @@
 //! The open guided review, as a machine: loading it (io reads the diff, core builds the review
 //! and reads its session file), refreshing it after a turn changed files, and what the other
 //! rooms read of it. Saving its changes is `open/saving.rs`'s; what the session does with
-//! the machine's answers (a review turn, a thread closed, an error) is `routes.rs`'s.
+//! the machine's answers (a review turn, a thread closed, an error) is the session's routing's (`routes/guided_review.rs`).
 //! Agent turns on it are `turns.rs`'s.
 //!
 //! Saves are strictly one at a time: a change is applied to the last state on disk, written

@@ -2,7 +2,7 @@
 //! fix a finding, review the whole diff), the `report` and `add_finding` tools those turns
 //! offer, and what a review turn leaves on its thread when it ends. The tools and the ending
 //! are pure ([`ReviewTask::run_tool`], [`ReviewTask::ended`]); the session's routing
-//! (`routes.rs`) queues what they return.
+//! (`routes/guided_review.rs`) queues what they return.
 
 use serde_json::Value;
 

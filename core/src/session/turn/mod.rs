@@ -6,12 +6,11 @@
 //! interrupts. What it needs of the session's other rooms comes back as a [`Then`]; what it
 //! borrows of the session for one call is a [`TurnDesk`] (`desk.rs`, with `turn_desk!`, which
 //! lends it), and a method that only writes takes the desk's [`Journal`] (or its outbox) alone;
-//! following the `Then` is the session's routing (`routes.rs`).
+//! following the `Then` is the session's routing (`routes/turn.rs`).
 
 mod compaction;
 mod desk;
 mod requests;
-mod routes;
 mod running;
 mod tally;
 #[cfg(test)]
