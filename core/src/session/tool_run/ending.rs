@@ -21,6 +21,7 @@ use super::super::tools::bash_run::MODEL_OUTPUT_MAX;
 use super::super::tools::shaping::cap_text;
 use super::work::Change;
 use super::{Answered, Desk, Interrupted, Then, ToolStep, Wait};
+use crate::redact::Redactor;
 
 impl<At: Copy + Ord + Add<Duration, Output = At>> ToolStep<At> {
     /// Decides the running call of the MCP tool `name`, which its server offers as `tool`
@@ -64,7 +65,7 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> ToolStep<At> {
         status: ToolStatus,
         output: String,
     ) -> Then {
-        self.end_call(desk, status, output, None);
+        self.end_call(desk.outbox, desk.work.redactor, status, output);
         self.run_next(desk, now)
     }
 
@@ -94,7 +95,7 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> ToolStep<At> {
             }
         }
         let before = self.results.len();
-        self.end_call(desk, status, output, None);
+        self.end_call(desk.outbox, desk.work.redactor, status, output);
         if self.results.len() == before + 1
             && let Some(Block::ToolResult { images, .. }) = self.results.last_mut()
         {
@@ -103,10 +104,23 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> ToolStep<At> {
         self.run_next(desk, now)
     }
 
-    /// Ends the running call: `tool_finished`, and its result for the model.
+    /// Ends the running call, which changed no file: see [`Self::end_call_changing`].
     pub(super) fn end_call(
         &mut self,
-        desk: &mut Desk<'_>,
+        outbox: &mut Outbox,
+        redactor: &Redactor,
+        status: ToolStatus,
+        output: String,
+    ) {
+        self.end_call_changing(outbox, redactor, status, output, None);
+    }
+
+    /// Ends the running call: `tool_finished` (with the file's `change`, if it made one), and
+    /// its result for the model, both redacted with `redactor` (the output also capped).
+    pub(super) fn end_call_changing(
+        &mut self,
+        outbox: &mut Outbox,
+        redactor: &Redactor,
         status: ToolStatus,
         output: String,
         change: Option<Change>,
@@ -116,18 +130,15 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> ToolStep<At> {
         };
         self.next += 1;
         if let Some(handle) = running.opened {
-            desk.outbox.push(Output::CloseOpened { handle });
+            outbox.push(Output::CloseOpened { handle });
         }
         // Every tool output passes here on its way to the model and the client.
-        let output = cap_text(
-            desk.work.redactor.redact(&output).into_owned(),
-            MODEL_OUTPUT_MAX,
-        );
+        let output = cap_text(redactor.redact(&output).into_owned(), MODEL_OUTPUT_MAX);
         let Change { diff, before } = change.unwrap_or_default();
-        let diff = diff.map(|d| desk.work.redactor.redact(&d).into_owned());
+        let diff = diff.map(|d| redactor.redact(&d).into_owned());
         let before = before.map(|before| match before {
             FileBefore::Text { text } => FileBefore::Text {
-                text: desk.work.redactor.redact(&text).into_owned(),
+                text: redactor.redact(&text).into_owned(),
             },
             other => other,
         });
@@ -137,7 +148,7 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> ToolStep<At> {
             is_error: status != ToolStatus::Ok,
             images: Vec::new(),
         });
-        desk.outbox.emit(Event::ToolFinished(ToolFinished {
+        outbox.emit(Event::ToolFinished(ToolFinished {
             call_id: running.call_id,
             status,
             output,

@@ -225,12 +225,12 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> ToolStep<At> {
             }
             let args = match parsed {
                 Err(error) => {
-                    self.end_call(desk, ToolStatus::Error, error, None);
+                    self.end_call(desk.outbox, desk.work.redactor, ToolStatus::Error, error);
                     continue;
                 }
                 Ok(_) if desk.mode == Mode::Plan && !PLAN_TOOLS.contains(&name.as_str()) => {
                     let error = format!("{name} is not available in plan mode");
-                    self.end_call(desk, ToolStatus::Denied, error, None);
+                    self.end_call(desk.outbox, desk.work.redactor, ToolStatus::Denied, error);
                     continue;
                 }
                 Ok(args) => args,
@@ -238,7 +238,7 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> ToolStep<At> {
             match args.path().map(|p| resolve(desk.work.cwd, p).absolute) {
                 Some(path) => {
                     if let Some(reason) = desk.gate.denied_by_name(&name, &path) {
-                        self.end_call(desk, ToolStatus::Denied, reason, None);
+                        self.end_call(desk.outbox, desk.work.redactor, ToolStatus::Denied, reason);
                         continue;
                     }
                     let effect = desk.outbox.effect_id(Owner::Tool);
@@ -304,7 +304,7 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> ToolStep<At> {
     ) -> Option<Then> {
         match decision {
             Decision::Deny { reason } => {
-                self.end_call(desk, ToolStatus::Denied, reason, None);
+                self.end_call(desk.outbox, desk.work.redactor, ToolStatus::Denied, reason);
                 None
             }
             Decision::Allow => self.execute(desk, now, args),
@@ -352,7 +352,7 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> ToolStep<At> {
             // may touch (and would be taken as relative to cwd).
             Ok(resolved) if !resolved.starts_with('/') => {
                 let error = format!("{requested}: is not a file in the file tree");
-                self.end_call(desk, ToolStatus::Error, error, None);
+                self.end_call(desk.outbox, desk.work.redactor, ToolStatus::Error, error);
             }
             Ok(resolved) => {
                 args.set_path(resolved);
@@ -363,8 +363,10 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> ToolStep<At> {
             // A path that cannot be resolved or opened is still decided on by its name: a
             // denied one is denied (whether it exists is nobody's business).
             Err(error) => match desk.gate.denied_by_name(&tool, &requested) {
-                Some(reason) => self.end_call(desk, ToolStatus::Denied, reason, None),
-                None => self.end_call(desk, ToolStatus::Error, error, None),
+                Some(reason) => {
+                    self.end_call(desk.outbox, desk.work.redactor, ToolStatus::Denied, reason)
+                }
+                None => self.end_call(desk.outbox, desk.work.redactor, ToolStatus::Error, error),
             },
         }
         self.run_next(desk, now)
@@ -431,7 +433,7 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> ToolStep<At> {
                 desk.outbox
                     .emit(Event::PlanUpdated(PlanUpdated { entries }));
                 let text = format!("Plan updated ({steps} steps).");
-                self.end_call(desk, ToolStatus::Ok, text, None);
+                self.end_call(desk.outbox, desk.work.redactor, ToolStatus::Ok, text);
                 None
             }
             // Begun as io work above.
@@ -515,7 +517,8 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> ToolStep<At> {
                     desk.outbox
                         .emit(Event::FilesChanged(FilesChanged { paths: vec![path] }));
                 }
-                self.end_call(desk, done.status, done.text, done.change);
+                let (outbox, redactor) = (&mut *desk.outbox, desk.work.redactor);
+                self.end_call_changing(outbox, redactor, done.status, done.text, done.change);
                 self.run_next(desk, now)
             }
         }

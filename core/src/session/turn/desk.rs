@@ -3,6 +3,10 @@
 //! file, and the [`Settings`] its header names), what reaches the model (the providers, the
 //! server probes' answers, the timings, the random numbers for back-off), and the [`Prompt`]'s
 //! facts a request is built from. Never what only `state_changed` says: that is the session's.
+//! A method that can send a model request (a turn's next step, a retry, a compaction that goes
+//! on to the turn's request) needs every part and takes the desk; one that only ends a turn,
+//! records, shows or starts a step takes its parts (`end_turn` and `interrupt` the journal and
+//! the window, `start_model_step` the outbox and a deadline).
 //! The session lends them with `turn_desk!` and `journal!`, so the borrow is of those fields
 //! alone and the turns machine stays free.
 

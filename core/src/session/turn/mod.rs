@@ -56,7 +56,7 @@ pub(super) struct Queued {
 #[derive(Debug)]
 #[must_use]
 pub(super) enum Then {
-    /// Nothing.
+    /// Nothing more: the turn waits for io, the model or the user.
     Nothing,
     /// A turn or `compact` run took the session: the session says `state_changed`, then hands
     /// the [`Resume`] back to [`Turns::resume`].
@@ -295,7 +295,12 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Turns<At> {
         };
         self.remember_by(&mut desk.journal, opening, Some(by));
         if let Err(why) = desk.usable_model() {
-            return self.end_turn(desk, TurnEndReason::Error, Some(why));
+            return self.end_turn(
+                desk.context_window(),
+                &mut desk.journal,
+                TurnEndReason::Error,
+                Some(why),
+            );
         }
         self.context_ready(desk, now)
     }
@@ -412,22 +417,26 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Turns<At> {
     /// model request, ends the compaction under way, ends the turn. Also returns what io
     /// must undo after the client heard that the turn ended: that work is no part of the
     /// answer, and a frame queued after an effect waits for the effect to start.
-    pub(super) fn interrupt(&mut self, desk: &mut TurnDesk<'_>) -> (Then, Vec<Output>) {
+    pub(super) fn interrupt(
+        &mut self,
+        window: Option<u32>,
+        journal: &mut Journal<'_>,
+    ) -> (Then, Vec<Output>) {
         let Some(turn) = self.running.as_mut() else {
             return (Then::Nothing, Vec::new());
         };
         let cleanup = match turn.take_step() {
             Step::Model { mut step, .. } => {
-                show_rest(desk.journal.outbox, &mut step);
-                self.count_usage(desk.model(), &step);
+                show_rest(journal.outbox, &mut step);
+                self.count_usage(journal.settings.model, &step);
                 let cancel = Output::CancelHttp { id: step.http() };
-                self.keep_partial_answer(&mut desk.journal, step.into_assembler());
+                self.keep_partial_answer(journal, step.into_assembler());
                 vec![cancel]
             }
             Step::Tools(_) | Step::Backoff { .. } | Step::WaitingForContext { .. } => Vec::new(),
         };
-        self.compaction_interrupted(desk.journal.outbox);
-        let then = self.end_turn(desk, TurnEndReason::Interrupted, None);
+        self.compaction_interrupted(journal.outbox);
+        let then = self.end_turn(window, journal, TurnEndReason::Interrupted, None);
         (then, cleanup)
     }
 
@@ -435,7 +444,8 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Turns<At> {
     /// A `compact` run ends as one.
     fn end_turn(
         &mut self,
-        desk: &mut TurnDesk<'_>,
+        window: Option<u32>,
+        journal: &mut Journal<'_>,
         reason: TurnEndReason,
         error: Option<String>,
     ) -> Then {
@@ -444,7 +454,7 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Turns<At> {
             .as_ref()
             .is_some_and(|t| t.kind() == TurnKind::Compaction)
         {
-            return self.end_compaction_run(&mut desk.journal);
+            return self.end_compaction_run(journal);
         }
         let Some(turn) = self.running.take() else {
             return Then::Nothing;
@@ -456,24 +466,24 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Turns<At> {
             TurnEndReason::Refusal => "the model refused".to_owned(),
             TurnEndReason::Error => "an error".to_owned(),
         });
-        self.settle_unanswered(&mut desk.journal, &why);
+        self.settle_unanswered(journal, &why);
         let turn = turn.finish();
         let cost_usd = turn.tally.cost_usd();
         self.add_cost(cost_usd);
-        desk.journal.record(&Record::TurnEnded {
+        journal.record(&Record::TurnEnded {
             turn_id: turn.id.clone(),
             cost_usd,
         });
-        let usage = turn.tally.frame(desk.context_window(), self.cost_usd);
-        desk.journal.outbox.emit(Event::TurnUsage(usage));
-        desk.journal.outbox.emit(Event::TurnEnded(TurnEnded {
+        let usage = turn.tally.frame(window, self.cost_usd);
+        journal.outbox.emit(Event::TurnUsage(usage));
+        journal.outbox.emit(Event::TurnEnded(TurnEnded {
             turn_id: turn.id,
             reason,
             error,
         }));
         // The record is appended before the frames (io does appends on the spot); making it
         // durable need not hold `turn_ended` back.
-        desk.journal.sync();
+        journal.sync();
         Then::Ended(Ended {
             review: turn.review,
             answer: turn.answer_text,
@@ -503,7 +513,12 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Turns<At> {
         {
             self.compaction_failed(desk, now, error)
         } else {
-            self.end_turn(desk, TurnEndReason::Error, Some(error))
+            self.end_turn(
+                desk.context_window(),
+                &mut desk.journal,
+                TurnEndReason::Error,
+                Some(error),
+            )
         }
     }
 }

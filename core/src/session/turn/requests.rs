@@ -19,6 +19,7 @@ use crate::protocol::events::{Event, ModelRetrying};
 use crate::protocol::values::{CompactionTrigger, TurnEndReason};
 use crate::session::guided_review::turns::ReviewTask;
 use crate::session::model_step::{ModelStep, Outcome, Sent, retry_delay};
+use crate::session::outbox::Outbox;
 use crate::session::owners::Owner;
 use crate::session::tools::definitions::tools_for;
 use crate::store::Record;
@@ -57,6 +58,8 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Turns<At> {
         {
             return then;
         }
+        let window = desk.context_window();
+        self.drop_what_cannot_fit(&mut desk.journal, &model, window);
         let Some(endpoint) = desk.providers.endpoint(model.provider) else {
             return Then::Nothing;
         };
@@ -98,22 +101,23 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Turns<At> {
                 .max_output(&model),
             thinking: desk.journal.settings.thinking,
         };
-        let (request, decoder) = encode_call(model.provider, endpoint, &call);
-        self.start_model_step(desk, now, attempt, model.provider, request, decoder);
+        let encoded = encode_call(model.provider, endpoint, &call);
+        let idle = now + desk.timings.model_idle_timeout;
+        self.start_model_step(desk.journal.outbox, idle, attempt, model.provider, encoded);
         Then::Nothing
     }
 
-    /// Sends `request` as this turn's model step.
+    /// Sends `request` as this turn's model step, its answer read by `decoder` and given up
+    /// at `idle_deadline` unless heard from.
     pub(super) fn start_model_step(
         &mut self,
-        desk: &mut TurnDesk<'_>,
-        now: At,
+        outbox: &mut Outbox,
+        idle_deadline: At,
         attempt: u32,
         provider: Provider,
-        request: HttpRequest,
-        decoder: Box<dyn StreamDecoder>,
+        (request, decoder): (HttpRequest, Box<dyn StreamDecoder>),
     ) {
-        let http = desk.journal.outbox.effect_id(Owner::Model);
+        let http = outbox.effect_id(Owner::Model);
         let sent = Sent {
             http,
             attempt,
@@ -121,13 +125,10 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Turns<At> {
             history_len: self.conversation.messages().len(),
             estimated_prompt: self.conversation.estimated_tokens(),
         };
-        let idle_deadline = now + desk.timings.model_idle_timeout;
         if let Some(turn) = self.running.as_mut() {
             turn.await_model(ModelStep::new(sent, decoder), idle_deadline);
         }
-        desk.journal
-            .outbox
-            .push(Output::HttpRequest { id: http, request });
+        outbox.push(Output::HttpRequest { id: http, request });
     }
 
     /// The model step waiting on `id`, which just heard from it at `now`.
@@ -244,7 +245,12 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Turns<At> {
             Outcome::Fail(error) if summary => self.compaction_failed(desk, now, error),
             Outcome::Fail(error) => {
                 self.keep_partial_answer(&mut desk.journal, assembler);
-                self.end_turn(desk, TurnEndReason::Error, Some(error))
+                self.end_turn(
+                    desk.context_window(),
+                    &mut desk.journal,
+                    TurnEndReason::Error,
+                    Some(error),
+                )
             }
             Outcome::Overflow(reason, facts) => {
                 let overflow = Overflow {
@@ -267,11 +273,17 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Turns<At> {
             Outcome::Finished(StopReason::MaxTokens) if assembler.clone().finish().is_err() => {
                 // Cut by the token limit in the middle of a tool call: the call cannot run.
                 self.keep_partial_answer(&mut desk.journal, assembler);
-                self.end_turn(desk, TurnEndReason::MaxTokens, None)
+                self.end_turn(
+                    desk.context_window(),
+                    &mut desk.journal,
+                    TurnEndReason::MaxTokens,
+                    None,
+                )
             }
             Outcome::Finished(stop) => match assembler.finish() {
                 Err(error) => self.end_turn(
-                    desk,
+                    desk.context_window(),
+                    &mut desk.journal,
                     TurnEndReason::Error,
                     Some(format!("the model's answer could not be used: {error}")),
                 ),
@@ -313,10 +325,25 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Turns<At> {
         }
         let steered = self.running.as_ref().is_some_and(|t| t.is_steered());
         match stop {
-            StopReason::MaxTokens => self.end_turn(desk, TurnEndReason::MaxTokens, None),
-            StopReason::Refusal => self.end_turn(desk, TurnEndReason::Refusal, None),
+            StopReason::MaxTokens => self.end_turn(
+                desk.context_window(),
+                &mut desk.journal,
+                TurnEndReason::MaxTokens,
+                None,
+            ),
+            StopReason::Refusal => self.end_turn(
+                desk.context_window(),
+                &mut desk.journal,
+                TurnEndReason::Refusal,
+                None,
+            ),
             _ if steered => self.send_request(desk, now, 1),
-            _ => self.end_turn(desk, TurnEndReason::EndTurn, None),
+            _ => self.end_turn(
+                desk.context_window(),
+                &mut desk.journal,
+                TurnEndReason::EndTurn,
+                None,
+            ),
         }
     }
 

@@ -469,7 +469,8 @@ fn an_interrupt_keeps_what_was_shown_and_cancels_the_stream_after_the_end() {
     let _ = turns.handle_http(&mut bench.desk(), Ms(1), bytes);
     bench.outputs();
 
-    let (then, cleanup) = turns.interrupt(&mut bench.desk());
+    let desk = &mut bench.desk();
+    let (then, cleanup) = turns.interrupt(desk.context_window(), &mut desk.journal);
     let Then::Ended(ended) = then else {
         panic!("the turn ends")
     };

@@ -79,6 +79,21 @@ impl Budget<'_> {
             + TEMPLATE_TOKENS
     }
 
+    /// Whether the next request's estimate alone (without the margin for its error) and the
+    /// least output leave the window: a request the provider can only refuse.
+    pub(super) fn past_the_window(&self) -> bool {
+        let Some(window) = self.window else {
+            return false;
+        };
+        let window = u64::from(window);
+        let conversation = self.conversation;
+        let messages = conversation.messages().len() as u64;
+        let prompt = conversation.estimated_tokens()
+            + TEMPLATE_TOKENS_PER_MESSAGE * messages
+            + TEMPLATE_TOKENS;
+        prompt + u64::from(OUTPUT_TOKENS_MIN).min(window / 8) > window
+    }
+
     /// Whether the next request to `model` would come near the context window, leaving too
     /// little room for the answer: it should compact first.
     pub(in crate::session) fn near_the_window(&self, model: &ModelRef) -> bool {

@@ -33,7 +33,7 @@ const TRANSCRIPT_CHARS_MIN: usize = 2_000;
 const DROPS_PER_TURN: u8 = 4;
 
 /// What the model reads in place of the turns dropped to fit its context window.
-const DROPPED_NOTE: &str = "Earlier turns of this conversation were dropped without a summary \
+pub(super) const DROPPED_NOTE: &str = "Earlier turns of this conversation were dropped without a summary \
 to fit the model's context window; ask the user if something from them is needed.";
 
 /// Compaction's part of one turn: the compaction under way, and what the turn tried already.
@@ -214,8 +214,9 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Turns<At> {
             max_tokens,
             thinking: Thinking::Off,
         };
-        let (request, decoder) = encode_call(model.provider, endpoint, &call);
-        self.start_model_step(desk, now, attempt, model.provider, request, decoder);
+        let encoded = encode_call(model.provider, endpoint, &call);
+        let idle = now + desk.timings.model_idle_timeout;
+        self.start_model_step(desk.journal.outbox, idle, attempt, model.provider, encoded);
         Then::Nothing
     }
 
@@ -273,7 +274,32 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Turns<At> {
             "the conversation is too long for the model's context window and nothing older is \
              left to compact or drop (the last message alone is too long): {reason}"
         );
-        self.end_turn(desk, TurnEndReason::Error, Some(error))
+        self.end_turn(
+            desk.context_window(),
+            &mut desk.journal,
+            TurnEndReason::Error,
+            Some(error),
+        )
+    }
+
+    /// A turn that compacted already and whose next request its estimate still puts past the
+    /// window (a summary and the latest message too long together) drops the oldest turns
+    /// first, as after a refusal, instead of sending a request the provider can only refuse.
+    pub(super) fn drop_what_cannot_fit(
+        &mut self,
+        journal: &mut Journal<'_>,
+        model: &ModelRef,
+        window: Option<u32>,
+    ) {
+        let budget = self.budget(Some(model), window);
+        let (past, history) = (budget.past_the_window(), budget.history_budget());
+        let Some(turn) = self.running.as_mut() else {
+            return;
+        };
+        let compaction = turn.compaction_mut();
+        if past && compaction.compacted() && !compaction.is_running() && compaction.may_drop() {
+            self.drop_oldest(journal, history);
+        }
     }
 
     /// Summarizing cannot fit or did not shrink the conversation: the part it was to replace
@@ -412,7 +438,8 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Turns<At> {
         match (pending.trigger, failed) {
             (CompactionTrigger::Request, _) => self.end_compaction_run(&mut desk.journal),
             (CompactionTrigger::Overflow, Some(error)) => self.end_turn(
-                desk,
+                desk.context_window(),
+                &mut desk.journal,
                 TurnEndReason::Error,
                 Some(format!(
                     "the conversation is too long for the model's context window and compacting it failed: {error}"

@@ -1,7 +1,10 @@
 //! What happens around the turns themselves: a turn waiting for the start-up probes,
-//! `compact` taking the session, and a queued message taken back.
+//! `compact` taking the session, a compacted turn that still cannot fit, and a queued message
+//! taken back.
 
 use super::*;
+use crate::model::compaction::summary_of;
+use crate::session::turn::compaction::DROPPED_NOTE;
 
 #[test]
 fn a_turn_waits_for_the_start_up_probes_and_a_missing_model_ends_it_with_the_setup_hint() {
@@ -35,6 +38,20 @@ fn a_turn_waits_for_the_start_up_probes_and_a_missing_model_ends_it_with_the_set
     assert!(requests(&bench.outputs()).is_empty());
 }
 
+/// Six messages, the user's and the model's in turn, each `text`.
+fn six_turns_of(text: &str) -> Vec<Message> {
+    (0..6)
+        .map(|i| Message {
+            role: if i % 2 == 0 {
+                Role::User
+            } else {
+                Role::Assistant
+            },
+            content: vec![Block::Text { text: text.into() }],
+        })
+        .collect()
+}
+
 #[test]
 fn compact_replaces_the_older_conversation_with_the_summary_and_frees_the_session() {
     let mut bench = Bench::new();
@@ -46,16 +63,7 @@ fn compact_replaces_the_older_conversation_with_the_summary_and_frees_the_sessio
     let refused = bench.compact(&mut turns, Ms(0), request("c0"));
     assert!(refused.is_err_and(|e| e.starts_with("nothing to compact")));
     let long = "word ".repeat(40_000);
-    let view = (0..6)
-        .map(|i| Message {
-            role: if i % 2 == 0 {
-                Role::User
-            } else {
-                Role::Assistant
-            },
-            content: vec![Block::Text { text: long.clone() }],
-        })
-        .collect();
+    let view = six_turns_of(&long);
     turns.restore(view, 3, Some(0.5));
     let before = turns.conversation().estimated_tokens();
 
@@ -89,6 +97,70 @@ fn compact_replaces_the_older_conversation_with_the_summary_and_frees_the_sessio
     assert_eq!(ended["request_id"], "c1");
     assert!(ended["tokens_after"].as_u64() < ended["tokens_before"].as_u64());
     assert!(turns.conversation().estimated_tokens() < before && !turns.is_running());
+}
+
+/// The body of request `id` among `outputs`, as text.
+fn body_of(outputs: &[Output], id: EffectId) -> String {
+    outputs
+        .iter()
+        .find_map(|output| match output {
+            Output::HttpRequest { id: sent, request } if *sent == id => {
+                Some(String::from_utf8_lossy(&request.body).into_owned())
+            }
+            _ => None,
+        })
+        .expect("the request was sent")
+}
+
+#[test]
+fn a_turn_whose_summary_and_message_still_pass_the_window_drops_the_summary_before_sending() {
+    let mut bench = Bench::new();
+    let mut turns = Turns::<Ms>::new(None);
+    // 300,000 tokens of older conversation (four characters a token) in a 200,000 window.
+    let old = "word ".repeat(40_000);
+    let view = six_turns_of(&old);
+    turns.restore(view, 3, None);
+    // The latest message alone takes 195,000 tokens: with an 8,000-token summary before it the
+    // request cannot fit; without it, it can.
+    let latest = "LATEST ".repeat(111_430);
+    let _ = bench.submit(&mut turns, Ms(0), message(&latest), TurnSource::User);
+    let out = bench.outputs();
+    assert_eq!(
+        frame(&out, "compaction_started")["trigger"],
+        "context_window"
+    );
+    let [summary] = requests(&out)[..] else {
+        panic!("the summary request first: {:?}", kinds(&out))
+    };
+    let text = format!("SUMMARY-OF-OLD {}", "sum ".repeat(8_000));
+    let then = answer(
+        &mut turns,
+        &mut bench,
+        Ms(1),
+        summary,
+        &text_answer(None, &text),
+    );
+    assert!(matches!(then, Then::Nothing), "{then:?}");
+    let out = bench.outputs();
+    assert!(
+        frame(&out, "compaction_ended")["error"].is_null(),
+        "the summary was taken"
+    );
+    let [request] = requests(&out)[..] else {
+        panic!("the turn's request: {:?}", kinds(&out))
+    };
+    let body = body_of(&out, request);
+    assert!(
+        !body.contains("SUMMARY-OF-OLD") && body.contains("dropped without a summary"),
+        "the summary gave way to the note before the request was sent"
+    );
+    assert!(body.contains("LATEST LATEST"), "the latest message is sent");
+    let opening = turns.conversation().messages().first().and_then(summary_of);
+    assert_eq!(
+        opening,
+        Some(DROPPED_NOTE),
+        "the model's view opens with the note"
+    );
 }
 
 #[test]
