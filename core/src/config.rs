@@ -37,13 +37,13 @@ pub struct Providers {
 /// The standard provider variables, as io read them (empty values count as unset).
 #[derive(Clone, Default, PartialEq, Eq)]
 pub struct ProviderVars {
-    /// `ANTHROPIC_API_KEY`.
+    /// `ANTHROPIC_API_KEY`: without it Anthropic is not configured.
     pub anthropic_api_key: Option<String>,
-    /// `ANTHROPIC_BASE_URL`.
+    /// `ANTHROPIC_BASE_URL`; `https://api.anthropic.com` when unset.
     pub anthropic_base_url: Option<String>,
-    /// `OPENAI_API_KEY`.
+    /// `OPENAI_API_KEY`; unset for a local server that needs no key.
     pub openai_api_key: Option<String>,
-    /// `OPENAI_BASE_URL`.
+    /// `OPENAI_BASE_URL`; `https://api.openai.com/v1` when unset.
     pub openai_base_url: Option<String>,
 }
 
@@ -269,7 +269,7 @@ pub struct Config {
     pub yolo: bool,
     /// `--read-only`: wins over every other mode and flag.
     pub read_only: bool,
-    /// `--auto-approve`.
+    /// `--auto-approve`: each permission prompt is approved (`once`) as soon as it is asked.
     pub auto_approve: bool,
     /// Whether someone can answer `ask_user`; without (an ACP client that offers no
     /// elicitation) the tool is not offered.

@@ -90,7 +90,7 @@ pub struct Opened {
 pub enum FileKind {
     /// A plain file.
     Regular,
-    /// A directory.
+    /// A directory; a tool pointed at one fails with "is a directory".
     Directory,
     /// A FIFO, socket, device or anything else.
     Other,
@@ -150,7 +150,7 @@ pub enum InputOf<Bytes> {
     HttpBody {
         /// Which request: the id its output carried.
         id: EffectId,
-        /// The bytes.
+        /// The next chunk of the body, as io read it.
         bytes: Bytes,
     },
     /// The HTTP response body ended normally.
@@ -183,9 +183,9 @@ pub enum InputOf<Bytes> {
     ProcessOutput {
         /// Which process: the id its output carried.
         id: EffectId,
-        /// Which stream.
+        /// Which of the process's streams (stdout or stderr) it wrote on.
         stream: Stream,
-        /// The bytes.
+        /// The next chunk of that stream, as io read it.
         bytes: Bytes,
     },
     /// A child process could not start, or ended; all its output was delivered before this.
@@ -216,7 +216,7 @@ pub enum InputOf<Bytes> {
         /// What is open, or why not.
         result: Result<Opened, String>,
     },
-    /// A path was resolved.
+    /// A `ResolvePath` finished: the resolved path, or why not.
     PathResolved {
         /// Which resolution: the id its output carried.
         id: EffectId,
@@ -394,7 +394,7 @@ pub enum Output {
     },
     /// Abandon an HTTP request; no more results for it are wanted (late ones are dropped).
     CancelHttp {
-        /// The request.
+        /// The id the request was started with.
         id: EffectId,
     },
     /// Read up to `max_bytes` of a file → `FileRead`.
@@ -423,7 +423,7 @@ pub enum Output {
         id: EffectId,
         /// The program (looked up on PATH).
         program: String,
-        /// Its arguments.
+        /// Its arguments after the program, each passed as it is (no shell).
         args: Vec<String>,
         /// The working directory.
         cwd: String,
@@ -443,7 +443,7 @@ pub enum Output {
         id: EffectId,
         /// The program (looked up on the PATH of `env`, else luxe's).
         program: String,
-        /// Its arguments.
+        /// Its arguments after the program, each passed as it is (no shell).
         args: Vec<String>,
         /// The working directory.
         cwd: String,
@@ -453,14 +453,14 @@ pub enum Output {
     /// Write bytes to the stdin of a `SpawnPiped` process, after what was written before; no
     /// answer (a process that is gone drops them, its `ProcessExited` tells).
     WriteStdin {
-        /// The process.
+        /// The id the `SpawnPiped` started it with.
         id: EffectId,
         /// What to write.
         bytes: Vec<u8>,
     },
     /// Kill a process and its whole process group; `ProcessExited` follows.
     Kill {
-        /// The process.
+        /// The id the process was started with.
         id: EffectId,
     },
     /// Append bytes to a file, creating it and its directories; flushed before it answers →

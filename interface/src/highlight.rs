@@ -12,25 +12,25 @@ use ratatui_core::text::Span;
 /// A language family the lexer knows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Lang {
-    /// Rust.
+    /// Rust (fences `rust`, `rs`).
     Rust,
-    /// Python.
+    /// Python (fences `python`, `py`, `pyi`, `python3`).
     Python,
     /// JavaScript and TypeScript (and JSX, TSX).
     Script,
-    /// Go.
+    /// Go (fences `go`, `golang`).
     Go,
-    /// C and C++.
+    /// C and C++, headers included (fences `c`, `h`, `cpp`, `c++`, `cc`, `hpp`, …).
     C,
     /// Java (and Kotlin reads well enough with it).
     Java,
     /// sh, bash, zsh.
     Shell,
-    /// JSON.
+    /// JSON, JSONC and JSON5 (fences `json`, `jsonc`, `json5`).
     Json,
-    /// TOML.
+    /// TOML (fence `toml`).
     Toml,
-    /// YAML.
+    /// YAML (fences `yaml`, `yml`).
     Yaml,
     /// A unified diff: whole lines coloured by their mark.
     Diff,
@@ -110,7 +110,7 @@ pub(crate) enum Kind {
     Str,
     /// A number, or a literal such as `true`, `null`, `None`.
     Number,
-    /// A comment.
+    /// A line or block comment, drawn dim and italic.
     Comment,
     /// A key in JSON, TOML or YAML; a variable in shell.
     Key,

@@ -14,36 +14,26 @@ pub struct Mods {
 
 /// A key, as the interface tells keys apart.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+// The named keys say what they are: only those with more to say are documented.
+#[allow(missing_docs)]
 pub enum KeyCode {
     /// A character (with Control: the letter, not its control code).
     Char(char),
     /// Enter or Return.
     Enter,
-    /// Tab.
     Tab,
     /// Shift+Tab.
     BackTab,
-    /// Backspace.
     Backspace,
-    /// Delete.
     Delete,
-    /// Escape.
     Esc,
-    /// Up arrow.
     Up,
-    /// Down arrow.
     Down,
-    /// Left arrow.
     Left,
-    /// Right arrow.
     Right,
-    /// Home.
     Home,
-    /// End.
     End,
-    /// Page Up.
     PageUp,
-    /// Page Down.
     PageDown,
 }
 

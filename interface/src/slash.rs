@@ -53,13 +53,13 @@ pub(crate) enum Command {
 /// Which sheet a command opens.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum SheetKind {
-    /// `/github`.
+    /// `/github`: the dock's facts in full.
     Github,
-    /// `/pr`.
+    /// `/pr`: draft and open the branch's pull request.
     PullRequest,
-    /// `/stack`.
+    /// `/stack`: preview and open the stack's pull requests.
     Stack,
-    /// `/restack`.
+    /// `/restack`: plan a restack and push it.
     Restack,
 }
 

@@ -32,7 +32,7 @@ use crate::session::small_review_source;
 pub enum Op {
     /// `submit_user_message`.
     Submit,
-    /// `compact`.
+    /// `compact` with no instructions: summarise the conversation now.
     Compact,
     /// `steer_turn`.
     Steer,
@@ -175,7 +175,7 @@ pub const SECRET: &str = "supersecretvalue123";
 pub struct Setup {
     /// The permission mode (of four).
     mode: u8,
-    /// `--auto-approve`.
+    /// `--auto-approve` at start (an `AutoApprove` op can change it later).
     auto_approve: bool,
     /// Which deny rules of a small pool the settings hold (a bit each).
     deny: u8,

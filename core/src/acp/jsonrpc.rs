@@ -22,7 +22,7 @@ pub(crate) mod code {
 /// An error answer: a code and a sentence for the person reading the client's log.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RpcError {
-    /// One of [`code`].
+    /// The JSON-RPC error code: one of the constants in [`code`].
     pub code: i64,
     /// What went wrong, in words.
     pub message: String,
@@ -62,14 +62,14 @@ pub(crate) enum Incoming {
     Request {
         /// The client's id (a string or a number), echoed on the answer.
         id: Value,
-        /// The method.
+        /// The method's name as the client sent it, e.g. `session/prompt`.
         method: String,
         /// Its params (`null` when absent).
         params: Value,
     },
     /// A call that gets no answer.
     Notification {
-        /// The method.
+        /// The method's name as the client sent it, e.g. `session/cancel`.
         method: String,
         /// Its params (`null` when absent).
         params: Value,

@@ -182,7 +182,8 @@ pub(crate) struct ClientCapabilities {
     pub(crate) read_text_file: bool,
     /// `fs.writeTextFile`: the client writes files (and shows the edit).
     pub(crate) write_text_file: bool,
-    /// `terminal`.
+    /// `terminal`: the client offers `terminal/*`; remembered, never used (commands run in
+    /// luxe's own process groups).
     pub(crate) terminal: bool,
     /// `elicitation.form`: the client can ask the user a question with a form.
     pub(crate) elicitation: bool,

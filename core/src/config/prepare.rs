@@ -38,7 +38,7 @@ pub enum StartPurpose {
 pub struct Prepared {
     /// The new worktree's path, for `--worktree`.
     pub cwd: Option<String>,
-    /// The issue, for `--issue`.
+    /// The issue `--issue N` read with `gh issue view`, for the first turn; `None` without it.
     pub issue: Option<IssueContext>,
 }
 
@@ -125,14 +125,14 @@ impl Flow for Startup {
 /// An issue given to the first turn.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 pub struct IssueContext {
-    /// Its number.
+    /// The issue's number in the checkout's repository.
     pub number: u64,
-    /// Its title.
+    /// The issue's title, as gh gave it.
     pub title: String,
-    /// Its body.
+    /// The issue's description; empty when gh gave none.
     #[serde(default)]
     pub body: String,
-    /// Its page.
+    /// The issue's page on GitHub; empty when gh gave none.
     #[serde(default)]
     pub url: String,
 }

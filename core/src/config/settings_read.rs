@@ -8,7 +8,7 @@ use crate::effects::{Scope, SettingsSource};
 /// What io found at a settings file's path.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SettingsRead {
-    /// Its text.
+    /// The file was read: its whole content, not yet parsed.
     Text(String),
     /// Nothing is there.
     Absent,

@@ -38,7 +38,7 @@ pub enum Scope {
 pub struct SettingsSource {
     /// Where it was read, for messages.
     pub path: String,
-    /// Its text.
+    /// The file's whole content, not yet parsed.
     pub text: String,
     /// Whose it is.
     pub scope: Scope,

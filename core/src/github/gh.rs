@@ -7,11 +7,11 @@ use crate::protocol::github::{MergeMethod, PullRequestFilter};
 /// The fields of a pull request luxe reads with `gh pr view --json`.
 pub const PR_FIELDS: &str = "number,title,body,url,state,isDraft,headRefName,headRefOid,baseRefName,author,reviewDecision,mergeable,additions,deletions,changedFiles,updatedAt";
 
-/// The fields of a listing.
+/// The fields of a pull request luxe reads with `gh pr list --json`.
 pub const LIST_FIELDS: &str =
     "number,title,url,state,isDraft,headRefName,baseRefName,author,updatedAt";
 
-/// The fields of a check.
+/// The fields of a check luxe reads with `gh pr checks --json`.
 pub const CHECK_FIELDS: &str = "name,state,bucket,link";
 
 /// A pull request's review threads (the first 100, with their first 100 comments).

@@ -53,7 +53,7 @@ pub enum Answer {
     Replied(Option<String>),
     /// A thread resolved or reopened.
     Resolved {
-        /// The thread.
+        /// The thread's GraphQL id, as the request named it.
         thread_id: String,
         /// Its state now.
         resolved: bool,
@@ -62,7 +62,7 @@ pub enum Answer {
     Edited(Option<String>),
     /// A pull request merged.
     Merged {
-        /// Its number.
+        /// The merged pull request's number; with `repository`, the head luxe stops keeping.
         number: u64,
         /// The repository the client named.
         repository: Option<String>,
@@ -80,9 +80,9 @@ pub enum Answer {
     },
     /// A pull request opened.
     Opened {
-        /// Its number.
+        /// The new pull request's number, read from the address gh printed.
         number: u64,
-        /// Its address.
+        /// The new pull request's page, as gh printed it.
         url: String,
     },
     /// A pull request's diff, for a review preview of the review `review_id`.

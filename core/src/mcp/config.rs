@@ -28,7 +28,7 @@ pub enum Transport {
     Stdio {
         /// The program (looked up on PATH).
         command: String,
-        /// Its arguments.
+        /// Its arguments, as configured (`${VAR}` is not expanded in them).
         args: Vec<String>,
         /// Variables it gets on top of the minimal environment; `${VAR}` not yet expanded.
         env: Vec<(String, String)>,
@@ -37,7 +37,7 @@ pub enum Transport {
     },
     /// Streamable HTTP: JSON-RPC POSTed to one URL.
     Http {
-        /// The endpoint.
+        /// The one URL every request is POSTed to, `http://` or `https://`.
         url: String,
         /// Headers sent with every request; `${VAR}` not yet expanded.
         headers: Vec<(String, String)>,
@@ -122,7 +122,7 @@ impl TryFrom<String> for Kind {
     }
 }
 
-/// `"url"`: an http:// or https:// URL.
+/// An http server's `"url"`, refused unless it starts with `http://` or `https://`.
 #[derive(Deserialize)]
 #[serde(try_from = "String")]
 struct HttpUrl(String);

@@ -32,14 +32,14 @@ pub struct CallId(pub u64);
 pub enum McpEvent {
     /// A call ended; exactly once per call handed over (a cancelled one excepted).
     Finished {
-        /// The call.
+        /// Which handed-over call ended.
         call: CallId,
         /// What the model is told.
         outcome: CallOutcome,
     },
     /// A call reported progress (a line of text for `tool_output_delta`).
     Progress {
-        /// The call.
+        /// Which handed-over call is still running.
         call: CallId,
         /// What to show.
         text: String,
@@ -159,7 +159,7 @@ pub struct OfferedTool {
     pub tool: String,
     /// What it does.
     pub description: String,
-    /// Its argument schema.
+    /// The JSON Schema of its arguments, as the server listed it.
     pub input_schema: Value,
     /// Whether the server annotates it read-only.
     pub read_only: bool,

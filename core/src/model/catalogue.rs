@@ -137,7 +137,7 @@ const CATALOGUE: &[Entry] = &[
 /// A model the session can use: a catalogue entry, or an unknown id under a known provider.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ModelRef {
-    /// Its provider.
+    /// The provider it is called through (the `provider/` of `provider/model`).
     pub provider: Provider,
     /// The model id as the provider names it.
     pub id: String,

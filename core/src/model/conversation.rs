@@ -41,7 +41,7 @@ impl Message {
 pub enum Block {
     /// Plain text.
     Text {
-        /// The text.
+        /// The block's whole text (for the model's, its streamed deltas joined).
         text: String,
     },
     /// An image the user attached.
@@ -62,7 +62,7 @@ pub enum Block {
     ToolUse {
         /// The provider's call id (`toolu_…`, `call_…`), echoed by the result.
         id: String,
-        /// The tool's name.
+        /// The tool's name as offered to the model (`read`, `mcp__<server>__<tool>`, …).
         name: String,
         /// The arguments, a JSON object.
         input: Value,

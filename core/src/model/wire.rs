@@ -95,7 +95,7 @@ pub enum ModelEvent {
     ThinkingSignature {
         /// Block index.
         block: u32,
-        /// The signature.
+        /// A piece of the block's opaque signature; the pieces are joined and replayed unchanged.
         signature: String,
     },
     /// A tool call begins.
@@ -104,14 +104,14 @@ pub enum ModelEvent {
         block: u32,
         /// The provider's call id.
         id: String,
-        /// The tool's name.
+        /// The tool's name as offered to the model (`read`, `mcp__<server>__<tool>`, …).
         name: String,
     },
     /// More of a tool call's arguments, as a fragment of JSON text.
     ToolCallInputDelta {
         /// Block index.
         block: u32,
-        /// The fragment.
+        /// The next piece of the arguments' JSON text; joined, the pieces are the whole.
         json: String,
     },
     /// Token counts so far (the latest replaces earlier ones).

@@ -68,13 +68,13 @@ frame_enum! {
         PostPullRequestReview(PostPullRequestReview) = "post_pull_request_review",
         /// Probe the checkout and its pull request again.
         RefreshWorkspace = "refresh_workspace",
-        /// List pull requests.
+        /// List the repository's pull requests, open ones unless `state` says otherwise.
         ListPullRequests(ListPullRequests) = "list_pull_requests",
         /// Read one pull request with its review threads.
         GetPullRequest(GetPullRequest) = "get_pull_request",
-        /// Comment on a pull request.
+        /// Post a comment on a pull request's conversation (a GitHub write).
         PostPullRequestComment(PostPullRequestComment) = "post_pull_request_comment",
-        /// Reply on a review thread.
+        /// Reply on a pull request's review thread (a GitHub write).
         ReplyToReviewThread(ReplyToReviewThread) = "reply_to_review_thread",
         /// Resolve or reopen a review thread.
         ResolveReviewThread(ResolveReviewThread) = "resolve_review_thread",
@@ -110,7 +110,7 @@ pub struct LoadGuidedReview {
 pub struct EditReview {
     /// Echoed on the answer.
     pub request_id: String,
-    /// The open review.
+    /// The `id` of the open review, from `guided_review_loaded`.
     pub review_id: String,
     /// The change, named by `edit`, with the fields that edit takes.
     #[serde(flatten)]
@@ -135,7 +135,7 @@ pub enum ReviewEdit {
     },
     /// The reviewer's reply on a finding's thread.
     Reply {
-        /// The finding.
+        /// The finding's `id` in the review session.
         comment_id: String,
         /// What the reviewer says.
         body: String,
@@ -145,7 +145,7 @@ pub enum ReviewEdit {
     },
     /// Ask the agent to change the code for a finding (a turn starts only with `send`).
     RequestFix {
-        /// The finding.
+        /// The finding's `id` in the review session.
         comment_id: String,
         /// What to do, when more than the finding says (default "Please fix this.").
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -156,34 +156,34 @@ pub enum ReviewEdit {
     },
     /// Change a finding's first text or its severity (at least one).
     Update {
-        /// The finding.
+        /// The finding's `id` in the review session.
         comment_id: String,
-        /// The new text.
+        /// The finding's first entry's new text; unchanged when absent.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         body: Option<String>,
-        /// The new severity.
+        /// The finding's new severity; unchanged when absent.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         severity: Option<Severity>,
     },
     /// Remove a finding.
     Delete {
-        /// The finding.
+        /// The finding's `id` in the review session.
         comment_id: String,
     },
     /// Mark a finding done.
     Resolve {
-        /// The finding.
+        /// The finding's `id` in the review session.
         comment_id: String,
     },
     /// Mark a resolved finding open again.
     Reopen {
-        /// The finding.
+        /// The finding's `id` in the review session.
         comment_id: String,
     },
     /// Send a finding to the agent: a turn answers it, or fixes it when the reviewer's last
     /// word on it was a fix request. A resolved finding is reopened first.
     Send {
-        /// The finding.
+        /// The finding's `id` in the review session.
         comment_id: String,
     },
 }
@@ -193,7 +193,7 @@ pub enum ReviewEdit {
 pub struct ReviewRequest {
     /// Echoed on the answer.
     pub request_id: String,
-    /// The open review.
+    /// The `id` of the open review, from `guided_review_loaded`.
     pub review_id: String,
 }
 
@@ -264,7 +264,7 @@ pub struct CompletePath {
 pub struct RespondPermission {
     /// The `id` of the `permission_requested` being answered.
     pub id: String,
-    /// The decision.
+    /// `once`, `always` (adds `always_rule` for the session) or `reject`.
     pub reply: PermissionReply,
     /// Told to the model with a `reject`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -276,7 +276,7 @@ pub struct RespondPermission {
 pub struct AnswerQuestion {
     /// The `id` of the `question_asked` being answered.
     pub id: String,
-    /// The answer.
+    /// The labels chosen, the user's own words, or `dismissed`.
     pub reply: QuestionReply,
 }
 
@@ -298,7 +298,7 @@ pub struct SetModel {
 /// `set_mode`: build (every tool) or plan (read-only tools and `update_plan`) for the next request.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct SetMode {
-    /// The new mode.
+    /// `build` (every tool) or `plan` (read-only tools and `update_plan`).
     pub mode: Mode,
 }
 

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 /// The review session as the client sees it (`review_session_*`'s `session`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct ReviewSession {
-    /// The review's id.
+    /// The `id` of the review whose findings these are.
     pub id: String,
     /// +1 on every saved change.
     pub revision: u64,
@@ -47,38 +47,38 @@ pub struct Finding {
 pub enum Anchor {
     /// One line of a hunk.
     Line {
-        /// The file.
+        /// The file's `id` in the review (`files[].id`).
         file_id: String,
-        /// The hunk.
+        /// The hunk's `id` in the review (`hunks[].id`).
         hunk_id: String,
         /// Which side's numbering `line` uses.
         side: Side,
-        /// The line number.
+        /// The line's number on `side`.
         line: u32,
     },
     /// Lines of one hunk, both ends included.
     Range {
-        /// The file.
+        /// The file's `id` in the review (`files[].id`).
         file_id: String,
-        /// The hunk.
+        /// The hunk's `id` in the review (`hunks[].id`).
         hunk_id: String,
         /// Which side's numbering the lines use.
         side: Side,
-        /// The first line.
+        /// The first line's number on `side`.
         start_line: u32,
-        /// The last line.
+        /// The last line's number on `side`.
         end_line: u32,
     },
     /// A whole hunk.
     Hunk {
-        /// The file.
+        /// The file's `id` in the review (`files[].id`).
         file_id: String,
-        /// The hunk.
+        /// The hunk's `id` in the review (`hunks[].id`).
         hunk_id: String,
     },
     /// A whole file.
     File {
-        /// The file.
+        /// The file's `id` in the review (`files[].id`).
         file_id: String,
     },
 }
@@ -132,14 +132,14 @@ pub enum FindingStatus {
     Resolved,
 }
 
-/// One entry of a thread.
+/// One message of a finding's `thread` or of the session's `notes`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct ThreadEntry {
     /// Who wrote it.
     pub author: Author,
     /// What it is.
     pub kind: EntryKind,
-    /// The text.
+    /// What the entry says, as its author wrote it.
     pub body: String,
     /// When, in milliseconds since the Unix epoch.
     pub at: u64,
@@ -178,7 +178,7 @@ pub enum ReportStatus {
 pub enum Author {
     /// The person reviewing.
     Reviewer,
-    /// The agent.
+    /// The agent, in a turn of its own: its findings, answers and fix reports.
     Agent,
     /// Luxe itself.
     System,

@@ -21,11 +21,11 @@ pub struct ListPullRequests {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum PullRequestFilter {
-    /// Open ones.
+    /// Open ones, drafts included (`gh pr list --state open`); the default.
     Open,
     /// Closed without merging, and merged.
     Closed,
-    /// Merged ones.
+    /// Merged only, not those closed without merging.
     Merged,
     /// Open, closed and merged.
     All,
@@ -39,7 +39,7 @@ pub struct GetPullRequest {
     /// `owner/name`; the checkout's own when absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub repository: Option<String>,
-    /// The pull request.
+    /// The pull request's number in the repository.
     pub number: u64,
 }
 
@@ -51,7 +51,7 @@ pub struct PostPullRequestComment {
     /// `owner/name`; the checkout's own when absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub repository: Option<String>,
-    /// The pull request.
+    /// The pull request's number in the repository.
     pub number: u64,
     /// The comment (Markdown).
     pub body: String,
@@ -94,7 +94,7 @@ pub struct EditPullRequest {
     /// `owner/name`; the checkout's own when absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub repository: Option<String>,
-    /// The pull request.
+    /// The pull request's number in the repository.
     pub number: u64,
     /// A new title.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -118,7 +118,7 @@ pub struct MergePullRequest {
     /// `owner/name`; the checkout's own when absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub repository: Option<String>,
-    /// The pull request.
+    /// The pull request's number in the repository.
     pub number: u64,
     /// Merge commit, squash or rebase.
     pub method: MergeMethod,
@@ -160,7 +160,7 @@ pub struct WorkspaceUpdated {
     pub branch: Option<String>,
     /// HEAD's commit; null before the first commit.
     pub head_sha: Option<String>,
-    /// The upstream branch.
+    /// The branch's upstream, e.g. `origin/main`; null when it has none.
     pub upstream: Option<String>,
     /// Commits ahead of the upstream.
     pub ahead: u32,
@@ -179,57 +179,57 @@ pub struct WorkspaceUpdated {
 /// The current branch's pull request in `workspace_updated`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct BranchPullRequest {
-    /// Its number.
+    /// The pull request's number in the repository.
     pub number: u64,
-    /// Its title.
+    /// The pull request's title, as on GitHub.
     pub title: String,
-    /// Its page.
+    /// The pull request's page on GitHub.
     pub url: String,
     /// `OPEN`, `CLOSED` or `MERGED`, as GitHub says.
     pub state: String,
-    /// A draft.
+    /// Whether it is a draft (not yet ready for review).
     pub draft: bool,
-    /// The base branch.
+    /// The branch it merges into.
     pub base: String,
-    /// The head branch.
+    /// The branch its changes come from.
     pub head: String,
     /// `APPROVED`, `CHANGES_REQUESTED`, `REVIEW_REQUIRED`, or null.
     pub review_decision: Option<String>,
     /// `MERGEABLE`, `CONFLICTING` or `UNKNOWN`.
     pub mergeable: Option<String>,
-    /// Its checks.
+    /// Its checks from `gh pr checks`; empty until they are read, or when there are none.
     pub checks: Vec<Check>,
 }
 
 /// One check of a pull request.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Check {
-    /// Its name.
+    /// The check's name, as GitHub lists it on the pull request.
     pub name: String,
     /// The state as GitHub says it (`SUCCESS`, `FAILURE`, `IN_PROGRESS`, …).
     pub state: String,
     /// gh's grouping: `pass`, `fail`, `pending`, `skipping` or `cancel`.
     pub bucket: String,
-    /// Its details page.
+    /// The check's details page, when GitHub gives one.
     pub link: Option<String>,
 }
 
 /// A pull request in a listing.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct PullRequestSummary {
-    /// Its number.
+    /// The pull request's number in the repository.
     pub number: u64,
-    /// Its title.
+    /// The pull request's title, as on GitHub.
     pub title: String,
-    /// Its page.
+    /// The pull request's page on GitHub.
     pub url: String,
     /// `OPEN`, `CLOSED` or `MERGED`.
     pub state: String,
-    /// A draft.
+    /// Whether it is a draft (not yet ready for review).
     pub draft: bool,
-    /// The head branch.
+    /// The branch its changes come from.
     pub head: String,
-    /// The base branch.
+    /// The branch it merges into.
     pub base: String,
     /// The author's login.
     pub author: Option<String>,
@@ -240,7 +240,7 @@ pub struct PullRequestSummary {
 /// `pull_requests_listed`: the answer to `list_pull_requests`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct PullRequestsListed {
-    /// The request's.
+    /// The `request_id` of the `list_pull_requests` this answers.
     pub request_id: String,
     /// Newest first, as gh lists them.
     pub pull_requests: Vec<PullRequestSummary>,
@@ -250,9 +250,9 @@ pub struct PullRequestsListed {
 /// threads.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct PullRequestFetched {
-    /// The request's.
+    /// The `request_id` of the `get_pull_request` this answers.
     pub request_id: String,
-    /// The pull request.
+    /// The pull request `number` named, with its review threads.
     pub pull_request: PullRequestDetail,
 }
 
@@ -262,9 +262,9 @@ pub struct PullRequestDetail {
     /// What a listing says of it.
     #[serde(flatten)]
     pub summary: PullRequestSummary,
-    /// The description.
+    /// The pull request's description (Markdown), as on GitHub.
     pub body: String,
-    /// The head commit.
+    /// The head branch's commit on GitHub.
     pub head_sha: String,
     /// `APPROVED`, `CHANGES_REQUESTED`, `REVIEW_REQUIRED`, or null.
     pub review_decision: Option<String>,
@@ -274,9 +274,9 @@ pub struct PullRequestDetail {
     pub additions: u64,
     /// Lines deleted.
     pub deletions: u64,
-    /// Files changed.
+    /// How many files the pull request changes.
     pub changed_files: u64,
-    /// Its review threads.
+    /// Its review threads (the first 100, each with its first 100 comments).
     pub threads: Vec<ReviewThread>,
 }
 
@@ -287,7 +287,7 @@ pub struct ReviewThread {
     pub id: String,
     /// Whether the thread is marked resolved on GitHub.
     pub resolved: bool,
-    /// The file.
+    /// The commented file's path in the repository.
     pub path: String,
     /// The line, when it still exists.
     pub line: Option<u64>,
@@ -300,11 +300,11 @@ pub struct ReviewThread {
 /// A comment of a review thread.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct ThreadComment {
-    /// Its id.
+    /// The comment's GraphQL node id.
     pub id: String,
     /// Its author's login.
     pub author: Option<String>,
-    /// The text.
+    /// The comment's text (Markdown).
     pub body: String,
     /// When (ISO 8601).
     pub created_at: Option<String>,
@@ -314,7 +314,7 @@ pub struct ThreadComment {
 /// `pull_request_edited`, `pull_request_merged`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct GithubDone {
-    /// The request's.
+    /// The `request_id` of the write this answers.
     pub request_id: String,
     /// What gh printed as the result's address, when it printed one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -324,9 +324,9 @@ pub struct GithubDone {
 /// `review_thread_resolved`: the answer to `resolve_review_thread`: the thread's state now.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct ReviewThreadResolved {
-    /// The request's.
+    /// The `request_id` of the `resolve_review_thread` this answers.
     pub request_id: String,
-    /// The thread.
+    /// The `thread_id` it named: the thread's GraphQL id.
     pub thread_id: String,
     /// Whether it is resolved now.
     pub resolved: bool,
@@ -349,7 +349,7 @@ pub struct PreviewPullRequest {
 /// `open_pull_request`: confirms the preview of the same `request_id`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct OpenPullRequest {
-    /// The preview's.
+    /// The `request_id` of the `pull_request_preview` being confirmed.
     pub request_id: String,
     /// A title instead of the drafted one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -365,24 +365,25 @@ pub struct OpenPullRequest {
 /// `pull_request_preview`: what `open_pull_request` will open.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct PullRequestPreview {
-    /// The request's.
+    /// The `request_id` of the `preview_pull_request` this answers; `open_pull_request`
+    /// confirms with it.
     pub request_id: String,
     /// The drafted title.
     pub title: String,
     /// The drafted description.
     pub description: String,
-    /// The base branch.
+    /// The branch it would merge into: as asked, else the repository's default branch.
     pub base: String,
-    /// The head branch.
+    /// The branch its changes come from: as asked, else the current branch.
     pub head: String,
     /// The commits it holds, oldest first.
     pub commits: Vec<PreviewCommit>,
 }
 
-/// A commit of a preview.
+/// One commit the pull request would hold: one of `origin/<base>..<head>`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct PreviewCommit {
-    /// Its hash.
+    /// The commit's full hash.
     pub sha: String,
     /// Its subject line.
     pub subject: String,
@@ -391,11 +392,11 @@ pub struct PreviewCommit {
 /// `pull_request_opened`: the answer to `open_pull_request`: the pull request opened.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct PullRequestOpened {
-    /// The preview's and confirmation's.
+    /// The `request_id` shared by the preview and the `open_pull_request` that confirmed it.
     pub request_id: String,
-    /// Its number.
+    /// The new pull request's number in the repository.
     pub number: u64,
-    /// Its page.
+    /// The new pull request's page on GitHub.
     pub url: String,
 }
 
@@ -412,9 +413,10 @@ pub struct PreviewPullRequestReview {
 /// `post_pull_request_review`: confirms the preview of the same `request_id`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct PostPullRequestReview {
-    /// The preview's.
+    /// The `request_id` of the `pull_request_review_preview` being confirmed.
     pub request_id: String,
-    /// The verdict.
+    /// What the review says of the pull request; the preview's `suggested_verdict` is what the
+    /// findings suggest.
     pub verdict: Verdict,
     /// The review's overall text.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -427,7 +429,8 @@ pub struct PostPullRequestReview {
 pub enum Verdict {
     /// Approve the pull request.
     Approve,
-    /// Request changes.
+    /// Ask for changes (GitHub's `REQUEST_CHANGES` review); suggested
+    /// when a posted finding is an `issue`.
     RequestChanges,
     /// Comment only.
     Comment,
@@ -436,7 +439,8 @@ pub enum Verdict {
 /// `pull_request_review_preview`: what `post_pull_request_review` will post.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct PullRequestReviewPreview {
-    /// The request's.
+    /// The `request_id` of the `preview_pull_request_review` this answers;
+    /// `post_pull_request_review` confirms with it.
     pub request_id: String,
     /// The review session's revision the comments come from; a later change refuses the post.
     pub session_revision: u64,
@@ -453,7 +457,7 @@ pub struct PullRequestReviewPreview {
 /// An inline comment of a pull request review.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct ReviewComment {
-    /// The file.
+    /// The file's path in the repository.
     pub path: String,
     /// The (last) line.
     pub line: u64,
@@ -462,14 +466,14 @@ pub struct ReviewComment {
     /// The first line of a multi-line comment.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub start_line: Option<u64>,
-    /// The text.
+    /// The comment's text (Markdown): the reviewer's entries of the finding's thread.
     pub body: String,
 }
 
 /// A finding left out of a pull request review.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct SkippedFinding {
-    /// The finding.
+    /// The skipped finding's `id` in the review session.
     pub comment_id: String,
     /// Why it could not be done, in words to show the user.
     pub reason: String,

@@ -382,7 +382,7 @@ pub enum ReviewTarget {
     },
     /// A pull request, read through gh.
     PullRequest {
-        /// Its number.
+        /// The pull request's number in `repository`.
         number: u64,
         /// `owner/name`, when not this repository's.
         #[serde(default, skip_serializing_if = "Option::is_none")]

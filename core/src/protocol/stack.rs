@@ -21,7 +21,7 @@ pub struct PreviewStack {
 /// `open_stack`: confirms the preview of the same `request_id`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct OpenStack {
-    /// The preview's.
+    /// The `request_id` of the `stack_preview` being confirmed.
     pub request_id: String,
     /// Titles instead of the drafted ones, by branch.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -37,7 +37,7 @@ pub struct OpenStack {
 /// `stack_preview`: what `open_stack` will open, bottom first.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct StackPreview {
-    /// The request's.
+    /// The `request_id` of the `preview_stack` this answers; `open_stack` confirms with it.
     pub request_id: String,
     /// One per branch, bottom first.
     pub pull_requests: Vec<StackDraft>,
@@ -61,7 +61,8 @@ pub struct StackDraft {
 pub struct StackPending {
     /// Its head branch.
     pub branch: String,
-    /// Its base.
+    /// The branch its pull request will be opened on: the branch below, or the default
+    /// branch for the bottom one.
     pub base: String,
 }
 
@@ -70,18 +71,18 @@ pub struct StackPending {
 pub struct StackPullRequest {
     /// Its head branch.
     pub branch: String,
-    /// Its base.
+    /// The pull request's base: the branch below, or the default branch for the bottom one.
     pub base: String,
-    /// Its number.
+    /// The pull request's number on GitHub (`#N`).
     pub number: u64,
-    /// Its page.
+    /// The pull request's page on GitHub.
     pub url: String,
 }
 
 /// `stack_opened`: the answer to `open_stack`: the pull requests opened or found, bottom first.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct StackOpened {
-    /// The preview's and confirmation's.
+    /// The `request_id` shared by the preview and the `open_stack` that confirmed it.
     pub request_id: String,
     /// Bottom first.
     pub pull_requests: Vec<StackPullRequest>,
@@ -90,7 +91,7 @@ pub struct StackOpened {
 /// `stack_open_failed`: what opened and what did not; confirming again finishes the rest.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct StackOpenFailed {
-    /// The preview's and confirmation's.
+    /// The `request_id` shared by the preview and the `open_stack` that confirmed it.
     pub request_id: String,
     /// Why it could not be done, in words to show the user.
     pub reason: String,
@@ -114,7 +115,7 @@ pub struct PlanRestack {
 /// `restack`: pushes the plan of this id.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Restack {
-    /// The plan's.
+    /// The `id` of the plan to push, from `restack_planned`.
     pub plan_id: String,
     /// Echoed on the answer when sent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -124,7 +125,7 @@ pub struct Restack {
 /// `restack_planned`: a plan, or why there is none.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct RestackPlanned {
-    /// The request's.
+    /// The `request_id` of the `plan_restack` this answers.
     pub request_id: String,
     /// What `restack` would do.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -146,7 +147,7 @@ pub struct RestackPlan {
 /// One moving branch of a plan.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct RestackMove {
-    /// The branch.
+    /// The local branch that moves: the head of the open pull request `pull_request`.
     pub branch: String,
     /// Its open pull request.
     pub pull_request: u64,
@@ -168,9 +169,9 @@ pub struct RestackMove {
 /// A branch's head before a restack.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct OldHead {
-    /// The local branch.
+    /// The commit the branch is at here.
     pub local: String,
-    /// The branch on GitHub (`origin`), if it is there.
+    /// The commit the branch is at on origin, if the branch is there.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub remote: Option<String>,
 }
@@ -178,9 +179,9 @@ pub struct OldHead {
 /// `restacked`: pushed; what could not follow is in `retarget_failed`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Restacked {
-    /// The plan's.
+    /// The `plan_id` of the `restack` this answers.
     pub plan_id: String,
-    /// The confirmation's, when it sent one.
+    /// The `request_id` of the `restack`, when it sent one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub request_id: Option<String>,
     /// Every moved branch, bottom first.
@@ -192,7 +193,7 @@ pub struct Restacked {
 /// One moved branch.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct RestackedBranch {
-    /// The branch.
+    /// The moved branch, by its name here and on origin.
     pub branch: String,
     /// Its head before.
     pub old_head: String,
@@ -205,7 +206,7 @@ pub struct RestackedBranch {
 /// Where a branch could not follow a pushed restack.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct RetargetFailed {
-    /// The branch.
+    /// The moved branch whose pull request or local ref could not follow.
     pub branch: String,
     /// Its pull request, for a base on GitHub.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -230,9 +231,9 @@ pub enum RetargetPlace {
 /// `restack_failed`: nothing was pushed, unless the reason says the push did not finish.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct RestackFailed {
-    /// The plan's.
+    /// The `plan_id` of the `restack` this answers.
     pub plan_id: String,
-    /// The confirmation's, when it sent one.
+    /// The `request_id` of the `restack`, when it sent one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub request_id: Option<String>,
     /// Why it could not be done, in words to show the user.

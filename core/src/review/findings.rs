@@ -27,7 +27,7 @@ pub enum AgentTask {
 pub struct Stored {
     /// The file format's version.
     pub version: u32,
-    /// The session.
+    /// The findings and threads, as the protocol sends them.
     pub session: ReviewSession,
     /// Per finding id, the first and last index of its anchored lines in the hunk's lines.
     #[serde(default)]

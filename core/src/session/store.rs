@@ -56,7 +56,7 @@ enum Tail {
 pub(super) struct Listed {
     /// Why nothing could be listed, for the error event that precedes the answer.
     pub failure: Option<String>,
-    /// The answer.
+    /// The `sessions_listed` to send, after the error event when `failure` is set.
     pub answer: SessionsListed,
 }
 

@@ -4,9 +4,9 @@
 /// One entry of the list: a branch and its pull request's number when it has one.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Entry<'a> {
-    /// The branch.
+    /// The branch's name, shown in code after the `#N` (if any).
     pub branch: &'a str,
-    /// Its pull request, once open.
+    /// Its pull request's number once open, shown as `#N`.
     pub number: Option<u64>,
 }
 

@@ -14,7 +14,7 @@ use crate::steps::{Cmd, Flow, Next, Ran};
 /// A branch `commit_review_chapters{stack: true}` made, with its chapter.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CommittedBranch {
-    /// The branch.
+    /// The branch's name, as `commit_review_chapters` created it.
     pub branch: String,
     /// The chapter's title.
     pub title: String,

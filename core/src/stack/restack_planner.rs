@@ -14,7 +14,7 @@ use crate::protocol::stack::{OldHead, RestackMove};
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PullRef {
-    /// Its number.
+    /// The pull request's number in the repository.
     pub number: u64,
     /// `OPEN`, `CLOSED` or `MERGED`.
     pub state: String,

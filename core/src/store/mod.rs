@@ -30,7 +30,7 @@ pub enum Record {
     },
     /// A whole message of the conversation.
     Message {
-        /// The message.
+        /// The message as the conversation holds it: its role and blocks.
         message: Message,
         /// Who wrote a turn's opening message (absent on every other message, and in files
         /// written before luxe recorded it): the session is named after a person's.
@@ -39,7 +39,7 @@ pub enum Record {
     },
     /// Blocks added to the last message (text a client steered into a running turn).
     Append {
-        /// The blocks.
+        /// What to add to the end of the last message, in order.
         blocks: Vec<Block>,
     },
     /// The model, mode and thinking level in force from here on.
@@ -63,7 +63,7 @@ pub enum Record {
     },
     /// A turn ended, and what it cost.
     TurnEnded {
-        /// The turn.
+        /// The ended turn's `turn_id` (`turn_1`, …), as its frames carried it.
         turn_id: String,
         /// Its cost, when the prices are known.
         cost_usd: Option<f64>,

@@ -48,7 +48,7 @@ pub(crate) struct Open {
     pub outline: Vec<Entry>,
     /// The page shown.
     pub section: Section,
-    /// Its items.
+    /// The page's rows, top to bottom.
     pub items: Vec<Item>,
     /// The item the cursor is on: never the heading while the page has anything else.
     pub cursor: usize,

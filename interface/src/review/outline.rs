@@ -15,7 +15,7 @@ pub(crate) enum Entry {
     Chapter(usize),
     /// A file of a chapter.
     File {
-        /// The chapter.
+        /// Its index in `review.chapters`.
         chapter: usize,
         /// `review.files[_]`.
         file: usize,

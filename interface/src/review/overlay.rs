@@ -58,7 +58,7 @@ pub(crate) enum Purpose {
 pub(crate) struct Writing {
     /// What it is for.
     pub purpose: Purpose,
-    /// The text.
+    /// The text as being typed, with its cursor.
     pub text: Composer,
     /// The severity picked (a comment and an edit have one).
     pub severity: Option<Severity>,

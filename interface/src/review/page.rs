@@ -19,15 +19,15 @@ pub(crate) enum Item {
     Hunk(usize),
     /// Line `line` of hunk `hunk`.
     Line {
-        /// The hunk.
+        /// Its index in `review.hunks`.
         hunk: usize,
-        /// The line, from 0.
+        /// Its index among the hunk's lines, from 0.
         line: usize,
     },
     /// Finding `finding` of the session with its thread, under item `under` of the page
     /// (`None` on the page of findings no longer in the diff).
     Finding {
-        /// The finding.
+        /// Its index in the session's `findings`.
         finding: usize,
         /// The item it sits under.
         under: Option<usize>,

@@ -49,11 +49,11 @@ impl Writes {
 pub(crate) enum Sheet {
     /// `/github`: the dock's details.
     Github,
-    /// `/pr`.
+    /// `/pr`: the branch's drafted pull request, then the opened one.
     PullRequest(Box<PullRequestSheet>),
-    /// `/stack`.
+    /// `/stack`: the stack's drafted pull requests, then the opened ones.
     Stack(StackSheet),
-    /// `/restack`.
+    /// `/restack`: a restack's plan, then its result.
     Restack(RestackSheet),
 }
 

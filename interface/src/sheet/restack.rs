@@ -12,7 +12,7 @@ use serde_json::json;
 use super::{Asked, Status, Writes, failure, folded, heading};
 use crate::keys::{Key, KeyCode};
 
-/// The `/restack` sheet.
+/// The `/restack` sheet: the plan asked for under `request_id`, then the pushed result.
 #[derive(Debug, Clone)]
 pub(crate) struct RestackSheet {
     request_id: String,

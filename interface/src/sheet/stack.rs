@@ -11,7 +11,7 @@ use serde_json::json;
 use super::{Asked, Status, Writes, failure, folded, heading};
 use crate::keys::{Key, KeyCode};
 
-/// The `/stack` sheet.
+/// The `/stack` sheet: the drafted pull requests, then those opened.
 #[derive(Debug, Clone)]
 pub(crate) struct StackSheet {
     request_id: String,

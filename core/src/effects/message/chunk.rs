@@ -37,7 +37,7 @@ pub(crate) struct Chunk {
     pub session_id: Arc<str>,
     /// Whose text.
     pub kind: ChunkKind,
-    /// The text.
+    /// The chunk's text, unescaped; `encode` writes it as `content.text`.
     pub text: String,
 }
 

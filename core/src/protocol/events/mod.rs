@@ -151,9 +151,9 @@ frame_enum! {
         PullRequestsListed(PullRequestsListed) = "pull_requests_listed",
         /// A pull request, answering `get_pull_request`.
         PullRequestFetched(Box<PullRequestFetched>) = "pull_request_fetched",
-        /// A GitHub read failed.
+        /// A read through gh failed (a listing, a pull request, a preview); `reason` says why.
         GithubReadFailed(RequestFailed) = "github_read_failed",
-        /// A comment was posted.
+        /// A comment was posted, answering `post_pull_request_comment`.
         PullRequestCommentPosted(GithubDone) = "pull_request_comment_posted",
         /// A comment could not be posted.
         PullRequestCommentPostFailed(RequestFailed) = "pull_request_comment_post_failed",
@@ -169,7 +169,7 @@ frame_enum! {
         PullRequestEdited(GithubDone) = "pull_request_edited",
         /// A pull request could not be changed.
         PullRequestEditFailed(RequestFailed) = "pull_request_edit_failed",
-        /// A pull request was merged.
+        /// A pull request was merged, answering `merge_pull_request`.
         PullRequestMerged(GithubDone) = "pull_request_merged",
         /// A pull request could not be merged.
         PullRequestMergeFailed(RequestFailed) = "pull_request_merge_failed",

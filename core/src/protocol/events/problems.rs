@@ -27,7 +27,7 @@ pub struct ErrorEvent {
 /// `review_chapters_commit_failed`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct RequestFailed {
-    /// The request's.
+    /// The `request_id` of the action that failed.
     pub request_id: String,
     /// Why, in words.
     pub reason: String,

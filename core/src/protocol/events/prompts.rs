@@ -13,7 +13,7 @@ pub enum ResolvedBy {
     Client,
     /// A rule, without asking.
     Rule,
-    /// Auto-approve.
+    /// Auto-approve (`--auto-approve` or `set_permission_auto_approve`), as `once`.
     AutoApprove,
     /// The turn was interrupted.
     Interrupt,
@@ -26,7 +26,7 @@ pub struct PermissionRequested {
     pub id: String,
     /// The tool call waiting.
     pub call_id: String,
-    /// The tool.
+    /// The tool's name, as in `tool_started`.
     pub tool: String,
     /// A one-line summary.
     pub title: String,
@@ -46,7 +46,7 @@ pub struct PermissionRequested {
 /// `permission_resolved`: a permission prompt was settled, and by whom.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct PermissionResolved {
-    /// The prompt.
+    /// The `id` of the `permission_requested` it settles.
     pub id: String,
     /// The decision.
     pub reply: PermissionReply,
@@ -71,7 +71,7 @@ pub struct QuestionAsked {
     pub id: String,
     /// The `ask_user` call waiting.
     pub call_id: String,
-    /// The question.
+    /// The question's text, as the model wrote it.
     pub question: String,
     /// The choices.
     pub options: Vec<QuestionOption>,
@@ -82,7 +82,7 @@ pub struct QuestionAsked {
 /// `question_resolved`: a question was answered or dismissed, and by whom.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct QuestionResolved {
-    /// The question.
+    /// The `id` of the `question_asked` it settles.
     pub id: String,
     /// The answer.
     pub reply: QuestionReply,

@@ -12,9 +12,9 @@ use crate::protocol::review::Review;
 /// `guided_review_loaded`: the answer to `load_guided_review`: the review and its saved session.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct GuidedReviewLoaded {
-    /// The `load_guided_review`'s.
+    /// The `request_id` of the `load_guided_review` this answers.
     pub request_id: String,
-    /// The review.
+    /// The review read: its files, hunks and chapters.
     // Shared with the open review rather than copied: a large one is tens of MB.
     pub review: Arc<Review>,
 }
@@ -31,7 +31,7 @@ pub struct GuidedReviewUpdated {
 /// `review_session_restored`: the open review's saved findings and threads, as read from its file.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct ReviewSessionEvent {
-    /// The session.
+    /// The open review's findings and threads, as saved.
     pub session: ReviewSession,
 }
 
@@ -48,7 +48,7 @@ pub struct ReviewSessionSaved {
 /// `review_chapters_committed`: the answer to `commit_review_chapters`: the commits made.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct ReviewChaptersCommitted {
-    /// The request's.
+    /// The `request_id` of the `commit_review_chapters` this answers.
     pub request_id: String,
     /// One per chapter, in order.
     pub commits: Vec<ChapterCommit>,
@@ -57,9 +57,9 @@ pub struct ReviewChaptersCommitted {
 /// One commit of `review_chapters_committed`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct ChapterCommit {
-    /// The chapter.
+    /// The `id` of the chapter whose hunks the commit holds.
     pub chapter_id: String,
-    /// The commit.
+    /// The new commit's hash.
     pub sha: String,
     /// Its branch, for a stack.
     #[serde(default, skip_serializing_if = "Option::is_none")]

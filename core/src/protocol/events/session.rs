@@ -15,7 +15,8 @@ pub struct Ready {
     pub luxe_version: String,
     /// The session's id (the one id that is not derived from content or counters).
     pub session_id: String,
-    /// The working directory.
+    /// The session's working directory, where relative paths start (with `--worktree`, the
+    /// worktree made).
     pub cwd: String,
     /// Whether the client's GitHub writes are possible (false when read-only, even with the flag).
     pub github_writes: bool,
@@ -46,7 +47,7 @@ pub struct Started {
 /// The issue `--issue` read.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct StartedIssue {
-    /// Its number.
+    /// The issue's number in the checkout's repository (`gh issue view N`).
     pub number: u64,
     /// Its title (redacted like every frame).
     pub title: String,

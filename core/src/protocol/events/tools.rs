@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 pub struct ToolStarted {
     /// `call_1`, `call_2`, … for the session.
     pub call_id: String,
-    /// The tool.
+    /// The tool's name as the model called it: a built-in tool or an MCP server's.
     pub name: String,
     /// A one-line summary for a person, e.g. `read src/main.rs`.
     pub title: String,
@@ -21,7 +21,7 @@ pub struct ToolStarted {
 /// as it comes.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct ToolOutputDelta {
-    /// The call.
+    /// The `call_id` of the `tool_started` whose call this is.
     pub call_id: String,
     /// `stdout` or `stderr`.
     pub stream: OutputStream,
@@ -56,7 +56,7 @@ pub enum ToolStatus {
 /// `tool_finished`: a call ended; what the model reads of it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct ToolFinished {
-    /// The call.
+    /// The `call_id` of the `tool_started` whose call this is.
     pub call_id: String,
     /// How it ended.
     pub status: ToolStatus,

@@ -30,7 +30,7 @@ pub struct TurnEnded {
 /// `user_message_queued`: a message waits behind the running turn (or a compaction).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct UserMessageQueued {
-    /// The queued message.
+    /// The message's text, whole.
     pub text: String,
     /// Its place in the queue, from 1.
     pub position: u32,
@@ -49,9 +49,9 @@ pub struct UserMessageWithdrawn {
 /// `turn_steered`: `steer_turn`'s text joined the running turn.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct TurnSteered {
-    /// The running turn.
+    /// The `turn_id` of the running turn the text joined.
     pub turn_id: String,
-    /// The added text.
+    /// The text `steer_turn` added.
     pub text: String,
 }
 
@@ -81,7 +81,7 @@ pub struct ModelRetrying {
 pub struct TurnUsage {
     /// Prompt tokens not read from or written to the cache, summed over the turn's requests.
     pub prompt_tokens: u64,
-    /// Completion tokens.
+    /// Tokens the model generated (reasoning included), summed over the turn's requests.
     pub completion_tokens: u64,
     /// Prompt tokens read from the cache.
     pub cache_read_tokens: u64,

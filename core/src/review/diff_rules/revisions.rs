@@ -22,12 +22,12 @@ pub const NO_COMMITS: &str = "HEAD has no commits yet: there is no branch to rev
 pub enum Named<Id> {
     /// A commit, and its tree.
     Commit {
-        /// The commit.
+        /// The commit's id (a tag peeled to it).
         commit: Id,
-        /// Its tree.
+        /// The commit's root tree, the side a review compares.
         tree: Id,
     },
-    /// A tree.
+    /// A tree that is no commit: the side it gives a review has no commit.
     Tree(Id),
     /// Another kind of object (a blob), by its kind's name.
     Other(String),

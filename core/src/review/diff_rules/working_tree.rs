@@ -31,9 +31,9 @@ pub enum Tracked {
 pub enum PathKind {
     /// A regular file.
     File,
-    /// A symlink.
+    /// A symlink, not followed; an untracked one is a new file like a regular one.
     Symlink,
-    /// A directory.
+    /// A plain directory; an untracked one is no change of its own.
     Directory,
     /// A directory holding a repository of its own.
     Repository,
@@ -48,14 +48,14 @@ pub enum StatusItem<Id> {
     Staged(Change<Id>),
     /// The index → the disk, at a tracked path.
     Tracked {
-        /// The path.
+        /// The path from the repository's top, as git's bytes.
         path: Vec<u8>,
         /// How it differs.
         status: Tracked,
     },
     /// An entry of the directory walk.
     Walked {
-        /// The path.
+        /// The path from the repository's top, as git's bytes.
         path: Vec<u8>,
         /// Whether it is untracked and not ignored.
         untracked: bool,

@@ -12,7 +12,7 @@ use crate::protocol::github::{
 
 use super::super::outbox::Outbox;
 
-/// `list_pull_requests`.
+/// `list_pull_requests`: `gh pr list` in the asked state, open ones by default.
 pub(super) fn list_pull_requests(list: ListPullRequests) -> Request {
     let args = gh::pr_list(
         list.state.unwrap_or(PullRequestFilter::Open),
@@ -21,19 +21,19 @@ pub(super) fn list_pull_requests(list: ListPullRequests) -> Request {
     Request::list(list.request_id, args)
 }
 
-/// `post_pull_request_comment`.
+/// `post_pull_request_comment`: `gh pr comment N --body …`.
 pub(super) fn post_pull_request_comment(post: PostPullRequestComment) -> Request {
     let args = gh::pr_comment(post.number, &post.body, post.repository.as_deref());
     Request::comment(post.request_id, args)
 }
 
-/// `reply_to_review_thread`.
+/// `reply_to_review_thread`: the GraphQL reply mutation through `gh api graphql`.
 pub(super) fn reply_to_review_thread(reply: ReplyToReviewThread) -> Request {
     let args = gh::thread_reply(&reply.thread_id, &reply.body);
     Request::reply(reply.request_id, args)
 }
 
-/// `resolve_review_thread`.
+/// `resolve_review_thread`: resolve the thread, or reopen it when `resolved` is `false`.
 pub(super) fn resolve_review_thread(resolve: ResolveReviewThread) -> Request {
     let resolved = resolve.resolved.unwrap_or(true);
     Request::resolve(resolve.request_id, resolve.thread_id, resolved)

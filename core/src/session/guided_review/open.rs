@@ -31,7 +31,8 @@ use super::turns::OpenView;
 /// A review session file is never this large; a bigger one is not read.
 const SESSION_FILE_MAX: u64 = 64 * 1024 * 1024;
 
-/// The review that is open.
+/// The guided review this session has loaded: its diff, what it was read against, and its
+/// findings as saved.
 #[derive(Debug)]
 struct OpenReview {
     /// Shared with the events that carry it: a large review is tens of MB, so never copied.

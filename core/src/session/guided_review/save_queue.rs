@@ -47,7 +47,7 @@ pub(in crate::session) enum Change {
 pub(in crate::session) struct Kept {
     /// The review session's state with the change.
     pub next: Stored,
-    /// The change.
+    /// The queued change as applied, whose request (if any) is answered once it is kept.
     pub change: Change,
     /// What the agent does next because of it.
     pub work: Option<ReviewWork>,
@@ -56,7 +56,7 @@ pub(in crate::session) struct Kept {
 /// A change refused (it did not apply, or its write failed): nothing changed.
 #[derive(Debug)]
 pub(in crate::session) struct Refused {
-    /// The change.
+    /// The queued change, whose request (if any) is answered with `reason`.
     pub change: Change,
     /// Why, for its request or the error event.
     pub reason: String,

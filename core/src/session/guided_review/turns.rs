@@ -17,7 +17,7 @@ use crate::session::tools::review_args::{AddFinding, Report};
 
 /// What review turns read of the open review (they change it only through the save queue).
 pub(in crate::session) struct OpenView<'a> {
-    /// The review.
+    /// The open review as loaded: files, hunks and chapters.
     pub review: &'a Review,
     /// The repository's work tree root.
     pub root: &'a str,

@@ -135,7 +135,8 @@ impl Session {
         }
     }
 
-    /// `preview_stack`.
+    /// `preview_stack`: the pull requests the stack's branches would open as, bottom first
+    /// (`stack_preview`), read with git and `gh`; writes nothing.
     pub(in crate::session) fn preview_stack(&mut self, now: Instant, preview: PreviewStack) {
         let at = (now, self.wall_ms(now));
         let workspace = self.github.workspace();
@@ -143,7 +144,8 @@ impl Session {
         self.stacks_moved(now, moved);
     }
 
-    /// `open_stack`.
+    /// `open_stack`: pushes the previewed branches and opens (or adopts) their pull requests,
+    /// each based on the one below; confirmed again after a failure, it does what is left.
     pub(in crate::session) fn open_stack(
         &mut self,
         now: Instant,
@@ -155,7 +157,8 @@ impl Session {
         Ok(())
     }
 
-    /// `plan_restack`.
+    /// `plan_restack`: fetches, reads the open pull requests and their branches, and answers
+    /// `restack_planned` with what a restack would move, or why it would not.
     pub(in crate::session) fn plan_restack(&mut self, now: Instant, plan: PlanRestack) {
         let at = (now, self.wall_ms(now));
         let workspace = self.github.workspace();

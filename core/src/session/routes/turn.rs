@@ -113,7 +113,11 @@ impl Session {
             Some(tools) => self.interrupt_tools(tools),
             None => Vec::new(),
         };
-        let (then, model_cleanup) = (self.turns).interrupt(&mut turn_desk!(self));
+        let window = self
+            .model
+            .as_ref()
+            .and_then(|m| self.probes.context_window(m));
+        let (then, model_cleanup) = (self.turns).interrupt(window, &mut journal!(self));
         cleanup.extend(model_cleanup);
         self.follow_turn(now, then);
         self.outbox.extend(cleanup);
@@ -235,7 +239,8 @@ impl Session {
         });
     }
 
-    /// `respond_permission`.
+    /// `respond_permission`: the reply goes to the open prompt's call, which runs or is refused
+    /// (an `always` reply adds its rule); an id that is not the open prompt's is refused.
     pub(in crate::session) fn respond_permission(
         &mut self,
         now: Instant,
@@ -254,7 +259,8 @@ impl Session {
         self.on_tools(now, |step, desk| step.auto_approve(desk, now));
     }
 
-    /// `answer_question`.
+    /// `answer_question`: the answer becomes the `ask_user` call's result for the model; an id
+    /// that is not the open question's is refused.
     pub(in crate::session) fn answer_question(
         &mut self,
         now: Instant,
@@ -332,7 +338,7 @@ impl Session {
         mcp.stop(&mut io);
     }
 
-    /// `list_mcp_servers`.
+    /// `list_mcp_servers`: every configured server's status and tools, answered at once.
     pub(in crate::session) fn list_mcp_servers(&mut self, request_id: String) {
         let servers = self.mcp.statuses();
         self.emit(Event::McpServersListed(McpServersListed {
@@ -388,7 +394,8 @@ impl Session {
         }
     }
 
-    /// `list_sessions`.
+    /// `list_sessions`: asks io to read the sessions directory ([`Self::sessions_read`]
+    /// answers); without a session directory the answer is an empty list at once.
     pub(in crate::session) fn list_sessions(&mut self, request_id: String) {
         if let Some(answer) = self.store.list(&mut self.outbox, request_id) {
             self.emit(Event::SessionsListed(answer));

@@ -8,25 +8,25 @@ use crate::protocol::events::{PlanEntry, QuestionOption};
 /// A tool call whose arguments parsed.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ToolArgs {
-    /// `read`.
+    /// `read`: a text file's lines, numbered; a window of them with `offset` and `limit`.
     Read {
-        /// The file.
+        /// The file, relative to the working directory or absolute.
         path: String,
         /// First line, from 1.
         offset: Option<u64>,
         /// Number of lines.
         limit: Option<u64>,
     },
-    /// `write`.
+    /// `write`: create or overwrite a file with `content`.
     Write {
-        /// The file.
+        /// The file, relative to the working directory or absolute.
         path: String,
         /// Its new content.
         content: String,
     },
-    /// `edit`.
+    /// `edit`: replace exact text in a file.
     Edit {
-        /// The file.
+        /// The file, relative to the working directory or absolute.
         path: String,
         /// The exact text to replace.
         old_text: String,
@@ -35,14 +35,14 @@ pub enum ToolArgs {
         /// Replace every occurrence instead of exactly one.
         replace_all: bool,
     },
-    /// `bash`.
+    /// `bash`: a shell command, run with bash in the working directory.
     Bash {
         /// The command line.
         command: String,
-        /// The timeout, when the model set one.
+        /// The timeout in milliseconds, when the model set one; else the configured `bash_timeout`.
         timeout_ms: Option<u64>,
     },
-    /// `grep`.
+    /// `grep`: search file contents with a regular expression, honouring .gitignore.
     Grep {
         /// A regular expression.
         pattern: String,
@@ -53,23 +53,23 @@ pub enum ToolArgs {
         /// Ignore case.
         case_insensitive: bool,
     },
-    /// `glob`.
+    /// `glob`: list the files whose path matches a glob, honouring .gitignore.
     Glob {
-        /// The glob.
+        /// The glob the paths must match, e.g. `**/*.rs`.
         pattern: String,
         /// Where to list; cwd when absent.
         path: Option<String>,
     },
-    /// `ask_user`.
+    /// `ask_user`: a question for the user, with options to choose from.
     AskUser {
-        /// The question.
+        /// The question's text, as the model wrote it.
         question: String,
         /// The choices.
         options: Vec<QuestionOption>,
         /// Whether several may be chosen.
         multiple: bool,
     },
-    /// `update_plan`.
+    /// `update_plan`: the task's plan as steps with their status.
     UpdatePlan {
         /// The whole plan.
         entries: Vec<PlanEntry>,
@@ -78,7 +78,7 @@ pub enum ToolArgs {
     Mcp {
         /// The model's name for it, `mcp__<server>__<tool>`.
         name: String,
-        /// The server.
+        /// The MCP server's name, as configured under `mcpServers`.
         server: String,
         /// The server's name for it.
         tool: String,
