@@ -120,7 +120,8 @@ impl Host {
         }
     }
 
-    /// Takes one step.
+    /// Does `op` as the ACP client or io would; the agent's messages are checked as they
+    /// come.
     pub fn step(&mut self, op: &Op) {
         let c = &mut self.checked;
         match *op {

@@ -4,10 +4,10 @@
 
 /// A source of choices.
 pub trait Draw {
-    /// Any byte.
+    /// The next choice, as a byte: every value as likely as the next for a seed.
     fn byte(&mut self) -> u8;
 
-    /// Any number.
+    /// The next choice, as a number over all of `u64`.
     fn number(&mut self) -> u64;
 
     /// A few positions at which to cut a byte stream (a response's chunks).

@@ -48,7 +48,7 @@ pub enum Op {
     Effect(bool),
     /// The clock moves this many milliseconds.
     Advance(u16),
-    /// The guided review.
+    /// A reviewer's action on the session's guided review.
     Review(ReviewOp),
     /// The process is killed and started again on its session file (`true`: an append in
     /// flight is cut halfway, as a crash mid-write leaves it). Nothing io confirmed is lost.
@@ -105,7 +105,7 @@ pub enum ModelOp {
     Status(u16),
     /// A 400 saying the prompt is too long for the context window.
     Overflow,
-    /// The connection fails.
+    /// The connection drops before a status line (io's failure, retried like a 5xx).
     Fail,
 }
 
@@ -407,13 +407,14 @@ impl World {
         self.absorb(out);
     }
 
-    /// Feeds an input.
+    /// Hands the session an io `input`, as io would, and takes what it answers.
     pub fn input(&mut self, input: Input<'_>) {
         let out = self.checked.input(input);
         self.absorb(out);
     }
 
-    /// Takes one step.
+    /// Does `op` as the client, io, the model or the clock would; its outputs are checked
+    /// as they come.
     pub fn step(&mut self, op: &Op) {
         match op {
             Op::Submit => self.line(json!({"kind":"submit_user_message","content":{"text":"go"}})),

@@ -145,7 +145,6 @@ pub struct Session {
     turns: turn::Turns,
     /// The numbers of tool calls and prompts so far.
     call_ids: tool_run::CallIds,
-    rng: Rng,
     review: guided_review::open::ReviewState,
     commit: guided_review::commit_chapters::Commits,
     github: github::Github,
@@ -218,9 +217,12 @@ impl Session {
             auto_approve: config.auto_approve,
             context: ProjectContext::default(),
             probes: server_probe::ServerProbes::default(),
-            turns: turn::Turns::new(config.issue.clone()),
+            turns: turn::Turns::new(
+                config.issue.clone(),
+                config.timings,
+                Rng::new(config.rng_seed),
+            ),
             call_ids: tool_run::CallIds::default(),
-            rng: Rng::new(config.rng_seed),
             review: guided_review::open::ReviewState::new(config.reviews_dir.clone()),
             commit: guided_review::commit_chapters::commits(),
             github: github::Github::default(),

@@ -37,7 +37,8 @@ impl Session {
         );
     }
 
-    /// A diff read ended.
+    /// io read the diff a review asked for (`id`), or says why it could not: the review
+    /// opens, is read again, or answers with the failure.
     pub(in crate::session) fn diff_read(
         &mut self,
         now: Instant,

@@ -1,8 +1,9 @@
 //! What the turns borrow of the session for one call ([`TurnDesk`]), in parts that a turn's
 //! methods take one at a time: the [`Journal`] they write through (the outbox, the session
-//! file, and the [`Settings`] its header names), what reaches the model (the providers, the
-//! server probes' answers, the timings, the random numbers for back-off), and the [`Prompt`]'s
-//! facts a request is built from. Never what only `state_changed` says: that is the session's.
+//! file, and the [`Settings`] its header names), where requests go (the providers and what
+//! servers said of their models, both shared with `state_changed`), and the [`Prompt`]'s facts
+//! a request is built from. What only the turns use they own instead (the conversation, the
+//! waits, the back-off's random numbers); what only `state_changed` says is the session's.
 //! A method that can send a model request (a turn's next step, a retry, a compaction that goes
 //! on to the turn's request) needs every part and takes the desk; one that only ends a turn,
 //! records, shows or starts a step takes its parts (`end_turn` and `interrupt` the journal and
@@ -10,13 +11,12 @@
 //! The session lends them with `turn_desk!` and `journal!`, so the borrow is of those fields
 //! alone and the turns machine stays free.
 
-use crate::config::{Providers, Timings};
+use crate::config::Providers;
 use crate::mcp::Mcp;
 use crate::model::catalogue::{ModelRef, Provider};
 use crate::model::conversation::ToolSpec;
 use crate::protocol::values::{Mode, Thinking};
 use crate::redact::Redactor;
-use crate::rng::Rng;
 use crate::session::outbox::Outbox;
 use crate::session::project_context::ProjectContext;
 use crate::session::server_probe::ServerProbes;
@@ -30,8 +30,6 @@ pub(in crate::session) struct TurnDesk<'a> {
     pub(in crate::session) providers: &'a Providers,
     /// What servers said of the models outside the catalogue.
     pub(in crate::session) probes: &'a ServerProbes,
-    pub(in crate::session) timings: &'a Timings,
-    pub(in crate::session) rng: &'a mut Rng,
     pub(in crate::session) prompt: Prompt<'a>,
 }
 
@@ -156,8 +154,6 @@ macro_rules! turn_desk {
             journal: $crate::session::turn::journal!($session),
             providers: &$session.facts.providers,
             probes: &$session.probes,
-            timings: &$session.facts.timings,
-            rng: &mut $session.rng,
             prompt: $crate::session::turn::Prompt {
                 cwd: &$session.facts.cwd,
                 platform: &$session.facts.platform,

@@ -25,6 +25,7 @@ use std::collections::VecDeque;
 use std::ops::Add;
 use std::time::{Duration, Instant};
 
+use crate::config::Timings;
 use crate::config::prepare::IssueContext;
 use crate::effects::Output;
 use crate::model::catalogue::ModelRef;
@@ -34,6 +35,7 @@ use crate::protocol::events::{
     Event, TurnEnded, TurnStarted, TurnSteered, UserMessageQueued, UserMessageWithdrawn,
 };
 use crate::protocol::values::{CompactionTrigger, TurnEndReason, TurnSource};
+use crate::rng::Rng;
 use crate::store::{Record, Writer};
 
 use super::conversation::Conversation;
@@ -118,11 +120,17 @@ pub(super) struct Turns<At = Instant> {
     cost_usd: Option<f64>,
     /// `--issue`'s issue, until the first turn takes it.
     issue: Option<IssueContext>,
+    /// The waits a turn keeps (a silent model, the back-off, the server's window), fixed at
+    /// start.
+    timings: Timings,
+    /// Draws the back-off's jitter, so that clients retrying together spread out.
+    rng: Rng,
 }
 
 impl<At: Copy + Ord + Add<Duration, Output = At>> Turns<At> {
-    /// No turn yet; `issue` joins the first turn's message.
-    pub(super) fn new(issue: Option<IssueContext>) -> Self {
+    /// No turn yet; `issue` joins the first turn's message; the turns wait by `timings` and
+    /// draw their back-off from `rng`.
+    pub(super) fn new(issue: Option<IssueContext>, timings: Timings, rng: Rng) -> Self {
         Self {
             conversation: Conversation::default(),
             running: None,
@@ -130,6 +138,8 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Turns<At> {
             started: 0,
             cost_usd: Some(0.0),
             issue,
+            timings,
+            rng,
         }
     }
 
@@ -145,7 +155,7 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Turns<At> {
         self.running.is_some()
     }
 
-    /// The running turn.
+    /// The turn or `compact` run that holds the session, if any.
     pub(super) fn running(&self) -> Option<&Turn<At>> {
         self.running.as_ref()
     }
@@ -317,11 +327,11 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Turns<At> {
             return Then::Nothing;
         }
         // A zero wait (`LUXE_WINDOW_WAIT_MS=0`) sends at once.
-        let asking = !desk.timings.window_wait.is_zero()
+        let asking = !self.timings.window_wait.is_zero()
             && desk.context_window().is_none()
             && desk.model().is_some_and(|m| desk.probes.asking(&m.spec()));
         if asking && !turn.window_wait_over(now) {
-            turn.wait_for_window(now + desk.timings.window_wait);
+            turn.wait_for_window(now + self.timings.window_wait);
             return Then::Nothing;
         }
         self.send_request(desk, now, 1)
@@ -404,7 +414,7 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Turns<At> {
                 desk.journal
                     .outbox
                     .push(Output::CancelHttp { id: step.http() });
-                let seconds = desk.timings.model_idle_timeout.as_secs_f64();
+                let seconds = self.timings.model_idle_timeout.as_secs_f64();
                 let silence = format!("the model sent nothing for {seconds}s");
                 let outcome = step.broke(silence.clone(), silence);
                 self.model_outcome(desk, now, outcome)

@@ -5,7 +5,6 @@
 use std::ops::Add;
 use std::time::Duration;
 
-use crate::config::Timings;
 use crate::effects::HttpRequest;
 use crate::effects::{EffectId, Input, Output};
 use crate::model::anthropic::{self, AnthropicStream};
@@ -102,7 +101,7 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Turns<At> {
             thinking: desk.journal.settings.thinking,
         };
         let encoded = encode_call(model.provider, endpoint, &call);
-        let idle = now + desk.timings.model_idle_timeout;
+        let idle = now + self.timings.model_idle_timeout;
         self.start_model_step(desk.journal.outbox, idle, attempt, model.provider, encoded);
         Then::Nothing
     }
@@ -132,8 +131,8 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Turns<At> {
     }
 
     /// The model step waiting on `id`, which just heard from it at `now`.
-    fn model_step(&mut self, timings: &Timings, now: At, id: EffectId) -> Option<&mut ModelStep> {
-        let idle = now + timings.model_idle_timeout;
+    fn model_step(&mut self, now: At, id: EffectId) -> Option<&mut ModelStep> {
+        let idle = now + self.timings.model_idle_timeout;
         self.running.as_mut()?.model_step(id, idle)
     }
 
@@ -151,20 +150,20 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Turns<At> {
                 status,
                 retry_after,
             } => {
-                if let Some(step) = self.model_step(desk.timings, now, id) {
+                if let Some(step) = self.model_step(now, id) {
                     step.response(status, retry_after);
                 }
                 Then::Nothing
             }
             Input::HttpBody { id, bytes } => {
-                let Some(step) = self.model_step(desk.timings, now, id) else {
+                let Some(step) = self.model_step(now, id) else {
                     return Then::Nothing;
                 };
                 let events = step.body(bytes);
                 self.model_events(desk, now, events)
             }
             Input::HttpEnded { id } => {
-                let Some(step) = self.model_step(desk.timings, now, id) else {
+                let Some(step) = self.model_step(now, id) else {
                     return Then::Nothing;
                 };
                 match step.ended() {
@@ -173,7 +172,7 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Turns<At> {
                 }
             }
             Input::HttpFailed { id, error } => {
-                let Some(step) = self.model_step(desk.timings, now, id) else {
+                let Some(step) = self.model_step(now, id) else {
                     return Then::Nothing;
                 };
                 let outcome = step.broke(
@@ -385,16 +384,16 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Turns<At> {
         reason: String,
         retry_after: Option<String>,
     ) -> Then {
-        if attempt >= desk.timings.max_attempts {
+        if attempt >= self.timings.max_attempts {
             let error = format!("the model request failed after {attempt} attempts: {reason}");
             return self.fail_step(desk, now, error);
         }
         let delay = retry_delay(
             attempt,
             retry_after.as_deref(),
-            desk.timings.retry_base,
-            desk.timings.retry_max,
-            desk.rng,
+            self.timings.retry_base,
+            self.timings.retry_max,
+            &mut self.rng,
         );
         if let Some(turn) = self.running.as_mut() {
             turn.back_off(attempt + 1, now + delay);

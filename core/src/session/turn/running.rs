@@ -139,7 +139,7 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Turn<At> {
         self.reported = true;
     }
 
-    /// A tool changed files.
+    /// A tool call of this turn changed files: when it ends the open review is read again.
     pub(super) fn note_changed_files(&mut self) {
         self.changed_files = true;
     }

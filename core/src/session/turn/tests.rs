@@ -32,7 +32,6 @@ const CWD: &str = "/work/p";
 struct Bench {
     outbox: Outbox,
     store: Store,
-    rng: Rng,
     probes: ServerProbes,
     model: Option<ModelRef>,
     providers: Providers,
@@ -63,7 +62,6 @@ impl Bench {
         Self {
             outbox: Outbox::default(),
             store: Store::new(None, "s1", CWD, "2026-12-02"),
-            rng: Rng::new(7),
             probes: ServerProbes::default(),
             model: ModelRef::parse("anthropic/claude-sonnet-4-5").ok(),
             providers: Providers {
@@ -80,6 +78,11 @@ impl Bench {
         }
     }
 
+    /// The turns machine on this bench's timings, its back-off drawn from a fixed seed.
+    fn turns(&self) -> Turns<Ms> {
+        Turns::new(None, self.timings, Rng::new(7))
+    }
+
     fn desk(&mut self) -> TurnDesk<'_> {
         TurnDesk {
             journal: Journal {
@@ -93,8 +96,6 @@ impl Bench {
             },
             providers: &self.providers,
             probes: &self.probes,
-            timings: &self.timings,
-            rng: &mut self.rng,
             prompt: Prompt {
                 cwd: CWD,
                 platform: "linux",
@@ -247,7 +248,7 @@ fn answer(turns: &mut Turns<Ms>, bench: &mut Bench, at: Ms, id: EffectId, body: 
 #[test]
 fn a_turn_streams_its_answer_and_ends_then_the_queued_message_starts() {
     let mut bench = Bench::new();
-    let mut turns = Turns::<Ms>::new(None);
+    let mut turns = bench.turns();
     let then = bench.submit(&mut turns, Ms(0), message("hi"), TurnSource::User);
     assert!(matches!(then, Then::Nothing));
     let out = bench.outputs();
@@ -300,7 +301,7 @@ fn a_turn_streams_its_answer_and_ends_then_the_queued_message_starts() {
 #[test]
 fn a_refused_request_backs_off_until_its_timer_and_fails_after_the_last_attempt() {
     let mut bench = Bench::new();
-    let mut turns = Turns::<Ms>::new(None);
+    let mut turns = bench.turns();
     let _ = bench.submit(&mut turns, Ms(0), message("hi"), TurnSource::User);
     let first = requests(&bench.outputs())[0];
     let busy = Input::HttpResponse {
@@ -366,7 +367,7 @@ fn a_refused_request_backs_off_until_its_timer_and_fails_after_the_last_attempt(
 fn silence_past_the_idle_deadline_gives_the_request_up_and_retries() {
     let mut bench = Bench::new();
     let idle = bench.timings.model_idle_timeout.as_millis();
-    let mut turns = Turns::<Ms>::new(None);
+    let mut turns = bench.turns();
     let _ = bench.submit(&mut turns, Ms(0), message("hi"), TurnSource::User);
     let first = requests(&bench.outputs())[0];
     let ok = Input::HttpResponse {
@@ -400,7 +401,7 @@ fn silence_past_the_idle_deadline_gives_the_request_up_and_retries() {
 #[test]
 fn tool_calls_go_to_the_tool_run_and_their_results_back_to_the_model() {
     let mut bench = Bench::new();
-    let mut turns = Turns::<Ms>::new(None);
+    let mut turns = bench.turns();
     let _ = bench.submit(&mut turns, Ms(0), message("list"), TurnSource::User);
     let first = requests(&bench.outputs())[0];
     let call = tool_call("call_1", "glob", &json!({"pattern": "*.rs"}));
@@ -448,7 +449,7 @@ fn tool_calls_go_to_the_tool_run_and_their_results_back_to_the_model() {
 #[test]
 fn an_interrupt_keeps_what_was_shown_and_cancels_the_stream_after_the_end() {
     let mut bench = Bench::new();
-    let mut turns = Turns::<Ms>::new(None);
+    let mut turns = bench.turns();
     let _ = bench.submit(&mut turns, Ms(0), message("hi"), TurnSource::User);
     let first = requests(&bench.outputs())[0];
     let body = text_answer(None, "Half an answer");

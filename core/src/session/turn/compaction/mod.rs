@@ -215,7 +215,7 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Turns<At> {
             thinking: Thinking::Off,
         };
         let encoded = encode_call(model.provider, endpoint, &call);
-        let idle = now + desk.timings.model_idle_timeout;
+        let idle = now + self.timings.model_idle_timeout;
         self.start_model_step(desk.journal.outbox, idle, attempt, model.provider, encoded);
         Then::Nothing
     }

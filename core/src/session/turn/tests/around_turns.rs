@@ -10,7 +10,7 @@ use crate::session::turn::compaction::DROPPED_NOTE;
 fn a_turn_waits_for_the_start_up_probes_and_a_missing_model_ends_it_with_the_setup_hint() {
     let mut bench = Bench::new();
     bench.context = ProjectContext::default();
-    let mut turns = Turns::<Ms>::new(None);
+    let mut turns = bench.turns();
     let _ = bench.submit(&mut turns, Ms(0), message("hi"), TurnSource::User);
     assert!(
         requests(&bench.outputs()).is_empty(),
@@ -25,7 +25,7 @@ fn a_turn_waits_for_the_start_up_probes_and_a_missing_model_ends_it_with_the_set
 
     let mut bench = Bench::new();
     bench.model = None;
-    let mut turns = Turns::<Ms>::new(None);
+    let mut turns = bench.turns();
     let Then::Ended(ended) = bench.submit(&mut turns, Ms(0), message("hi"), TurnSource::User)
     else {
         panic!("no model: the turn ends at once")
@@ -55,7 +55,7 @@ fn six_turns_of(text: &str) -> Vec<Message> {
 #[test]
 fn compact_replaces_the_older_conversation_with_the_summary_and_frees_the_session() {
     let mut bench = Bench::new();
-    let mut turns = Turns::<Ms>::new(None);
+    let mut turns = bench.turns();
     let request = |id: &str| Compact {
         request_id: id.into(),
         instructions: None,
@@ -115,7 +115,7 @@ fn body_of(outputs: &[Output], id: EffectId) -> String {
 #[test]
 fn a_turn_whose_summary_and_message_still_pass_the_window_drops_the_summary_before_sending() {
     let mut bench = Bench::new();
-    let mut turns = Turns::<Ms>::new(None);
+    let mut turns = bench.turns();
     // 300,000 tokens of older conversation (four characters a token) in a 200,000 window.
     let old = "word ".repeat(40_000);
     let view = six_turns_of(&old);
@@ -166,7 +166,7 @@ fn a_turn_whose_summary_and_message_still_pass_the_window_drops_the_summary_befo
 #[test]
 fn a_withdrawn_message_never_runs_and_only_the_last_is_taken_back() {
     let mut bench = Bench::new();
-    let mut turns = Turns::<Ms>::new(None);
+    let mut turns = bench.turns();
     let _ = bench.submit(&mut turns, Ms(0), message("hi"), TurnSource::User);
     assert!(turns.withdraw_queued().is_none(), "nothing is queued yet");
     let [first] = requests(&bench.outputs())[..] else {
