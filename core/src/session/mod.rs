@@ -143,8 +143,6 @@ pub struct Session {
     probes: server_probe::ServerProbes,
     /// The conversation and its turns.
     turns: turn::Turns,
-    /// The numbers of tool calls and prompts so far.
-    call_ids: tool_run::CallIds,
     review: guided_review::open::ReviewState,
     commit: guided_review::commit_chapters::Commits,
     github: github::Github,
@@ -222,7 +220,6 @@ impl Session {
                 config.timings,
                 Rng::new(config.rng_seed),
             ),
-            call_ids: tool_run::CallIds::default(),
             review: guided_review::open::ReviewState::new(config.reviews_dir.clone()),
             commit: guided_review::commit_chapters::commits(),
             github: github::Github::default(),

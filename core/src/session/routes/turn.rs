@@ -127,7 +127,7 @@ impl Session {
 impl Session {
     /// The running answer's tool calls, with what they borrow of the session.
     fn tools(&mut self) -> Option<(&mut ToolStep, Desk<'_>)> {
-        let step = self.turns.tools_mut()?;
+        let (step, ids) = self.turns.tools_and_ids()?;
         let desk = Desk {
             outbox: &mut self.outbox,
             gate: &mut self.gate,
@@ -139,7 +139,7 @@ impl Session {
             },
             mode: self.mode,
             auto_approve: self.auto_approve,
-            ids: &mut self.call_ids,
+            ids,
         };
         Some((step, desk))
     }

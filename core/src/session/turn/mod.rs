@@ -41,7 +41,7 @@ use crate::store::{Record, Writer};
 use super::conversation::Conversation;
 use super::guided_review::turns::ReviewTask;
 use super::outbox::Outbox;
-use super::tool_run::{Answered, ToolStep};
+use super::tool_run::{Answered, CallIds, ToolStep};
 use compaction::Overflow;
 use running::{Step, TurnKind};
 
@@ -125,6 +125,8 @@ pub(super) struct Turns<At = Instant> {
     timings: Timings,
     /// Draws the back-off's jitter, so that clients retrying together spread out.
     rng: Rng,
+    /// The numbers behind tool call and prompt ids, running on across the turns.
+    call_ids: CallIds,
 }
 
 impl<At: Copy + Ord + Add<Duration, Output = At>> Turns<At> {
@@ -140,6 +142,7 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Turns<At> {
             issue,
             timings,
             rng,
+            call_ids: CallIds::default(),
         }
     }
 
@@ -168,6 +171,12 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Turns<At> {
     /// The running answer's tool calls.
     pub(super) fn tools_mut(&mut self) -> Option<&mut ToolStep<At>> {
         self.running.as_mut()?.tools_mut()
+    }
+
+    /// The running answer's tool calls, with the numbers their call and prompt ids take.
+    pub(super) fn tools_and_ids(&mut self) -> Option<(&mut ToolStep<At>, &mut CallIds)> {
+        let step = self.running.as_mut()?.tools_mut()?;
+        Some((step, &mut self.call_ids))
     }
 
     /// The running answer's tool calls, taken out (an interrupt).
