@@ -180,13 +180,14 @@ impl Timings {
 /// Flags that ask for a kind of session before the first frame (design §3).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Requested {
-    /// `--issue N`.
+    /// `--issue N`: the issue's title and body open the first turn's message.
     pub issue: Option<u64>,
-    /// `--from-pr N`.
+    /// `--from-pr N`: `gh pr checkout N` runs before `ready`.
     pub from_pr: Option<u64>,
-    /// `--worktree [NAME]`.
+    /// `--worktree [NAME]`: `Some(None)` without a name, and one is made from the session id.
     pub worktree: Option<Option<String>>,
-    /// `--on-ask` was given.
+    /// `--on-ask` was given: refused here, where the client answers prompts itself (see
+    /// [`Requested::refusal`]).
     pub on_ask: bool,
     /// `-c` or `--resume` was given.
     pub resume: bool,
@@ -235,7 +236,8 @@ pub struct Config {
     pub session_id: String,
     /// The working directory, as io resolved it.
     pub cwd: String,
-    /// `--model`, as given.
+    /// `--model`, as given (`provider/model`): it wins over the settings files' model; without
+    /// either, a configured provider's default is used.
     pub model: Option<String>,
     /// What kind of session the flags ask for.
     pub requested: Requested,
@@ -263,7 +265,8 @@ pub struct Config {
     pub platform: String,
     /// Today's date (`YYYY-MM-DD`), for the system prompt.
     pub today: String,
-    /// `--permission-mode`, as given.
+    /// `--permission-mode`, as given: read-only (from anywhere) and `--yolo` win over it, and it
+    /// wins over the settings files' mode.
     pub permission_mode: Option<PermissionMode>,
     /// `--yolo`: the `bypass` mode.
     pub yolo: bool,
@@ -299,7 +302,8 @@ pub struct Config {
 /// What io makes anew for each session: its id, the clock and the seed.
 #[derive(Debug, Clone)]
 pub struct Fresh {
-    /// The new session's id.
+    /// The new session's id: its start in milliseconds as 12 hex digits, a dash, then 16 random hex
+    /// digits (see [`crate::config::session_id()`]).
     pub session_id: String,
     /// The wall clock now, in milliseconds since the Unix epoch.
     pub unix_ms: u64,

@@ -479,7 +479,8 @@ pub enum Output {
     ReadSessions {
         /// Echoed by the result.
         id: EffectId,
-        /// The directory.
+        /// The sessions directory (`sessions/` under luxe's home, perhaps relative to luxe's
+        /// working directory); only its `*.jsonl` files are read.
         dir: String,
     },
     /// Make what was appended to a file durable (fsync); reports only through the log.

@@ -59,7 +59,8 @@ pub struct PermissionSettings {
     /// Rules that are refused.
     #[serde(default)]
     pub deny: Vec<Rule>,
-    /// The default mode.
+    /// The permission mode a session starts in when no flag sets one (`--permission-mode`,
+    /// `--yolo`, `--read-only`); `read-only` here wins over the flags too. Absent: `default`.
     #[serde(default)]
     pub mode: Option<PermissionMode>,
 }
@@ -69,7 +70,8 @@ pub struct PermissionSettings {
 pub struct Loaded {
     /// The model the files name (the project's over the user's).
     pub model: Option<String>,
-    /// The rules that count.
+    /// The allow, ask and deny rules in force: every file's deny and ask rules, a project's allow
+    /// rules only when it is trusted (see [`load`]).
     pub rules: RuleSet,
     /// The mode the files set and that counts (see [`load`]).
     pub mode: Option<PermissionMode>,

@@ -16,7 +16,7 @@ use crate::protocol::github::GithubState;
 pub enum Program {
     /// The git CLI.
     Git,
-    /// The user's gh.
+    /// GitHub's `gh` CLI, as the user installed and logged it in.
     Gh,
     /// rm, for luxe's own temporary files (a temporary index and its patch).
     Rm,
@@ -54,7 +54,7 @@ impl Program {
 pub struct Cmd {
     /// git, gh or rm.
     pub program: Program,
-    /// Its arguments.
+    /// Its arguments after the program name, each passed as it is (no shell).
     pub args: Vec<String>,
     /// Variables it gets on top of its program's ([`Program::env`]): `GIT_INDEX_FILE` for a
     /// temporary index.
@@ -233,7 +233,7 @@ pub enum Next<T> {
     Run(Cmd),
     /// Write this file and report how it went.
     Write(FileWrite),
-    /// Finished with this.
+    /// The flow is over, with this answer; it asks for no more steps.
     Done(T),
 }
 
@@ -262,7 +262,7 @@ pub trait Flow {
 #[cfg(test)]
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Asked {
-    /// A command.
+    /// A command the flow asked to run ([`Next::Run`]).
     Run(Cmd),
     /// A file written.
     Write(FileWrite),

@@ -158,7 +158,7 @@ pub(crate) fn spans_over(pieces: Vec<(Kind, &str)>, base: Style) -> Vec<Span<'st
 /// What a line left open for the next one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 enum Carry {
-    /// Nothing.
+    /// Nothing is open: the next line starts as plain code.
     #[default]
     None,
     /// A block comment, `depth` deep (Rust's nest).

@@ -13,7 +13,7 @@ const MOST_REMEMBERED: usize = 1_000;
 /// An input longer than this is not kept across runs (a paste has no place in a history file).
 const LONGEST_KEPT: usize = 64 * 1024;
 
-/// The inputs written in `cwd`, oldest first, the last [`MOST_REMEMBERED`] of them, from the
+/// The inputs written in `cwd`, oldest first, the last `MOST_REMEMBERED` (1,000) of them, from the
 /// history file's bytes. A line that is not one of ours (torn by a crash, edited by hand) is
 /// passed by.
 pub fn earlier_inputs(file: &[u8], cwd: &str) -> Vec<String> {

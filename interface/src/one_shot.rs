@@ -17,7 +17,7 @@ pub enum OnAsk {
     /// Rejected (the default).
     #[default]
     Deny,
-    /// Allowed once.
+    /// Approved `once` (`--on-ask allow`): every call that asks runs, and nothing is remembered.
     Allow,
 }
 

@@ -44,7 +44,7 @@ pub(crate) enum Command {
     Sheet(SheetKind),
     /// Open the review view on this target (`None`: the open review, or the working tree).
     Review(Option<ReviewTarget>),
-    /// Leave.
+    /// `/quit` or `/exit`: send `close`, which ends the session.
     Quit,
     /// Not a command, or used wrongly: why.
     Wrong(String),

@@ -18,7 +18,8 @@ const OUTPUT_HEAD: usize = 40;
 /// The most characters of a tool's output kept for showing (its tail).
 const OUTPUT_KEEP: usize = 64 * 1024;
 
-/// What one cell is.
+/// What one cell of the transcript shows: a message, an answer, thinking, a tool call, or a line
+/// from luxe.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Cell {
     /// What the person sent.

@@ -17,7 +17,8 @@ pub(crate) enum Owner {
     Host,
 }
 
-/// The renumbering table.
+/// The ids the host gives io, and whose effect each stands for: every session numbers its own from
+/// 1, so the host renumbers them to keep them apart.
 #[derive(Debug, Default)]
 pub(crate) struct EffectTable {
     next: u64,

@@ -10,7 +10,8 @@
 //! - `modes`: modes and config options.
 //! - `effects_table`: effect ids across sessions.
 //! - [`site_dir`]: whether a session can run in the directory a client named.
-//! - [`checked`]: a driver that checks ACP's promises, for fuzzing and properties.
+//! - `checked`: a driver that checks ACP's promises, for fuzzing, properties and the
+//!   simulator (built for tests and with the `sim` feature only).
 
 #[cfg(any(test, feature = "sim"))]
 pub mod checked;

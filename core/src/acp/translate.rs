@@ -45,9 +45,11 @@ pub(crate) enum Step {
     TurnStarted,
     /// The running turn ended.
     TurnEnded {
-        /// Why.
+        /// Why, as `turn_ended` said; the prompt's `stopReason` is made from it (`interrupted` is
+        /// `cancelled`, `error` answers the prompt with an error).
         reason: TurnEndReason,
-        /// With `error`: the sentence.
+        /// With reason `error`: what failed, in words for a person (`turn_ended.error`); else
+        /// `None`.
         error: Option<String>,
     },
     /// A `compact` run ended.
@@ -142,7 +144,8 @@ pub(crate) enum Sorted {
     Other(Event),
 }
 
-/// Sorts `event`.
+/// Sorts `event`: a token or thinking delta goes straight to its chunk, every other event to
+/// [`Translator::steps`].
 pub(crate) fn sort(event: Event) -> Sorted {
     match event {
         Event::TokenDelta(delta) => Sorted::Chunk(ChunkKind::Agent, delta.delta),

@@ -63,7 +63,8 @@ fn join(dir: &str, name: &str) -> String {
 pub enum Resume {
     /// `-c`: this directory's most recently written session.
     Latest,
-    /// `--resume ID`.
+    /// `--resume ID`: the session stored as `ID.jsonl` in the sessions directory, whatever
+    /// directory it ran in.
     Id(String),
 }
 

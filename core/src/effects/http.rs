@@ -22,7 +22,7 @@ pub struct HttpRequest {
     pub url: String,
     /// Headers, in order (content type, authentication, versions).
     pub headers: Vec<(String, String)>,
-    /// The JSON body.
+    /// The JSON body, as bytes; empty for GET and DELETE.
     pub body: Vec<u8>,
 }
 

@@ -40,7 +40,8 @@ pub struct SettingsSource {
     pub path: String,
     /// The file's whole content, not yet parsed.
     pub text: String,
-    /// Whose it is.
+    /// Whose it is: the user's always counts, the project's loosens nothing unless the project is
+    /// trusted (see [`crate::settings::load`]).
     pub scope: Scope,
 }
 
@@ -48,7 +49,7 @@ pub struct SettingsSource {
 /// by io at start: its values are what the redaction gate cuts out.
 #[derive(Clone, PartialEq, Eq)]
 pub struct EnvFile {
-    /// Where it is.
+    /// Its path under cwd, as io's walk reached it; for messages.
     pub path: String,
     /// Its whole content.
     pub bytes: Vec<u8>,

@@ -71,9 +71,10 @@ pub enum Answer {
     },
     /// The commits a pull request of `head` onto `base` would hold.
     Commits {
-        /// The base branch.
+        /// The branch it would merge into, by its name on origin: the commits are those not on
+        /// `origin/<base>`.
         base: String,
-        /// The head branch.
+        /// The branch its changes come from, as the preview named it (else the current branch).
         head: String,
         /// Oldest first.
         commits: Vec<PreviewCommit>,
@@ -87,7 +88,8 @@ pub enum Answer {
     },
     /// A pull request's diff, for a review preview of the review `review_id`.
     ReviewDiff {
-        /// The open review.
+        /// The `review_id` the `preview_pull_request_review` named: the review whose findings are
+        /// drafted.
         review_id: String,
         /// The pull request.
         number: u64,
@@ -100,7 +102,8 @@ pub enum Answer {
     },
     /// A pull request review target's diff, read at its head.
     TargetDiff {
-        /// The review target.
+        /// The pull request target `load_guided_review` named; the review built from `patch` is
+        /// loaded as it.
         target: ReviewTarget,
         /// gh's unified diff.
         patch: String,

@@ -62,7 +62,8 @@ pub struct ServerEntry {
     pub disabled: bool,
     /// How to reach it.
     pub transport: Transport,
-    /// `"timeout"`, in milliseconds.
+    /// `"timeout"`, in milliseconds (at least 1): how long one request to the server may wait for
+    /// its answer; absent, the session's default.
     pub timeout_ms: Option<u64>,
 }
 

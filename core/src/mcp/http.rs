@@ -27,7 +27,7 @@ enum Listening {
     /// Not opened yet (before `initialize` is answered), or it ended: opened again with the
     /// next POST.
     Closed,
-    /// Open, or being opened.
+    /// The GET stream is open, or being opened, under this effect id.
     Open(EffectId),
     /// The server offers none (`405`) or refused it: never asked again in this session.
     Refused,
@@ -195,7 +195,8 @@ impl HttpLink {
         }
     }
 
-    /// A response's status.
+    /// Records the HTTP status of POST `id`'s response: a body after a status of 400 or more is
+    /// read as an error, not as messages.
     pub fn status(&mut self, id: EffectId, status: u16) {
         if let Some(post) = self.posts.get_mut(&id) {
             post.status = Some(status);

@@ -37,7 +37,7 @@ pub enum Message {
 /// A JSON-RPC error object.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RpcError {
-    /// The error code.
+    /// The JSON-RPC error code ([`METHOD_NOT_FOUND`] for a method the receiver does not have).
     pub code: i64,
     /// The server's message.
     pub message: String,

@@ -74,7 +74,7 @@ impl EffectIds for Counter {
 pub struct Io<'a> {
     /// Issues effect ids.
     pub ids: &'a mut dyn EffectIds,
-    /// The session's outputs.
+    /// The session's output queue: effects pushed here go to io in order.
     pub outputs: &'a mut VecDeque<Output>,
 }
 

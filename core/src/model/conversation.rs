@@ -9,7 +9,7 @@ use serde_json::Value;
 pub enum Role {
     /// The user, and the results of tools run for the model.
     User,
-    /// The model.
+    /// The model: its text, reasoning and tool calls.
     Assistant,
 }
 

@@ -6,7 +6,8 @@ use super::wire::{ModelEvent, StreamDecoder};
 
 /// What one provider does with the events of its stream.
 pub trait SseEvents: Default + std::fmt::Debug {
-    /// Handles one event.
+    /// Handles one SSE event, appending the [`ModelEvent`]s it completes to `out`; never called
+    /// once [`Self::is_done`].
     fn event(&mut self, event: SseEvent<'_>, out: &mut Vec<ModelEvent>);
     /// Whether `Finished` or `Error` was emitted.
     fn is_done(&self) -> bool;

@@ -34,7 +34,8 @@ pub struct ModelCall<'a> {
     pub system: &'a str,
     /// The conversation so far; the last message is the user's (or tool results).
     pub messages: &'a [Message],
-    /// The tools offered.
+    /// The tools the model may call: the mode's (`plan` offers only those that change nothing), a
+    /// review turn's review tools, and the MCP servers' tools.
     pub tools: &'a [ToolSpec],
     /// The most tokens the response may have.
     pub max_tokens: u32,
@@ -65,7 +66,8 @@ pub enum StopReason {
     EndTurn,
     /// It wants tool results.
     ToolUse,
-    /// It hit `max_tokens`.
+    /// It hit the `max_tokens` limit (Anthropic `max_tokens`, OpenAI `length`): the answer is cut
+    /// short.
     MaxTokens,
     /// It declined (Anthropic `refusal`, OpenAI `content_filter`).
     Refusal,
@@ -79,28 +81,28 @@ pub enum StopReason {
 pub enum ModelEvent {
     /// Text for a text block.
     TextDelta {
-        /// Block index.
+        /// The content block it belongs to, numbered from 0 in the order blocks first appear.
         block: u32,
-        /// The new text.
+        /// The next piece of the block's text; joined, the pieces are the whole.
         text: String,
     },
     /// Reasoning text for a thinking block.
     ThinkingDelta {
-        /// Block index.
+        /// The content block it belongs to, numbered from 0 in the order blocks first appear.
         block: u32,
-        /// The new text.
+        /// The next piece of the block's reasoning; joined, the pieces are the whole.
         text: String,
     },
     /// The signature of a thinking block (Anthropic), to replay with it.
     ThinkingSignature {
-        /// Block index.
+        /// The content block it belongs to, numbered from 0 in the order blocks first appear.
         block: u32,
         /// A piece of the block's opaque signature; the pieces are joined and replayed unchanged.
         signature: String,
     },
     /// A tool call begins.
     ToolCallStarted {
-        /// Block index.
+        /// The content block it belongs to, numbered from 0 in the order blocks first appear.
         block: u32,
         /// The provider's call id.
         id: String,
@@ -109,7 +111,7 @@ pub enum ModelEvent {
     },
     /// More of a tool call's arguments, as a fragment of JSON text.
     ToolCallInputDelta {
-        /// Block index.
+        /// The content block it belongs to, numbered from 0 in the order blocks first appear.
         block: u32,
         /// The next piece of the arguments' JSON text; joined, the pieces are the whole.
         json: String,
@@ -122,7 +124,7 @@ pub enum ModelEvent {
     Error {
         /// The provider's error type, e.g. `overloaded_error`, when it gave one.
         kind: Option<String>,
-        /// The provider's message.
+        /// What went wrong, in the provider's words (or luxe's, when the stream was cut short).
         message: String,
     },
 }

@@ -56,7 +56,7 @@ fn matches(p: &[char], t: &[char], mode: GlobMode) -> bool {
 /// One position of a pattern or template, for [`intersects`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Atom {
-    /// This character.
+    /// Exactly this character (one after a `\` in the pattern is taken literally).
     Lit(char),
     /// Any one character (`/` only when `slash`).
     One {

@@ -35,7 +35,7 @@ pub enum Target {
         /// Whether the resolved path lies inside cwd.
         inside_cwd: bool,
     },
-    /// A shell command.
+    /// A `bash` call's command line, as the model wrote it; it is parsed to decide.
     Command(String),
     /// Nothing on disk (asking the user, updating the plan).
     Nothing,
@@ -44,7 +44,7 @@ pub enum Target {
 /// The outcome for one call.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Decision {
-    /// Run it.
+    /// Run it without asking.
     Allow,
     /// Ask the client; `always` would add this rule for the session.
     Ask {

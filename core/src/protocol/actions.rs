@@ -60,7 +60,8 @@ frame_enum! {
         OpenPullRequest(OpenPullRequest) = "open_pull_request",
         /// Draft a stack of pull requests, one per branch.
         PreviewStack(PreviewStack) = "preview_stack",
-        /// Open the previewed stack.
+        /// Push the previewed stack's branches and open a pull request for each, bottom first;
+        /// confirms the `preview_stack` of the same `request_id`.
         OpenStack(OpenStack) = "open_stack",
         /// Draft a pull request review from the open review's findings.
         PreviewPullRequestReview(PreviewPullRequestReview) = "preview_pull_request_review",

@@ -137,7 +137,8 @@ pub enum FindingStatus {
 pub struct ThreadEntry {
     /// Who wrote it.
     pub author: Author,
-    /// What it is.
+    /// What kind of entry: the finding's first comment, a reply, a fix request, the agent's answer
+    /// or report, or a note from luxe.
     pub kind: EntryKind,
     /// What the entry says, as its author wrote it.
     pub body: String,

@@ -96,7 +96,7 @@ pub struct EditPullRequest {
     pub repository: Option<String>,
     /// The pull request's number in the repository.
     pub number: u64,
-    /// A new title.
+    /// The new title; absent leaves the title as it is.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
     /// A new description.
@@ -131,9 +131,9 @@ pub struct MergePullRequest {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum MergeMethod {
-    /// A merge commit.
+    /// Keep its commits and add a merge commit (`gh pr merge --merge`).
     Merge,
-    /// One squashed commit.
+    /// Squash its commits into one commit on the base (`gh pr merge --squash`).
     Squash,
     /// The commits rebased onto the base.
     Rebase,
@@ -231,7 +231,8 @@ pub struct PullRequestSummary {
     pub head: String,
     /// The branch it merges into.
     pub base: String,
-    /// The author's login.
+    /// The GitHub login of whoever opened it; `null` when GitHub gives none (as for a deleted
+    /// account).
     pub author: Option<String>,
     /// When it last changed (ISO 8601, as GitHub says).
     pub updated_at: Option<String>,
@@ -302,7 +303,8 @@ pub struct ReviewThread {
 pub struct ThreadComment {
     /// The comment's GraphQL node id.
     pub id: String,
-    /// Its author's login.
+    /// The GitHub login of whoever wrote it; `null` when GitHub gives none (as for a deleted
+    /// account).
     pub author: Option<String>,
     /// The comment's text (Markdown).
     pub body: String,
@@ -368,9 +370,11 @@ pub struct PullRequestPreview {
     /// The `request_id` of the `preview_pull_request` this answers; `open_pull_request`
     /// confirms with it.
     pub request_id: String,
-    /// The drafted title.
+    /// The drafted title: the only commit's subject, else the head branch's name;
+    /// `open_pull_request`'s `title` replaces it.
     pub title: String,
-    /// The drafted description.
+    /// The drafted description: the commits and, when a review is open, its chapters;
+    /// `open_pull_request`'s `description` replaces it.
     pub description: String,
     /// The branch it would merge into: as asked, else the repository's default branch.
     pub base: String,
@@ -432,7 +436,7 @@ pub enum Verdict {
     /// Ask for changes (GitHub's `REQUEST_CHANGES` review); suggested
     /// when a posted finding is an `issue`.
     RequestChanges,
-    /// Comment only.
+    /// Neither approve nor ask for changes (GitHub's `COMMENT` review).
     Comment,
 }
 
@@ -459,7 +463,8 @@ pub struct PullRequestReviewPreview {
 pub struct ReviewComment {
     /// The file's path in the repository.
     pub path: String,
-    /// The (last) line.
+    /// The line it is on, numbered in `side`'s version of the file; for a multi-line comment the
+    /// last (`start_line` is the first).
     pub line: u64,
     /// `LEFT` (old) or `RIGHT` (new).
     pub side: String,

@@ -69,7 +69,8 @@ pub struct Hunk {
     /// The function-context text git prints after the second `@@` (empty when none); for a
     /// hunk without lines, what changed (`binary file`, `mode 100644 → 100755`, …).
     pub header: String,
-    /// The lines, in order.
+    /// Its context, added and deleted lines, in the patch's order; none for a hunk that only notes
+    /// a change (`header` says what).
     #[schemars(with = "Vec<HunkLine<'static>>")]
     pub lines: HunkLines,
 }
@@ -311,7 +312,9 @@ pub enum LineKind {
 pub struct Chapter {
     /// `chapter:` and a hash of its hunk ids.
     pub id: String,
-    /// A short title.
+    /// A short title luxe makes from the files' paths, without a model (`Documentation`, or a
+    /// directory and its files); a default commit message and a stacked pull request's title
+    /// start from it.
     pub title: String,
     /// One line saying what changed.
     pub summary: String,

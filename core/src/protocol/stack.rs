@@ -46,11 +46,12 @@ pub struct StackPreview {
 /// One drafted pull request of a stack.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct StackDraft {
-    /// Its head branch.
+    /// Its head: the local branch, pushed to origin under the same name when the stack opens.
     pub branch: String,
     /// Its base: the branch below, or the default branch for the bottom one.
     pub base: String,
-    /// The drafted title.
+    /// The drafted title: the chapter's title, else the single commit's subject, else the branch
+    /// name; `open_stack`'s `titles` can replace it.
     pub title: String,
     /// The drafted description, listing the whole stack.
     pub description: String,
@@ -59,7 +60,7 @@ pub struct StackDraft {
 /// A branch of a stack waiting for its pull request.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct StackPending {
-    /// Its head branch.
+    /// Its head: the local branch still without a pull request.
     pub branch: String,
     /// The branch its pull request will be opened on: the branch below, or the default
     /// branch for the bottom one.
@@ -69,7 +70,7 @@ pub struct StackPending {
 /// An open pull request of a stack.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct StackPullRequest {
-    /// Its head branch.
+    /// Its head: the local branch, pushed to origin under the same name.
     pub branch: String,
     /// The pull request's base: the branch below, or the default branch for the bottom one.
     pub base: String,
@@ -149,7 +150,7 @@ pub struct RestackPlan {
 pub struct RestackMove {
     /// The local branch that moves: the head of the open pull request `pull_request`.
     pub branch: String,
-    /// Its open pull request.
+    /// The number of its open pull request on GitHub (`#N`).
     pub pull_request: u64,
     /// Where it is now.
     pub old_head: OldHead,
@@ -190,12 +191,12 @@ pub struct Restacked {
     pub retarget_failed: Vec<RetargetFailed>,
 }
 
-/// One moved branch.
+/// A branch the restack rebuilt and pushed.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct RestackedBranch {
     /// The moved branch, by its name here and on origin.
     pub branch: String,
-    /// Its head before.
+    /// The local branch's commit before the restack, which `backup_ref` keeps reachable.
     pub old_head: String,
     /// Its head now (pushed).
     pub new_head: String,

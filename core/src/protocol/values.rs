@@ -21,11 +21,12 @@ pub enum Thinking {
     /// No extended reasoning.
     #[default]
     Off,
-    /// A little.
+    /// The smallest budget: 2,048 reasoning tokens with Anthropic, `low` effort with OpenAI.
     Low,
     /// A moderate budget: more than low, less than high.
     Medium,
-    /// The most.
+    /// The largest budget: 24,576 reasoning tokens with Anthropic (kept below `max_tokens`), `high`
+    /// effort with OpenAI.
     High,
 }
 

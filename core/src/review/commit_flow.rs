@@ -52,7 +52,7 @@ enum Step {
     ApplyPatch,
     /// `git write-tree` of the temporary index.
     WriteTree,
-    /// `git commit-tree`.
+    /// `git commit-tree` of the written tree: the chapter's id and its commit message.
     CommitTree(String, String),
     /// `git update-ref HEAD`.
     MoveHead,
@@ -182,7 +182,7 @@ impl CommitFlow {
         })
     }
 
-    /// The request this answers.
+    /// The `request_id` of the `commit_review_chapters` this flow answers.
     pub fn request_id(&self) -> &str {
         &self.request_id
     }

@@ -20,9 +20,9 @@ const KPDIS_RUN: usize = 4;
 /// Both sides after preparation, with the buffers kept from one file to the next.
 #[derive(Default)]
 pub struct Prepared {
-    /// The old side.
+    /// The old file's side: the lines kept for Myers, and every line's mark.
     pub old: Kept,
-    /// The new side.
+    /// The new file's side, as for `old`.
     pub new: Kept,
     in_old: Vec<u32>,
     in_new: Vec<u32>,

@@ -15,7 +15,7 @@ use crate::protocol::review::{Hunk, HunkLine, Review};
 /// What the agent is asked to do on a finding once a save that sent it is on disk.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum AgentTask {
-    /// Answer on the thread.
+    /// Answer the comment or reply on the finding's thread (an `answer` entry).
     Answer,
     /// Change the code, then `report`.
     Fix,
@@ -32,7 +32,8 @@ pub struct Stored {
     /// Per finding id, the first and last index of its anchored lines in the hunk's lines.
     #[serde(default)]
     pub positions: BTreeMap<String, (u32, u32)>,
-    /// The next finding number.
+    /// The number the next new finding's id takes (`finding_<n>`), from 1; it only grows, so ids
+    /// are never reused.
     pub next_finding: u64,
 }
 
@@ -70,7 +71,7 @@ impl Stored {
         Ok(stored)
     }
 
-    /// The file's bytes.
+    /// The session file's content: this, as pretty-printed JSON.
     pub fn to_bytes(&self) -> Vec<u8> {
         // Plain data of strings and numbers: serialization cannot fail.
         #[allow(clippy::expect_used)]

@@ -19,7 +19,7 @@ pub struct Place<'a> {
     pub path: &'a str,
     /// Which side's numbering the lines use.
     pub side: Side,
-    /// The (first) line.
+    /// The line, or the first of a range (see `end_line`), numbered on `side`.
     pub line: u32,
     /// The last line of a range, both ends included; `None` for one line.
     pub end_line: Option<u32>,

@@ -1,5 +1,5 @@
 //! A change as unified diff text, the form tool frames carry (`tool_finished.diff`,
-//! `permission_requested.diff`) and `git apply` reads: git's hunks ([`Differ`]) under
+//! `permission_requested.diff`) and `git apply` reads: git's hunks (`Differ`) under
 //! `--- a/path` and `+++ b/path`, and that text applied back to either side ([`apply`]), which
 //! is how ACP's editors get a write's old text from a prompt's diff.
 //!

@@ -225,7 +225,8 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Github<At> {
         Then::ProbeEnded(self.take_waiting())
     }
 
-    /// Starts a client's request.
+    /// Starts a client's GitHub request: runs its first command, or answers it at once when it
+    /// needs none.
     fn start_request(
         &mut self,
         outbox: &mut Outbox,

@@ -66,7 +66,7 @@ pub(super) struct ModelStep {
 /// What a step's request carried, for what its answer reports.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Sent {
-    /// The HTTP exchange.
+    /// The effect id of the request's HTTP exchange, which its response's inputs carry.
     pub http: EffectId,
     /// Which attempt at this step it is, from 1.
     pub attempt: u32,

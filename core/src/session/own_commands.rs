@@ -13,7 +13,7 @@ const OUTPUT_MAX: usize = 64 * 1024 * 1024;
 /// A command's end.
 #[derive(Debug)]
 pub(super) struct Finished<P> {
-    /// What it was for.
+    /// The purpose its starter gave it, handed back so the starter knows which command ended.
     pub(super) purpose: P,
     /// `Ok(Some(code))` on exit, `Ok(None)` when killed, `Err` when it could not start.
     pub(super) status: Result<Option<i32>, String>,
@@ -25,7 +25,7 @@ pub(super) struct Finished<P> {
     pub(super) timed_out: bool,
 }
 
-/// A running command.
+/// A command started and not yet ended: what it is for, its output so far, its deadline.
 #[derive(Debug)]
 struct Running<P, At> {
     purpose: P,

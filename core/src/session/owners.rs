@@ -21,7 +21,8 @@ pub(super) enum Owner {
     Commit,
     /// The workspace probe and the GitHub requests.
     Github,
-    /// The stack flows.
+    /// The stack flows' git and gh commands and files (`preview_stack`, `open_stack`,
+    /// `plan_restack`, `restack`).
     Stacks,
     /// Questions to a local model server about its model.
     ServerProbe,

@@ -67,7 +67,8 @@ pub(super) struct Stacks<At = Instant> {
     openings: BTreeMap<String, OpenFlow>,
     /// Request ids whose stack is open.
     opened: BTreeSet<String>,
-    /// The newest plan.
+    /// The newest plan and where it stands (ready, being pushed, spent): the only one `restack` can
+    /// confirm; a newer `plan_restack` replaces it.
     plan: Option<PlanSlot>,
     /// Every plan id handed out, to tell a replaced plan from an unknown one.
     issued: BTreeSet<String>,
@@ -467,7 +468,7 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Stacks<At> {
     }
 }
 
-/// A flow's answer.
+/// A stack flow's answer, by flow: a preview, an opening, a plan, a restack.
 #[derive(Debug)]
 enum Answer {
     Preview(Result<Vec<crate::protocol::stack::StackDraft>, String>),

@@ -27,7 +27,7 @@ pub(super) enum Advance<F: Flow> {
     Spawn(u64, Cmd),
     /// Write this file for the flow with this id.
     Write(u64, FileWrite),
-    /// The flow is done.
+    /// The flow is done: the flow itself, and its answer.
     Done(F, F::Output),
 }
 
@@ -37,7 +37,7 @@ pub(super) enum Advance<F: Flow> {
 /// machine that runs flows.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Shell<'a> {
-    /// The checkout.
+    /// The session's working directory, where a command runs unless it names another.
     pub(super) cwd: &'a str,
     /// The programs' timeouts (and the poll interval of the workspace).
     pub(super) timings: &'a Timings,
@@ -83,7 +83,7 @@ impl<F, At> StepRunner<F, At> {
 }
 
 impl<F: Flow, At: Copy + Ord> StepRunner<F, At> {
-    /// Starts `flow`.
+    /// Starts `flow` under a new id: its first command or file to write, or its answer at once.
     pub(super) fn start(&mut self, mut flow: F) -> Advance<F> {
         self.last += 1;
         let next = flow.start();

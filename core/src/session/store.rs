@@ -68,7 +68,7 @@ pub(super) struct Restoring {
     pub shown: SessionRestored,
     /// The model's view of the conversation (compacted, or every message).
     pub view: Vec<Message>,
-    /// Turns that ended.
+    /// How many turns ended in the file; the resumed session's next turn is `turn_<turns + 1>`.
     pub turns: u64,
     /// The cost so far; `None` when a turn's prices were unknown, as it was.
     pub cost_usd: Option<f64>,

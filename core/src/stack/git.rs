@@ -101,7 +101,8 @@ pub fn status_in(path: &str) -> Vec<String> {
     owned(&["-C", path, "status", "--porcelain", "--untracked-files=no"])
 }
 
-/// git's version.
+/// `git version`: whether git has `git replay` (2.44 and later); older git restacks by
+/// cherry-picking in a private worktree.
 pub fn version() -> Vec<String> {
     owned(&["version"])
 }

@@ -19,7 +19,7 @@ pub type Opened = Result<Vec<StackPullRequest>, OpenFailure>;
 /// Why an open stopped, with the reason in words.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OpenFailure {
-    /// Why.
+    /// What went wrong, in words: `stack_open_failed.reason`.
     pub reason: String,
 }
 

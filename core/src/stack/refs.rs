@@ -9,7 +9,7 @@ pub const REF_FORMAT: &str = "--format=%(refname)%00%(objectname)";
 /// or `refs/heads/B` as `git ls-remote` prints them), by short name.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Refs {
-    /// Local branches.
+    /// Each local branch's commit, by short name (`refs/heads/` left off).
     pub local: BTreeMap<String, String>,
     /// origin's branches.
     pub remote: BTreeMap<String, String>,

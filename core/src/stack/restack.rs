@@ -28,7 +28,7 @@ pub struct Pushed {
 /// A restack that did not push.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Stopped {
-    /// Why.
+    /// What went wrong, in words: `restack_failed.reason`.
     pub reason: String,
     /// Whether the push was started (then the plan is spent, and GitHub needs a look).
     pub push_started: bool,

@@ -18,14 +18,15 @@ pub struct PullRef {
     pub number: u64,
     /// `OPEN`, `CLOSED` or `MERGED`.
     pub state: String,
-    /// Its head branch.
+    /// The branch its changes come from (`headRefName`), by short name; a fork's when
+    /// `is_cross_repository`.
     pub head_ref_name: String,
-    /// Its base branch.
+    /// The branch it merges into (`baseRefName`), by its short name on origin (`main`).
     pub base_ref_name: String,
     /// Its head commit on GitHub.
     #[serde(default)]
     pub head_ref_oid: Option<String>,
-    /// Its page.
+    /// Its page on GitHub; `None` when gh printed none.
     #[serde(default)]
     pub url: Option<String>,
     /// Whether its head is in a fork: then the branch of that name here is not its head.
@@ -49,7 +50,7 @@ pub fn parse_pulls(stdout: &str) -> Result<Vec<PullRef>, String> {
 pub struct Facts {
     /// The repository's default branch.
     pub default_branch: String,
-    /// Local branches.
+    /// Each local branch's commit, by short name (`refs/heads/` left off).
     pub local: BTreeMap<String, String>,
     /// origin's branches (fetched just before).
     pub remote: BTreeMap<String, String>,

@@ -19,9 +19,10 @@ pub const FORMAT_VERSION: u32 = 2;
 pub enum Record {
     /// Always first.
     Session {
-        /// The format version.
+        /// The format version the file was written in ([`FORMAT_VERSION`] when this luxe wrote it);
+        /// a file from a newer one is refused.
         version: u32,
-        /// The session's id.
+        /// The session's id, which also names its file (`<id>.jsonl`).
         id: String,
         /// The directory it ran in.
         cwd: String,
@@ -44,7 +45,7 @@ pub enum Record {
     },
     /// The model, mode and thinking level in force from here on.
     Settings {
-        /// `provider/model`.
+        /// `provider/model` (`anthropic/claude-sonnet-4-5`); `None` when the session had no model.
         model: Option<String>,
         /// `build` or `plan`.
         mode: Mode,
@@ -98,7 +99,7 @@ pub fn ends_mid_line(file: &[u8]) -> bool {
 /// A session rebuilt from its file.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Restored {
-    /// The session's id.
+    /// The session's id, from the file's header record.
     pub id: String,
     /// The directory it ran in.
     pub cwd: String,
@@ -108,7 +109,7 @@ pub struct Restored {
     pub view: Option<Vec<Message>>,
     /// The last settings recorded.
     pub settings: Option<(Option<String>, Mode, Thinking)>,
-    /// Turns that ended.
+    /// How many turns ended: the file's `turn_ended` records.
     pub turns: u32,
     /// What they cost, counting only the turns whose prices were known.
     pub cost_usd: f64,

@@ -40,7 +40,7 @@ pub(crate) enum Overlay {
 pub(crate) enum Purpose {
     /// A new finding at `anchor` (`place` in words).
     Comment {
-        /// Where.
+        /// Where the finding goes: its lines, hunk or file, as the protocol anchors it.
         anchor: Anchor,
         /// Where, for a person.
         place: String,
@@ -56,7 +56,7 @@ pub(crate) enum Purpose {
 /// Text being written for a finding.
 #[derive(Debug, Clone)]
 pub(crate) struct Writing {
-    /// What it is for.
+    /// What the text will become: a new finding, a reply, a fix request, or a finding's edit.
     pub purpose: Purpose,
     /// The text as being typed, with its cursor.
     pub text: Composer,
@@ -82,7 +82,7 @@ pub(crate) struct Post {
     pub request_id: String,
     /// What will be posted.
     pub preview: PullRequestReviewPreview,
-    /// The verdict picked.
+    /// The verdict picked; at first the preview's `suggested_verdict`.
     pub verdict: Verdict,
     /// The review's own text.
     pub body: Composer,

@@ -61,7 +61,8 @@ pub(crate) enum Spot {
 pub(crate) struct Index {
     files: BTreeMap<String, usize>,
     hunks: BTreeMap<String, usize>,
-    /// Each hunk's file.
+    /// Each hunk's file as a position in `review.files`, in `review.hunks` order (`usize::MAX` when
+    /// its `file_id` names no file).
     hunk_file: Vec<usize>,
     /// Each hunk's chapter (a review puts every hunk in one).
     hunk_chapter: Vec<Option<usize>>,

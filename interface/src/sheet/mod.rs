@@ -71,9 +71,9 @@ pub(crate) enum Asked {
 /// A line under a sheet: what happened last, or why a key did nothing.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Status {
-    /// Waiting for the session.
+    /// Sent, waiting for the session's answer; the text says what is under way.
     Waiting(String),
-    /// It worked.
+    /// It worked; the text says what was done.
     Done(String),
     /// It did not, and why (what to do next when there is something).
     Failed(String),
@@ -199,7 +199,7 @@ pub(crate) fn folded(text: &str, width: usize, indent: usize, style: Style) -> V
         .collect()
 }
 
-/// A heading row.
+/// `text` as a bold heading row, cut to `width` columns.
 pub(crate) fn heading(text: &str, width: usize) -> Line<'static> {
     Line::styled(
         cut(&visible(text), width),

@@ -76,7 +76,8 @@ pub struct Part {
 pub struct Found {
     /// Every layer of every command.
     pub parts: Vec<Part>,
-    /// Every word.
+    /// Every word anywhere in the text and in the texts nested in it, not only the commands': what
+    /// the `.env` check and rules that name paths look at.
     pub words: Vec<Word>,
     /// A word names a `.env` file.
     pub env_file: bool,

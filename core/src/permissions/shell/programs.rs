@@ -25,7 +25,7 @@ pub enum Layer {
     },
     /// It runs shell code written out as text (`bash -c '…'`, `eval`, a here-doc fed to `sh`).
     Shell {
-        /// The code.
+        /// The shell code it runs, parsed and checked as a command line of its own.
         text: String,
         /// Globs there may match dotfiles (`bash -O dotglob`).
         dotglob: bool,
@@ -39,7 +39,8 @@ pub enum Layer {
 pub enum Embedded {
     /// A program and its arguments (`find -exec rm {} +`).
     Argv {
-        /// The command.
+        /// The program it runs and that program's arguments (`rm {}`), checked as a command of its
+        /// own.
         words: Vec<Word>,
         /// More arguments arrive at run time.
         more_args: bool,

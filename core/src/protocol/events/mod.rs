@@ -93,7 +93,7 @@ frame_enum! {
         QuestionResolved(QuestionResolved) = "question_resolved",
         /// The agent's plan, whole.
         PlanUpdated(PlanUpdated) = "plan_updated",
-        /// Files a tool changed.
+        /// A `write` or `edit` changed files; sent after its `tool_finished`.
         FilesChanged(FilesChanged) = "files_changed",
         /// A model request failed in a way worth retrying; the next attempt follows the delay.
         ModelRetrying(ModelRetrying) = "model_retrying",
@@ -123,7 +123,7 @@ frame_enum! {
         ReviewSessionSaved(ReviewSessionSaved) = "review_session_saved",
         /// An `edit_review` was not saved.
         ReviewSessionSaveFailed(RequestFailed) = "review_session_save_failed",
-        /// The chapters were committed.
+        /// The chapters were committed, one commit each, answering `commit_review_chapters`.
         ReviewChaptersCommitted(ReviewChaptersCommitted) = "review_chapters_committed",
         /// The chapters could not be committed.
         ReviewChaptersCommitFailed(RequestFailed) = "review_chapters_commit_failed",
@@ -175,7 +175,7 @@ frame_enum! {
         PullRequestMergeFailed(RequestFailed) = "pull_request_merge_failed",
         /// A restack plan, or why there is none.
         RestackPlanned(Box<RestackPlanned>) = "restack_planned",
-        /// A restack was pushed.
+        /// A `restack` was pushed; pull requests that could not follow are in `retarget_failed`.
         Restacked(Restacked) = "restacked",
         /// A restack did not happen, or its push did not finish.
         RestackFailed(RestackFailed) = "restack_failed",

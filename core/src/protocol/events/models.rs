@@ -10,7 +10,8 @@ pub struct ModelInfo {
     pub id: String,
     /// `anthropic` or `openai`.
     pub provider: String,
-    /// A display name.
+    /// A name for people (`Claude Sonnet 4.5`); for a model outside the catalogue, its id without
+    /// `provider/`.
     pub name: String,
     /// Tokens of context; `null` for a model outside the catalogue.
     pub context_window: Option<u32>,

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 /// One step of a plan.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct PlanEntry {
-    /// The step.
+    /// The step's text, as the model wrote it in `update_plan`.
     pub content: String,
     /// `pending`, `in_progress` or `done`.
     pub status: PlanStatus,

@@ -9,13 +9,14 @@ use crate::protocol::values::{PermissionReply, QuestionReply};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum ResolvedBy {
-    /// The client's reply.
+    /// The client's `respond_permission` or `answer_question`.
     Client,
     /// A rule, without asking.
     Rule,
     /// Auto-approve (`--auto-approve` or `set_permission_auto_approve`), as `once`.
     AutoApprove,
-    /// The turn was interrupted.
+    /// The turn was interrupted (`interrupt_turn` or `close`) while it waited: a permission is
+    /// `reject`ed, a question `dismissed`.
     Interrupt,
 }
 
@@ -48,7 +49,8 @@ pub struct PermissionRequested {
 pub struct PermissionResolved {
     /// The `id` of the `permission_requested` it settles.
     pub id: String,
-    /// The decision.
+    /// What was decided: the client's reply, `once` for auto-approve, `reject` when the turn was
+    /// interrupted.
     pub reply: PermissionReply,
     /// Who made it.
     pub by: ResolvedBy,
@@ -73,7 +75,7 @@ pub struct QuestionAsked {
     pub call_id: String,
     /// The question's text, as the model wrote it.
     pub question: String,
-    /// The choices.
+    /// The choices the model offered, in its order; an `answered` reply names them by `label`.
     pub options: Vec<QuestionOption>,
     /// Whether several may be chosen.
     pub multiple: bool,
@@ -84,7 +86,8 @@ pub struct QuestionAsked {
 pub struct QuestionResolved {
     /// The `id` of the `question_asked` it settles.
     pub id: String,
-    /// The answer.
+    /// The labels chosen, the user's own words, or `dismissed` (also when the turn was
+    /// interrupted).
     pub reply: QuestionReply,
     /// Who gave it.
     pub by: ResolvedBy,

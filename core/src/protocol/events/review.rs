@@ -41,7 +41,7 @@ pub struct ReviewSessionSaved {
     /// The request whose change this is; absent for progress of an agent turn.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub request_id: Option<String>,
-    /// The session as saved.
+    /// The whole review session after the change, as now on disk.
     pub session: ReviewSession,
 }
 

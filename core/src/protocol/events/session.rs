@@ -11,7 +11,8 @@ use crate::protocol::values::{Mode, PermissionMode, Thinking};
 pub struct Ready {
     /// 2. Refuse a number you do not know.
     pub protocol_version: u32,
-    /// This build's version.
+    /// The luxe binary's package version (`0.1.0`); what a client can speak is told by
+    /// `protocol_version`, not this.
     pub luxe_version: String,
     /// The session's id (the one id that is not derived from content or counters).
     pub session_id: String,
@@ -75,7 +76,9 @@ pub struct StateChanged {
     pub mode: Mode,
     /// Reasoning effort.
     pub thinking: Thinking,
-    /// The effective permission mode.
+    /// The permission mode in force. At start: read-only (from a flag or a settings file) wins,
+    /// then `--yolo` (`bypass`), `--permission-mode`, the settings' `permissions.mode`, else
+    /// `default`.
     pub permission_mode: PermissionMode,
     /// Whether prompts are approved without asking the client.
     pub auto_approve: bool,

@@ -37,9 +37,9 @@ pub struct RestoredMessage {
 pub struct RestoredToolCall {
     /// The provider's call id.
     pub id: String,
-    /// The tool.
+    /// The tool's name as offered to the model (`read`, `mcp__<server>__<tool>`, …).
     pub name: String,
-    /// Its arguments.
+    /// The arguments the model gave, as JSON.
     pub input: serde_json::Value,
 }
 
@@ -72,7 +72,7 @@ pub struct SessionSummary {
     pub title: String,
     /// When it was last written, seconds since the Unix epoch.
     pub updated: u64,
-    /// Turns it ran.
+    /// How many of its turns ended; a turn a crash cut off is not counted.
     pub turns: u32,
     /// What they cost.
     pub cost_usd: f64,

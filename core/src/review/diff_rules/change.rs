@@ -53,7 +53,7 @@ pub struct Change<Id> {
     pub source: Option<Source>,
     /// The old side; `None` when there is none (or it is a submodule).
     pub old: Option<Side<Id>>,
-    /// The new side.
+    /// The new side; `None` when there is none (a deletion), or it is a submodule.
     pub new: Option<Side<Id>>,
 }
 

@@ -36,21 +36,21 @@ pub enum ReadFailure {
     Head(String),
     /// A commit could not be read.
     Commit {
-        /// Its id.
+        /// Its object id, in full hex.
         commit: String,
         /// Why not.
         reason: String,
     },
     /// A tree could not be read.
     Tree {
-        /// Its id.
+        /// Its object id, in full hex.
         tree: String,
         /// Why not.
         reason: String,
     },
     /// A blob (one side of a changed file) could not be read.
     Blob {
-        /// Its id.
+        /// Its object id, in full hex.
         blob: String,
         /// Why not.
         reason: String,

@@ -47,7 +47,7 @@ pub trait Revisions<Id> {
     fn resolve(&mut self, spec: &str) -> Result<Named<Id>, String>;
     /// The best common ancestor of two commits, `None` when they have none.
     fn merge_base(&mut self, one: &Id, two: &Id) -> Result<Option<Id>, String>;
-    /// A commit's tree.
+    /// The id of the tree `commit` records.
     fn tree_of(&mut self, commit: &Id) -> Result<Id, String>;
 }
 
@@ -56,11 +56,13 @@ pub trait Revisions<Id> {
 pub struct Sides<Id> {
     /// The old side's commit.
     pub base_commit: Option<Id>,
-    /// The old side's tree.
+    /// The tree the diff starts from: the merge-base's for `branch`, else `from`'s (its commit's
+    /// tree, or `from` itself when it names a tree).
     pub old_tree: Id,
     /// The new side's commit.
     pub head_commit: Option<Id>,
-    /// The new side's tree.
+    /// The tree the diff ends at: HEAD's for `branch`, else `to`'s (its commit's tree, or `to`
+    /// itself when it names a tree).
     pub new_tree: Id,
 }
 

@@ -76,7 +76,7 @@ pub enum StatusItem<Id> {
 pub struct IndexEntry<Id> {
     /// Its mode as a tree entry's bits; `None` when it cannot be one.
     pub tree_mode: Option<u32>,
-    /// Its blob.
+    /// The object id of its staged content: the blob the index records.
     pub id: Id,
     /// Added with `git add -N`.
     pub intent_to_add: bool,

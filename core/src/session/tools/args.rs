@@ -21,7 +21,7 @@ pub enum ToolArgs {
     Write {
         /// The file, relative to the working directory or absolute.
         path: String,
-        /// Its new content.
+        /// The file's whole new content: it replaces whatever is there.
         content: String,
     },
     /// `edit`: replace exact text in a file.
@@ -37,7 +37,8 @@ pub enum ToolArgs {
     },
     /// `bash`: a shell command, run with bash in the working directory.
     Bash {
-        /// The command line.
+        /// The command line, as the model wrote it; it is parsed for the permission decision before
+        /// it runs.
         command: String,
         /// The timeout in milliseconds, when the model set one; else the configured `bash_timeout`.
         timeout_ms: Option<u64>,
@@ -64,7 +65,7 @@ pub enum ToolArgs {
     AskUser {
         /// The question's text, as the model wrote it.
         question: String,
-        /// The choices.
+        /// The choices to offer the user, in the model's order.
         options: Vec<QuestionOption>,
         /// Whether several may be chosen.
         multiple: bool,

@@ -36,7 +36,7 @@ pub mod about {
 pub struct AddFinding {
     /// The file, as the model named it.
     pub path: String,
-    /// The (first) line.
+    /// The line, or the first of a range, numbered on `side` as the review shows it (from 1).
     pub line: u32,
     /// Which side's numbering the lines use.
     pub side: Side,
@@ -44,14 +44,14 @@ pub struct AddFinding {
     pub end_line: Option<u32>,
     /// How much it matters.
     pub severity: Severity,
-    /// The finding.
+    /// The finding's text for the reviewer, as the model wrote it.
     pub body: String,
 }
 
 /// `report`'s arguments.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Report {
-    /// The comment reported on.
+    /// The id of the comment whose fix this turn reports on, as the prompt gave it.
     pub comment_id: String,
     /// Fixed or not.
     pub status: ReportStatus,
@@ -188,7 +188,8 @@ impl<'a> Fields<'a> {
             .ok_or_else(|| self.needs(name, about))
     }
 
-    /// One of `names`.
+    /// The value in `names` that argument `name` names; `None` when it is absent, an error listing
+    /// the choices when it names none of them.
     fn optional_choice<T: Copy>(
         &self,
         name: &str,
