@@ -5,8 +5,8 @@
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use luxe_core::effects::{ChangedFile, DiffSource};
-use luxe_core::protocol::review::{FileStatus, ReviewTarget};
-use luxe_core::review::build::build;
+use luxe_core::guided_review::build::build;
+use luxe_core::protocol::guided_review::{FileStatus, ReviewTarget};
 use std::hint::black_box;
 
 const FILES: usize = 2_000;

@@ -1,7 +1,7 @@
 //! The two vocabularies between core and io: [`Input`] names what happened, [`Output`] is an
 //! instruction. Every effect output carries an [`EffectId`] that its results echo back.
 
-use crate::protocol::review::ReviewTarget;
+use crate::protocol::guided_review::ReviewTarget;
 pub use diff_source::{ChangedFile, DiffSource};
 pub use frame::Frame;
 pub use http::{HttpMethod, HttpRequest};

@@ -34,6 +34,7 @@ pub mod git;
 pub mod github;
 // The checked drivers of the simulator, the properties and the fuzz targets: built for tests
 // and for the crates that drive core (feature `sim`), never into the shipped binary.
+pub mod guided_review;
 #[cfg(any(test, feature = "sim"))]
 pub mod harness;
 mod luxe;
@@ -46,7 +47,6 @@ pub mod permissions;
 pub mod process_env;
 pub mod protocol;
 pub mod redact;
-pub mod review;
 pub mod rng;
 pub mod session;
 pub mod settings;

@@ -70,7 +70,7 @@ const LAYERS: &[Layer] = &[
             "permissions",
             "github",
             "stack",
-            "review",
+            "guided_review",
             "store",
         ],
     },

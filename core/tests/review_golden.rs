@@ -6,8 +6,8 @@
 #[path = "fixtures/review/source.rs"]
 mod fixture;
 
-use luxe_core::protocol::review::{Review, ReviewTarget};
-use luxe_core::review::build::build;
+use luxe_core::guided_review::build::build;
+use luxe_core::protocol::guided_review::{Review, ReviewTarget};
 
 fn review() -> Review {
     build(&ReviewTarget::WorkingTree, &fixture::source())

@@ -1,7 +1,7 @@
 //! Slash commands: what `/` offers, and what each becomes (a protocol action, or something the
 //! interface does itself). An unknown one is a line of error, and nothing reaches the model.
 
-use luxe_core::protocol::review::ReviewTarget;
+use luxe_core::protocol::guided_review::ReviewTarget;
 use serde_json::{Value, json};
 
 /// Every command, with a word on what it does, in the order `/` lists them.

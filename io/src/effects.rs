@@ -8,8 +8,8 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use luxe_core::effects::{Completion, EffectId, Output};
-use luxe_core::protocol::review::ReviewTarget;
-use luxe_core::review::diff_rules::read_failure::ReadFailure;
+use luxe_core::guided_review::diff_rules::read_failure::ReadFailure;
+use luxe_core::protocol::guided_review::ReviewTarget;
 use smol::channel::Sender;
 use smol::future::FutureExt as _;
 use smol::{LocalExecutor, Task};

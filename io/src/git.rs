@@ -22,14 +22,14 @@ use gix::status::index_worktree::Item as WorktreeItem;
 use gix::status::plumbing::index_as_worktree::{Change as WorktreeChange, EntryStatus};
 use gix::status::tree_index::TrackRenames;
 use luxe_core::effects::{ChangedFile, DiffSource};
-use luxe_core::protocol::review::ReviewTarget;
-use luxe_core::review::diff_rules::read_failure::{self, ReadFailure};
-use luxe_core::review::diff_rules::revisions::{self, Named, Revisions, Sides};
-use luxe_core::review::diff_rules::shown_files;
-use luxe_core::review::diff_rules::working_tree::{
+use luxe_core::guided_review::diff_rules::read_failure::{self, ReadFailure};
+use luxe_core::guided_review::diff_rules::revisions::{self, Named, Revisions, Sides};
+use luxe_core::guided_review::diff_rules::shown_files;
+use luxe_core::guided_review::diff_rules::working_tree::{
     IndexEntry, Lookups, OnDisk, PathKind, Status, StatusItem, Tracked,
 };
-use luxe_core::review::diff_rules::{self, Change, Settled, Side, Source};
+use luxe_core::guided_review::diff_rules::{self, Change, Settled, Side, Source};
+use luxe_core::protocol::guided_review::ReviewTarget;
 
 /// The most the pack cache holds while a diff is read.
 const PACK_CACHE_BYTES: usize = 32 * 1024 * 1024;

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use luxe_core::Output;
 use luxe_core::effects::{EffectId, FileContent, SearchHit, Stream};
 use luxe_core::effects::{HttpMethod, HttpRequest};
-use luxe_core::protocol::review::ReviewTarget;
+use luxe_core::protocol::guided_review::ReviewTarget;
 use luxe_io::{Completion, Effects};
 use smol::channel::Receiver;
 use smol::future::FutureExt as _;

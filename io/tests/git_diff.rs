@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use luxe_core::effects::{ChangedFile, DiffSource};
-use luxe_core::protocol::review::{FileStatus, ReviewTarget};
+use luxe_core::protocol::guided_review::{FileStatus, ReviewTarget};
 use luxe_io::git::read_diff;
 use tempfile::TempDir;
 

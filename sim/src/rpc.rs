@@ -19,7 +19,7 @@ use luxe_core::harness::{Checked, on_fake_anthropic, test_config};
 use luxe_core::permissions::is_env_file;
 use luxe_core::permissions::rules::Rule;
 use luxe_core::protocol::events::Event;
-use luxe_core::protocol::review::FileStatus;
+use luxe_core::protocol::guided_review::FileStatus;
 use luxe_core::protocol::values::PermissionMode;
 use luxe_core::{Config, Input, Output};
 use serde_json::{Value, json};

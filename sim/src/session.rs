@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 use luxe_core::effects::{ChangedFile, DiffSource};
 use luxe_core::harness::{Checked, frames, test_config};
 use luxe_core::protocol::events::Event;
-use luxe_core::protocol::review::FileStatus;
+use luxe_core::protocol::guided_review::FileStatus;
 use luxe_core::{Config, Input, Output};
 
 /// A session under simulation. Later capabilities add scripted models, tools, gh and git here.

@@ -13,7 +13,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use luxe_core::protocol::review::ReviewTarget;
+use luxe_core::protocol::guided_review::ReviewTarget;
 use luxe_io::git::read_diff;
 use luxe_tests::bench::{median, ms, proc_status_kib};
 use luxe_tests::large_review::{CHANGED_FILES, CHANGED_LINES, generate, time_git};

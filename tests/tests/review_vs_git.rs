@@ -13,8 +13,8 @@ use std::path::Path;
 use std::process::Command;
 
 use luxe_core::effects::{ChangedFile, DiffSource};
-use luxe_core::protocol::review::{FileStatus, LineKind, Review, ReviewTarget};
-use luxe_core::review::build::build;
+use luxe_core::guided_review::build::build;
+use luxe_core::protocol::guided_review::{FileStatus, LineKind, Review, ReviewTarget};
 use luxe_core::rng::Rng;
 
 type Tree = BTreeMap<String, Vec<u8>>;

@@ -11,12 +11,12 @@ use std::collections::{BTreeMap, HashMap};
 
 use serde_json::{Value, json};
 
+use crate::guided_review::unified::{Direction, apply};
 use crate::protocol::events::{
     ActionRejected, CompactionEnded, Event, FileBefore, PermissionRequested, PlanStatus,
     QuestionAsked, SessionRestored, StateChanged, ToolFinished, ToolStarted, ToolStatus, TurnUsage,
 };
 use crate::protocol::values::{PermissionReply, TurnEndReason};
-use crate::review::unified::{Direction, apply};
 
 use crate::effects::ChunkKind;
 
@@ -608,7 +608,7 @@ mod tests {
 
     #[test]
     fn a_prompt_for_a_write_or_an_edit_carries_its_change_as_acp_diff_content() {
-        use crate::review::unified::file_diff;
+        use crate::guided_review::unified::file_diff;
         let old: String = (1..=20).map(|i| format!("line {i}\n")).collect();
         let new = old.replace("line 12\n", "twelve\n");
         let write = json!({"path": "notes.txt", "content": new});

@@ -1,8 +1,8 @@
 //! [`DiffSource`]: what io reads from git for a review, which files changed between two sides
-//! and the bytes of each side. Turning that into hunks is core's work (`crate::review`; the
-//! hunks are `crate::protocol::review`'s).
+//! and the bytes of each side. Turning that into hunks is core's work (`crate::guided_review`; the
+//! hunks are `crate::protocol::guided_review`'s).
 
-use crate::protocol::review::FileStatus;
+use crate::protocol::guided_review::FileStatus;
 
 /// One changed file as git sees it, with both sides' bytes.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -6,7 +6,7 @@
 use crate::protocol::github::{
     MergePullRequest, PreviewCommit, PullRequestDetail, PullRequestPreview, PullRequestSummary,
 };
-use crate::protocol::review::ReviewTarget;
+use crate::protocol::guided_review::ReviewTarget;
 use crate::steps::{Cmd, Flow, Next, Ran};
 
 use super::{gh, parse};

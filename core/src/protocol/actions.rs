@@ -13,7 +13,7 @@ use super::github::{
 };
 use super::stack::{OpenStack, PlanRestack, PreviewStack, Restack};
 use super::values::{Mode, PermissionReply, QuestionReply, Thinking};
-use crate::protocol::review::ReviewTarget;
+use crate::protocol::guided_review::ReviewTarget;
 
 frame_enum! {
     /// A decoded client frame.

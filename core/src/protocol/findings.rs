@@ -1,5 +1,5 @@
 //! The review session as the protocol sends it (`review_session_*`): findings anchored to the
-//! review, their threads and their states. `crate::review::findings` applies edits to it.
+//! review, their threads and their states. `crate::guided_review::findings` applies edits to it.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};

@@ -8,7 +8,9 @@
 //! until it is written.
 
 use super::events::TokenDelta;
-use crate::protocol::review::{Chapter, FileStatus, Hunk, HunkLine, LineKind, Review, ReviewFile};
+use crate::protocol::guided_review::{
+    Chapter, FileStatus, Hunk, HunkLine, LineKind, Review, ReviewFile,
+};
 
 /// `{"kind":<kind>,"content":{"block":…,"delta":…}}` (no LF).
 pub(super) fn delta(out: &mut Vec<u8>, kind: &str, delta: &TokenDelta) {
@@ -289,7 +291,7 @@ mod tests {
 
     use crate::protocol::codec::{encode, encode_in_parts};
     use crate::protocol::events::{Event, GuidedReviewLoaded, GuidedReviewUpdated};
-    use crate::protocol::review::{
+    use crate::protocol::guided_review::{
         Chapter, FileStatus, Hunk, HunkLine, HunkLines, LineKind, Review, ReviewFile, ReviewTarget,
     };
 

@@ -20,7 +20,7 @@ use crate::protocol::github::{
     PreviewPullRequest, PullRequestFetched, PullRequestOpened, PullRequestPreview,
     PullRequestsListed, ReviewThreadResolved, WorkspaceUpdated,
 };
-use crate::protocol::review::ReviewTarget;
+use crate::protocol::guided_review::ReviewTarget;
 
 use super::outbox::Outbox;
 use super::owners::Owner;

@@ -3,7 +3,7 @@
 //! person (`src/lib.rs:13`).
 
 use luxe_core::protocol::findings::{Anchor, Side};
-use luxe_core::protocol::review::{HunkLine, LineKind};
+use luxe_core::protocol::guided_review::{HunkLine, LineKind};
 
 use super::open::Open;
 use super::page::Item;
@@ -78,7 +78,7 @@ pub(crate) fn range_of(open: &Open) -> Option<Anchor> {
 /// Whether `anchor` is in the open review as it is now (a comment written while the review was
 /// read again may point at lines that are gone), by the session's own check.
 pub(crate) fn in_review(open: &Open, anchor: &Anchor) -> bool {
-    luxe_core::review::findings::check_anchor(anchor, &open.review).is_ok()
+    luxe_core::guided_review::findings::check_anchor(anchor, &open.review).is_ok()
 }
 
 /// The side and number a comment on `line` names: an added or context line by its new number,

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use luxe_core::protocol::events::{Event, GuidedReviewLoaded};
-use luxe_core::protocol::review::{FileStatus, Hunk, LineKind, Review, ReviewTarget};
+use luxe_core::protocol::guided_review::{FileStatus, Hunk, LineKind, Review, ReviewTarget};
 use ratatui_core::buffer::Buffer;
 use ratatui_core::layout::Rect;
 

@@ -9,7 +9,7 @@ use luxe_core::protocol::findings::{
     Anchor, Author, EntryKind, Finding, FindingStatus, ReportStatus, ReviewSession, Severity, Side,
     ThreadEntry,
 };
-use luxe_core::protocol::review::{
+use luxe_core::protocol::guided_review::{
     Chapter, FileStatus, Hunk, HunkLine, LineKind, Review, ReviewFile, ReviewTarget,
 };
 

@@ -16,7 +16,7 @@ use luxe_core::protocol::findings::{
     Anchor, Author, EntryKind, Finding, FindingStatus, ReviewSession, Severity, Side, ThreadEntry,
 };
 use luxe_core::protocol::github::{GithubDone, PullRequestReviewPreview, Verdict};
-use luxe_core::protocol::review::{FileStatus, Hunk, LineKind, Review, ReviewTarget};
+use luxe_core::protocol::guided_review::{FileStatus, Hunk, LineKind, Review, ReviewTarget};
 use quickcheck::{Arbitrary, Gen, QuickCheck};
 use ratatui_core::buffer::Buffer;
 use ratatui_core::layout::Rect;

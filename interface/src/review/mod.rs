@@ -34,7 +34,7 @@ use std::collections::BTreeMap;
 
 use luxe_core::protocol::actions::{Action, LoadGuidedReview};
 use luxe_core::protocol::events::Event;
-use luxe_core::protocol::review::ReviewTarget;
+use luxe_core::protocol::guided_review::ReviewTarget;
 
 use open::Open;
 use overlay::Overlay;

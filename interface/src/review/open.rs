@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use luxe_core::protocol::findings::{Finding, ReviewSession};
-use luxe_core::protocol::review::Review;
+use luxe_core::protocol::guided_review::Review;
 
 use super::outline::{Entry, outline};
 use super::page::{Index, Item, Section, Spot, page};

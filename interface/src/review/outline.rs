@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use luxe_core::protocol::review::{LineKind, Review};
+use luxe_core::protocol::guided_review::{LineKind, Review};
 
 use super::page::Index;
 

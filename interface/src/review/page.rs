@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 
 use luxe_core::protocol::findings::{Anchor, Side};
-use luxe_core::protocol::review::{Hunk, Review};
+use luxe_core::protocol::guided_review::{Hunk, Review};
 
 /// One thing on the page, by its index in the review or the session.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -3,7 +3,7 @@
 //! colours of the file's language for an added one, the syntax colours alone for context (as a
 //! tool call's diff shows them).
 
-use luxe_core::protocol::review::{Hunk, LineKind, Review};
+use luxe_core::protocol::guided_review::{Hunk, LineKind, Review};
 use ratatui_core::style::{Color, Modifier, Style};
 use ratatui_core::text::{Line, Span};
 

@@ -2,7 +2,7 @@
 //! `commits FROM..TO`, `pr N`), as the protocol's `load_guided_review` target, and the same
 //! target in words for the view's heading.
 
-use luxe_core::protocol::review::ReviewTarget;
+use luxe_core::protocol::guided_review::ReviewTarget;
 
 /// What `/review` says when its words name no target.
 const USAGE: &str = "/review takes working-tree, staged, branch [BASE], commits FROM..TO or pr N";

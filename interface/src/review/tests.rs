@@ -8,7 +8,7 @@ use luxe_core::protocol::events::{
 };
 use luxe_core::protocol::findings::{Anchor, FindingStatus, Severity, Side};
 use luxe_core::protocol::github::{GithubDone, PullRequestReviewPreview, Verdict};
-use luxe_core::protocol::review::{Review, ReviewTarget};
+use luxe_core::protocol::guided_review::{Review, ReviewTarget};
 
 use super::fixture::{self, lib_line};
 use super::open::Focus;

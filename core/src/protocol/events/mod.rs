@@ -2,19 +2,23 @@
 //! the room named for it, all re-exported so that `crate::protocol::events::X` names every one.
 
 mod compaction;
+mod guided_review;
 mod mcp;
 mod models;
 mod paths;
 mod plan;
 mod problems;
 mod prompts;
-mod review;
 mod session;
 mod stored_sessions;
 mod tools;
 mod turn;
 
 pub use compaction::{CompactionEnded, CompactionStarted};
+pub use guided_review::{
+    ChapterCommit, GuidedReviewLoaded, GuidedReviewUpdated, ReviewChaptersCommitted,
+    ReviewSessionEvent, ReviewSessionSaved,
+};
 pub use mcp::{McpServer, McpServersListed, McpServersUpdated};
 pub use models::{ModelCost, ModelInfo, ModelsListed, ProviderStatus};
 pub use paths::PathsCompleted;
@@ -23,10 +27,6 @@ pub use problems::{ActionRejected, ErrorEvent, RequestFailed};
 pub use prompts::{
     PermissionRequested, PermissionResolved, QuestionAsked, QuestionOption, QuestionResolved,
     ResolvedBy,
-};
-pub use review::{
-    ChapterCommit, GuidedReviewLoaded, GuidedReviewUpdated, ReviewChaptersCommitted,
-    ReviewSessionEvent, ReviewSessionSaved,
 };
 pub use session::{Ready, Started, StartedIssue, StartedWorktree, StateChanged};
 pub use stored_sessions::{

@@ -14,7 +14,7 @@ use crate::protocol::github::{
     PostPullRequestReview, PreviewPullRequestReview, PullRequestReviewPreview, ReviewComment,
     SkippedFinding, Verdict,
 };
-use crate::protocol::review::ReviewTarget;
+use crate::protocol::guided_review::ReviewTarget;
 use crate::session::guided_review::posting::review_body;
 use crate::session::outbox::Outbox;
 use crate::session::step_runner::Shell;

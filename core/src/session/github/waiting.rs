@@ -6,7 +6,7 @@
 use crate::protocol::actions::Action;
 use crate::protocol::codec::Incoming;
 use crate::protocol::github::GithubState;
-use crate::protocol::review::ReviewTarget;
+use crate::protocol::guided_review::ReviewTarget;
 
 use super::Github;
 

@@ -1,5 +1,5 @@
 //! `commit_review_chapters`: refused at once when it cannot start, else the pure
-//! [`CommitFlow`] (`crate::review::commit_flow`) runs on the step runner, one at a time, and its
+//! [`CommitFlow`] (`crate::guided_review::commit_flow`) runs on the step runner, one at a time, and its
 //! answer becomes `review_chapters_committed` — then the review is read again, or the stack it
 //! made is remembered for `preview_stack` (both a [`Then`], for the session to route) —
 //! or `review_chapters_commit_failed`.
@@ -8,10 +8,10 @@ use std::ops::Add;
 use std::time::{Duration, Instant};
 
 use crate::effects::Input;
+use crate::guided_review::commit_flow::{CommitFlow, Committed, ReadAt};
 use crate::protocol::actions::CommitReviewChapters;
 use crate::protocol::events::{Event, RequestFailed, ReviewChaptersCommitted};
-use crate::protocol::review::{Review, ReviewTarget};
-use crate::review::commit_flow::{CommitFlow, Committed, ReadAt};
+use crate::protocol::guided_review::{Review, ReviewTarget};
 use crate::session::outbox::Outbox;
 use crate::session::owners::Owner;
 use crate::session::step_runner::{Advance, Shell, StepRunner};

@@ -1,5 +1,5 @@
 //! Guided review, the session's side: the open review and everything the session does with it.
-//! The pure review (diffs, hunks, chapters, findings) is `crate::review`'s; these files hold
+//! The pure review (diffs, hunks, chapters, findings) is `crate::guided_review`'s; these files hold
 //! the machines that keep one open in a session, and the session's routing to them.
 //!
 //! Read bottom up (each file uses only those above it in this list):

@@ -12,16 +12,16 @@ use std::sync::Arc;
 
 use crate::effects::DiffSource;
 use crate::effects::{EffectId, FileContent, Output};
+use crate::guided_review::build::build;
+use crate::guided_review::commit_flow::ReadAt;
+use crate::guided_review::findings::Stored;
+use crate::guided_review::ids::review_id;
+use crate::guided_review::patch::build_from_patch;
 use crate::protocol::events::{
     Event, GuidedReviewLoaded, GuidedReviewUpdated, RequestFailed, ReviewSessionEvent,
 };
 use crate::protocol::findings::ReviewSession;
-use crate::protocol::review::{Review, ReviewTarget};
-use crate::review::build::build;
-use crate::review::commit_flow::ReadAt;
-use crate::review::findings::Stored;
-use crate::review::ids::review_id;
-use crate::review::patch::build_from_patch;
+use crate::protocol::guided_review::{Review, ReviewTarget};
 use crate::session::outbox::Outbox;
 use crate::session::owners::Owner;
 

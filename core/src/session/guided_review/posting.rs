@@ -5,7 +5,7 @@
 use crate::github::diff_lines::DiffLines;
 use crate::protocol::findings::{Anchor, Author, FindingStatus, ReviewSession, Severity, Side};
 use crate::protocol::github::{ReviewComment, SkippedFinding, Verdict};
-use crate::protocol::review::Review;
+use crate::protocol::guided_review::Review;
 
 /// The comments, the findings left out, and the verdict the findings suggest.
 pub(in crate::session) fn comments_for(
@@ -153,9 +153,9 @@ pub(in crate::session) fn review_body(
 #[cfg(test)]
 pub(in crate::session) mod tests {
     use super::*;
+    use crate::guided_review::patch::build_from_patch;
     use crate::protocol::findings::{EntryKind, Finding, ThreadEntry};
-    use crate::protocol::review::ReviewTarget;
-    use crate::review::patch::build_from_patch;
+    use crate::protocol::guided_review::ReviewTarget;
 
     /// A pull request's diff of one hunk: a line changed into two.
     pub(in crate::session) const PATCH: &str = "diff --git a/src/a.rs b/src/a.rs\n\

@@ -4,7 +4,7 @@
 use std::fmt::Write as _;
 
 use crate::protocol::findings::{Anchor, Author, Finding, ReportStatus, Side};
-use crate::protocol::review::{Hunk, LineKind, Review};
+use crate::protocol::guided_review::{Hunk, LineKind, Review};
 
 /// The most of a diff put in an agent-review prompt; the rest is named, not shown.
 const REVIEW_PROMPT_MAX: usize = 200_000;

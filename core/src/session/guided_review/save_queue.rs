@@ -7,10 +7,10 @@
 use std::collections::VecDeque;
 
 use crate::effects::EffectId;
+use crate::guided_review::findings::{AgentTask, Stored};
 use crate::protocol::actions::ReviewEdit;
 use crate::protocol::findings::{Anchor, Severity, ThreadEntry};
-use crate::protocol::review::Review;
-use crate::review::findings::{AgentTask, Stored};
+use crate::protocol::guided_review::Review;
 
 use super::work::ReviewWork;
 

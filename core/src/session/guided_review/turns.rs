@@ -6,10 +6,10 @@
 
 use serde_json::Value;
 
+use crate::guided_review::findings::Stored;
+use crate::guided_review::path_line::{NotShown, Place, anchor_at, review_path};
 use crate::protocol::findings::{Author, EntryKind, ReportStatus, ThreadEntry};
-use crate::protocol::review::Review;
-use crate::review::findings::Stored;
-use crate::review::path_line::{NotShown, Place, anchor_at, review_path};
+use crate::protocol::guided_review::Review;
 
 use super::save_queue::Change;
 use super::work::ReviewWork;

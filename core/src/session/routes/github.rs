@@ -6,7 +6,7 @@ use std::time::Instant;
 use crate::effects::Input;
 use crate::github::diff_lines::DiffLines;
 use crate::protocol::github::{PostPullRequestReview, PreviewPullRequestReview};
-use crate::protocol::review::ReviewTarget;
+use crate::protocol::guided_review::ReviewTarget;
 use crate::protocol::stack::{OpenStack, PlanRestack, PreviewStack, Restack};
 use crate::session::Session;
 use crate::session::github;

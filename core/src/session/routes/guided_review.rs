@@ -11,7 +11,7 @@ use crate::effects::{EffectId, Input};
 use crate::protocol::actions::{CommitReviewChapters, EditReview, LoadGuidedReview, ReviewRequest};
 use crate::protocol::codec::Rejection;
 use crate::protocol::findings::{ReviewSession, ThreadEntry};
-use crate::protocol::review::{Review, ReviewTarget};
+use crate::protocol::guided_review::{Review, ReviewTarget};
 use crate::protocol::values::TurnSource;
 use crate::session::Session;
 use crate::session::guided_review::commit_chapters;

@@ -4,7 +4,7 @@
 //! the file again when it runs, so what it changes is the file as it is then.
 
 use crate::effects::FileContent;
-use crate::review::unified::file_diff;
+use crate::guided_review::unified::file_diff;
 
 use super::super::tools::args::ToolArgs;
 use super::work::{edit_of, whole_text};

@@ -14,8 +14,8 @@ use super::super::tools::args::ToolArgs;
 use super::super::tools::bash_run::BashOutput;
 use super::super::tools::shaping::apply_edit;
 use super::super::tools::views::{glob_view, grep_view, read_view, under};
+use crate::guided_review::unified::file_diff;
 use crate::paths::{Resolved, resolve};
-use crate::review::unified::file_diff;
 
 /// The largest file `read` shows (from its start), `edit` changes and a write or an edit shows
 /// the change of.

@@ -5,7 +5,7 @@
 use super::*;
 use crate::config::Timings;
 use crate::protocol::events::ChapterCommit;
-use crate::protocol::review::{Chapter, FileStatus, Hunk, HunkLines, ReviewFile};
+use crate::protocol::guided_review::{Chapter, FileStatus, Hunk, HunkLines, ReviewFile};
 use crate::session::step_runner::fake::{self, Ms, at, drain, ended};
 
 /// The review's repository: its commands run there, not in the session's directory.

@@ -8,9 +8,9 @@ use super::super::work::ReviewWork;
 use super::saving::Answered;
 use super::*;
 use crate::effects::FileContent;
+use crate::guided_review::commit_flow::ReadAt;
 use crate::protocol::actions::{EditReview, ReviewEdit, ReviewRequest};
 use crate::protocol::findings::{Author, EntryKind, ThreadEntry};
-use crate::review::commit_flow::ReadAt;
 
 fn source(root: &str) -> Box<DiffSource> {
     Box::new(DiffSource {

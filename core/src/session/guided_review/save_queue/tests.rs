@@ -3,7 +3,7 @@
 //! written counts.
 
 use super::*;
-use crate::protocol::review::ReviewTarget;
+use crate::protocol::guided_review::ReviewTarget;
 use quickcheck::{Arbitrary, Gen, quickcheck};
 
 fn review() -> Review {

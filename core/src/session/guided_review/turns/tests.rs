@@ -6,7 +6,7 @@ use serde_json::json;
 use super::*;
 use crate::effects::DiffSource;
 use crate::effects::Output;
-use crate::protocol::review::ReviewTarget;
+use crate::protocol::guided_review::ReviewTarget;
 use crate::session::guided_review::open::ReviewState;
 use crate::session::outbox::Outbox;
 

@@ -5,7 +5,7 @@
 use super::build::{WITHHELD, name_hunks, revision_id, withholds};
 use super::chapters::chapters;
 use super::ids::{file_id, review_id};
-use crate::protocol::review::{
+use crate::protocol::guided_review::{
     FileStatus, Hunk, HunkLine, HunkLines, LineKind, Review, ReviewFile, ReviewTarget,
 };
 

@@ -2,7 +2,7 @@
 //! one line or a range within a hunk; anything else is refused with what the file shows.
 
 use super::*;
-use crate::protocol::review::{FileStatus, HunkLine, LineKind, ReviewTarget};
+use crate::protocol::guided_review::{FileStatus, HunkLine, LineKind, ReviewTarget};
 
 fn line(kind: LineKind, old: Option<u32>, new: Option<u32>) -> HunkLine<'static> {
     HunkLine {

@@ -3,7 +3,7 @@
 use super::*;
 use crate::protocol::actions::EditReview;
 use crate::protocol::findings::ReportStatus;
-use crate::protocol::review::{FileStatus, HunkLine, LineKind, ReviewFile, ReviewTarget};
+use crate::protocol::guided_review::{FileStatus, HunkLine, LineKind, ReviewFile, ReviewTarget};
 
 fn line(kind: LineKind, old: Option<u32>, new: Option<u32>, text: &str) -> HunkLine<'_> {
     HunkLine {

@@ -14,7 +14,7 @@
 use std::fmt::Write;
 
 use super::hunks::Differ;
-use crate::protocol::review::{Hunk, LineKind};
+use crate::protocol::guided_review::{Hunk, LineKind};
 
 /// The marker git writes after a line that has no newline at the end of the file.
 const NO_NEWLINE: &str = "\\ No newline at end of file";

@@ -10,7 +10,7 @@ use crate::protocol::actions::ReviewEdit;
 use crate::protocol::findings::{
     Anchor, Author, EntryKind, Finding, FindingStatus, ReviewSession, Severity, Side, ThreadEntry,
 };
-use crate::protocol::review::{Hunk, HunkLine, Review};
+use crate::protocol::guided_review::{Hunk, HunkLine, Review};
 
 /// What the agent is asked to do on a finding once a save that sent it is on disk.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

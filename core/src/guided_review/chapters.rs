@@ -30,7 +30,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::file_kinds::{FileKind, file_kind, is_lock_file, parent, stem, test_place};
 use super::ids::chapter_id;
-use crate::protocol::review::{Chapter, FileStatus, Hunk, ReviewFile};
+use crate::protocol::guided_review::{Chapter, FileStatus, Hunk, ReviewFile};
 
 /// A module this small joins a related neighbour.
 const TINY: u32 = 10;

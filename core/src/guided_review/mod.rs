@@ -1,5 +1,5 @@
 //! Guided review: a diff read from git ([`crate::effects::DiffSource`], settled by the rules of [`diff_rules`])
-//! built into files, hunks and chapters (`crate::protocol::review`, the types frames carry) by
+//! built into files, hunks and chapters (`crate::protocol::guided_review`, the types frames carry) by
 //! [`build`], with content-hash ids ([`ids`]) so that findings can stay anchored while the
 //! diff moves, a reading order ([`chapters`]), the edits a reviewer and the agent make to
 //! the findings ([`findings`]), and the chain of git commands that commits chapters

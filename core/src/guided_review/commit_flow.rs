@@ -28,7 +28,7 @@ use std::fmt::Write as _;
 use super::unified::write_hunk;
 use crate::protocol::actions::CommitReviewChapters;
 use crate::protocol::events::ChapterCommit;
-use crate::protocol::review::{Chapter, Hunk, Review, ReviewFile};
+use crate::protocol::guided_review::{Chapter, Hunk, Review, ReviewFile};
 use crate::stack::git as stack_git;
 use crate::stack::names::branch_names;
 use crate::stack::preview::CommittedBranch;

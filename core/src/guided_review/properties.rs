@@ -6,7 +6,7 @@ use quickcheck::{Arbitrary, Gen, quickcheck};
 
 use super::build::build;
 use crate::effects::{ChangedFile, DiffSource};
-use crate::protocol::review::{FileStatus, Hunk, HunkLine, LineKind, Review, ReviewTarget};
+use crate::protocol::guided_review::{FileStatus, Hunk, HunkLine, LineKind, Review, ReviewTarget};
 
 /// A file's two sides, drawn from a few lines so that lines repeat and changes can slide.
 #[derive(Debug, Clone)]

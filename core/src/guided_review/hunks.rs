@@ -14,7 +14,7 @@ use super::discard::Prepared;
 use super::funcname::FuncLines;
 use super::lines::{Interner, Lines};
 use super::slide::{Change, Side, changes, compact};
-use crate::protocol::review::{Hunk, HunkLine, HunkLines, LineKind};
+use crate::protocol::guided_review::{Hunk, HunkLine, HunkLines, LineKind};
 
 /// Context lines around a change (git's default `-U3`).
 const CONTEXT: u32 = 3;

@@ -16,7 +16,7 @@ use super::chapters::chapters;
 use super::hunks::{Differ, TextChange};
 use super::ids::{ContentHash, HunkIds, file_id, lines_hashes, review_id};
 use crate::effects::{ChangedFile, DiffSource};
-use crate::protocol::review::{FileStatus, Hunk, Review, ReviewFile, ReviewTarget};
+use crate::protocol::guided_review::{FileStatus, Hunk, Review, ReviewFile, ReviewTarget};
 
 /// The header of a withheld file's one hunk.
 pub(super) const WITHHELD: &str = "contents withheld: .env files hold secrets";

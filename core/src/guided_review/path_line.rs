@@ -6,7 +6,7 @@
 use std::fmt;
 
 use crate::protocol::findings::{Anchor, Side};
-use crate::protocol::review::{Hunk, HunkLine, Review, ReviewFile};
+use crate::protocol::guided_review::{Hunk, HunkLine, Review, ReviewFile};
 
 /// Files named in full when a path is not in the review; the rest are counted.
 const FILES_NAMED: usize = 20;

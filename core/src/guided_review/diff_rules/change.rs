@@ -4,7 +4,7 @@
 
 use super::LINK;
 use crate::effects::{ChangedFile, DiffSource};
-use crate::protocol::review::FileStatus;
+use crate::protocol::guided_review::FileStatus;
 
 /// Where a side's bytes are.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -198,7 +198,7 @@ pub(super) mod tests {
     use super::*;
 
     /// A side in the object database.
-    pub(in crate::review::diff_rules) fn object(mode: u32, id: u8) -> Option<Side<u8>> {
+    pub(in crate::guided_review::diff_rules) fn object(mode: u32, id: u8) -> Option<Side<u8>> {
         Some(Side {
             mode,
             content: Content::Object(id),
@@ -206,7 +206,7 @@ pub(super) mod tests {
     }
 
     /// A side read from disk.
-    pub(in crate::review::diff_rules) fn disk(mode: u32, bytes: &[u8]) -> Option<Side<u8>> {
+    pub(in crate::guided_review::diff_rules) fn disk(mode: u32, bytes: &[u8]) -> Option<Side<u8>> {
         Some(Side {
             mode,
             content: Content::Bytes(bytes.to_vec()),

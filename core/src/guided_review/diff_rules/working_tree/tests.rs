@@ -1,7 +1,7 @@
 use std::collections::BTreeMap;
 
 use super::*;
-use crate::review::diff_rules::change::tests::{disk as bytes, object};
+use crate::guided_review::diff_rules::change::tests::{disk as bytes, object};
 
 /// A repository as maps: blob ids are numbers.
 #[derive(Default)]

@@ -29,7 +29,7 @@ pub const WORKING_TREE: StatusQuery = StatusQuery {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::review::diff_rules::working_tree::{
+    use crate::guided_review::diff_rules::working_tree::{
         IndexEntry, Lookups, OnDisk, PathKind, Status, StatusItem, Tracked,
     };
 

@@ -1,7 +1,7 @@
 //! `build` case by case: file kinds, line ends, hunk numbering and grouping, headers and ids.
 
 use super::*;
-use crate::protocol::review::{HunkLine, HunkLines, LineKind};
+use crate::protocol::guided_review::{HunkLine, HunkLines, LineKind};
 
 fn file(path: &str, status: FileStatus, old: Option<&[u8]>, new: Option<&[u8]>) -> ChangedFile {
     ChangedFile {

@@ -1,5 +1,5 @@
 use super::*;
-use crate::protocol::review::{FileStatus, HunkLine, HunkLines, LineKind, ReviewTarget};
+use crate::protocol::guided_review::{FileStatus, HunkLine, HunkLines, LineKind, ReviewTarget};
 use crate::steps::{Asked, drive_steps};
 
 const HEAD: &str = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";

@@ -1,7 +1,7 @@
 //! Chapter rules one by one, on made-up files (the golden fixture covers them together).
 
 use super::*;
-use crate::protocol::review::{HunkLine, LineKind};
+use crate::protocol::guided_review::{HunkLine, LineKind};
 
 /// A file with `lines` added lines in one hunk whose header is `header`.
 fn changed(path: &str, lines: u32, header: &str) -> (ReviewFile, Hunk) {

@@ -7,7 +7,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::protocol::findings::ReviewSession;
-use crate::protocol::review::Review;
+use crate::protocol::guided_review::Review;
 
 /// `guided_review_loaded`: the answer to `load_guided_review`: the review and its saved session.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]

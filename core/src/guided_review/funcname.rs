@@ -66,7 +66,7 @@ fn starts_a_function(line: &[u8]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::review::lines::split;
+    use crate::guided_review::lines::split;
 
     #[test]
     fn the_nearest_line_above_that_starts_with_a_letter() {

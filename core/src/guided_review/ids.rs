@@ -10,7 +10,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::protocol::review::{HunkLines, LineKind, ReviewTarget};
+use crate::protocol::guided_review::{HunkLines, LineKind, ReviewTarget};
 
 const OFFSET_BASIS: u128 = 0x6c62_272e_07bb_0142_62b8_2175_6295_c58d;
 const PRIME: u128 = 0x0000_0000_0100_0000_0000_0000_0000_013b;

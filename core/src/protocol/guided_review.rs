@@ -1,5 +1,5 @@
 //! A review as the protocol sends it: its target, files, hunks with numbered lines, and
-//! chapters. The review builder (`crate::review`) makes these; frames carry them.
+//! chapters. The review builder (`crate::guided_review`) makes these; frames carry them.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};

@@ -11,7 +11,7 @@ use super::change::{Change, Content, Side, Source};
 use super::working_tree::{IndexEntry, Lookups, OnDisk, PathKind, Status, StatusItem, Tracked};
 use super::{EXECUTABLE, FILE, LINK};
 use crate::effects::ChangedFile;
-use crate::protocol::review::FileStatus;
+use crate::protocol::guided_review::FileStatus;
 
 const PATHS: &[&str] = &["a", "b", "c", "d/e", "d/f", "g"];
 const MODES: &[u32] = &[FILE, FILE, EXECUTABLE, LINK];
