@@ -10,6 +10,13 @@
 //! the domain helpers, the config, the [`session`], and the front doors. The table, and the
 //! test that holds every import to it, is `core/tests/layers.rs`.
 //!
+//! A feature is found by its name on each layer: the guided review's frames are
+//! `protocol::guided_review` (and `protocol/events/guided_review.rs`), its pure rules
+//! [`guided_review`], its machine in the session `session/guided_review/`, and the session's
+//! routing of its actions `session/routes/guided_review.rs`; GitHub (`github`) and stacks
+//! (`stack`) are laid out the same, and a turn's machine is `session/turn/` with its routing in
+//! `session/routes/turn.rs`.
+//!
 //! ```
 //! use std::time::Instant;
 //! use luxe_core::{Config, Input, Luxe, Output};

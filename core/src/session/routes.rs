@@ -5,5 +5,6 @@
 
 mod github;
 mod guided_review;
+mod stack;
 mod state;
 mod turn;

@@ -1,13 +1,11 @@
-//! The session's routing for GitHub and stacks: what the GitHub and stacks machines are lent,
-//! and where their answers (`github::Then`, a stack that moved) go.
+//! The session's routing for GitHub: what the GitHub machine is lent, and where its answers
+//! (`github::Then`) go; a pull request's review read, previewed and posted.
 
 use std::time::Instant;
 
-use crate::effects::Input;
 use crate::github::diff_lines::DiffLines;
 use crate::protocol::github::{PostPullRequestReview, PreviewPullRequestReview};
 use crate::protocol::guided_review::ReviewTarget;
-use crate::protocol::stack::{OpenStack, PlanRestack, PreviewStack, Restack};
 use crate::session::Session;
 use crate::session::github;
 use crate::session::guided_review::open::Loaded;
@@ -124,66 +122,5 @@ impl Session {
             (self.github).post_review(&mut self.outbox, shell!(self), now, post, revision)?;
         self.follow_github(now, then);
         Ok(())
-    }
-}
-
-impl Session {
-    /// After a stack was pushed or opened (or failed to be), the workspace is probed again.
-    fn stacks_moved(&mut self, now: Instant, moved: bool) {
-        if moved {
-            self.probe_workspace(now, true);
-        }
-    }
-
-    /// `preview_stack`: the pull requests the stack's branches would open as, bottom first
-    /// (`stack_preview`), read with git and `gh`; writes nothing.
-    pub(in crate::session) fn preview_stack(&mut self, now: Instant, preview: PreviewStack) {
-        let at = (now, self.wall_ms(now));
-        let workspace = self.github.workspace();
-        let moved = (self.stacks).preview(&mut self.outbox, shell!(self), at, preview, &workspace);
-        self.stacks_moved(now, moved);
-    }
-
-    /// `open_stack`: pushes the previewed branches and opens (or adopts) their pull requests,
-    /// each based on the one below; confirmed again after a failure, it does what is left.
-    pub(in crate::session) fn open_stack(
-        &mut self,
-        now: Instant,
-        open: OpenStack,
-    ) -> Result<(), String> {
-        let at = (now, self.wall_ms(now));
-        let moved = (self.stacks).open(&mut self.outbox, shell!(self), at, open)?;
-        self.stacks_moved(now, moved);
-        Ok(())
-    }
-
-    /// `plan_restack`: fetches, reads the open pull requests and their branches, and answers
-    /// `restack_planned` with what a restack would move, or why it would not.
-    pub(in crate::session) fn plan_restack(&mut self, now: Instant, plan: PlanRestack) {
-        let at = (now, self.wall_ms(now));
-        let workspace = self.github.workspace();
-        let moved = (self.stacks).plan(&mut self.outbox, shell!(self), at, plan, &workspace);
-        self.stacks_moved(now, moved);
-    }
-
-    /// `restack`, refused while a turn runs.
-    pub(in crate::session) fn restack(
-        &mut self,
-        now: Instant,
-        restack: Restack,
-    ) -> Result<(), String> {
-        let at = (now, self.wall_ms(now));
-        let turn_running = self.turns.is_running();
-        let moved =
-            (self.stacks).restack(&mut self.outbox, shell!(self), at, restack, turn_running)?;
-        self.stacks_moved(now, moved);
-        Ok(())
-    }
-
-    /// Routes a command's end to its flow.
-    pub(in crate::session) fn stack_effect(&mut self, now: Instant, input: &Input<'_>) {
-        let at = (now, self.wall_ms(now));
-        let moved = (self.stacks).handle(&mut self.outbox, shell!(self), at, input);
-        self.stacks_moved(now, moved);
     }
 }
