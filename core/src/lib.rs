@@ -13,8 +13,10 @@
 //! A feature is found by its name on each layer: the guided review's frames are
 //! `protocol::guided_review` (and `protocol/events/guided_review.rs`), its pure rules
 //! [`guided_review`], its machine in the session `session/guided_review/`, and the session's
-//! routing of its actions `session/routes/guided_review.rs`; GitHub (`github`) and stacks
-//! (`stack`) are laid out the same, and a turn's machine is `session/turn/` with its routing in
+//! routing of its actions `session/routes/guided_review.rs`. GitHub and stacks have the same
+//! four places (`protocol::github`, [`github`], `session/github/`, `session/routes/github.rs`;
+//! `protocol::stack`, [`stack`], `session/stack.rs`, `session/routes/stack.rs`), their events
+//! beside their other wire types; a turn's machine is `session/turn/` with its routing in
 //! `session/routes/turn.rs`.
 //!
 //! ```

@@ -50,8 +50,8 @@
 //! `Session` is written in `mod.rs` (composition, the gate, routing by owner) and in
 //! `routes/`, its routing by feature — `routes/turn.rs` (turns, tool calls, MCP tools, the
 //! session file), `routes/guided_review.rs` (guided review, review turns, chapter commits),
-//! `routes/github.rs` (GitHub, pull request reviews, stacks), `routes/state.rs`
-//! (`state_changed`). Those methods only lend a
+//! `routes/github.rs` (GitHub, pull request reviews), `routes/stack.rs` (stacks),
+//! `routes/state.rs` (`state_changed`). Those methods only lend a
 //! machine the parts it borrows (the outbox, the facts, another machine's answer as a value)
 //! and act on what it returns; what to do is decided in the machines, where unit tests reach
 //! it without a session.

@@ -51,14 +51,6 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Turns<At> {
                 );
             }
         }
-        if self.compaction_due(&model, desk.context_window())
-            && let Some(then) =
-                self.begin_compaction(desk, now, CompactionTrigger::ContextWindow, None, None)
-        {
-            return then;
-        }
-        let window = desk.context_window();
-        self.drop_what_cannot_fit(&mut desk.journal, &model, window);
         let Some(endpoint) = desk.providers.endpoint(model.provider) else {
             return Then::Nothing;
         };
@@ -88,8 +80,17 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Turns<At> {
             tools.extend(desk.prompt.mcp_tool_specs(desk.journal.settings.mode));
             tools
         };
+        // What the request adds besides the messages, for the checks below and its cap.
         self.conversation
             .set_overhead(system.len(), tools_chars(&tools));
+        if self.compaction_due(&model, desk.context_window())
+            && let Some(then) =
+                self.begin_compaction(desk, now, CompactionTrigger::ContextWindow, None, None)
+        {
+            return then;
+        }
+        let window = desk.context_window();
+        self.drop_what_cannot_fit(&mut desk.journal, &model, window);
         let call = ModelCall {
             model: &model.id,
             system: &system,

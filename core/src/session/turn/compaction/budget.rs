@@ -71,27 +71,43 @@ impl Budget<'_> {
     /// for its error on what no provider counted yet, so that the prompt and the output cap fit
     /// the window even when the server counts more than luxe estimated.
     pub(in crate::session) fn prompt_bound(&self) -> u64 {
+        let (uncounted, _) = self.conversation.uncounted();
+        self.prompt_estimate() + uncounted.div_ceil(ESTIMATE_MARGIN_DIVISOR)
+    }
+
+    /// The next request's prompt as estimated, without a margin for the estimate's error: the
+    /// conversation's estimate, and the chat template's tokens for the messages no provider
+    /// counted and for the request.
+    fn prompt_estimate(&self) -> u64 {
         let conversation = self.conversation;
-        let (uncounted, messages) = conversation.uncounted();
+        let (_, messages) = conversation.uncounted();
         conversation.estimated_tokens()
-            + uncounted.div_ceil(ESTIMATE_MARGIN_DIVISOR)
             + TEMPLATE_TOKENS_PER_MESSAGE * messages as u64
             + TEMPLATE_TOKENS
     }
 
     /// Whether the next request's estimate alone (without the margin for its error) and the
-    /// least output leave the window: a request the provider can only refuse.
+    /// least output ever asked for ([`Self::max_output`]'s floor) pass the window: a request
+    /// the provider can only refuse.
     pub(super) fn past_the_window(&self) -> bool {
-        let Some(window) = self.window else {
-            return false;
-        };
-        let window = u64::from(window);
+        self.window.is_some_and(|window| {
+            self.prompt_estimate() + u64::from(OUTPUT_TOKENS_MIN) > u64::from(window)
+        })
+    }
+
+    /// The tokens the history may take so that a request fits the window as estimated: the
+    /// window less the system prompt and tools, the chat template's tokens and the least
+    /// output. Unlike [`Self::history_budget`] (after a refusal, when the estimate proved
+    /// wrong), it keeps all that fits.
+    pub(super) fn history_room(&self) -> u64 {
         let conversation = self.conversation;
-        let messages = conversation.messages().len() as u64;
-        let prompt = conversation.estimated_tokens()
-            + TEMPLATE_TOKENS_PER_MESSAGE * messages
-            + TEMPLATE_TOKENS;
-        prompt + u64::from(OUTPUT_TOKENS_MIN).min(window / 8) > window
+        self.window.map_or(u64::MAX, |window| {
+            u64::from(window)
+                .saturating_sub(conversation.overhead_tokens())
+                .saturating_sub(TEMPLATE_TOKENS_PER_MESSAGE * conversation.messages().len() as u64)
+                .saturating_sub(TEMPLATE_TOKENS)
+                .saturating_sub(u64::from(OUTPUT_TOKENS_MIN))
+        })
     }
 
     /// Whether the next request to `model` would come near the context window, leaving too
@@ -269,6 +285,46 @@ mod tests {
         };
         let margin = uncounted.div_ceil(2) + TEMPLATE_TOKENS_PER_MESSAGE + TEMPLATE_TOKENS;
         assert_eq!(budget.prompt_bound(), counted.estimated_tokens() + margin);
+    }
+
+    #[test]
+    fn past_the_window_reserves_the_least_cap_ever_asked_and_the_room_keeps_what_fits() {
+        let model = local();
+        // 890 tokens as estimated with the template's: in a 1,024 window the least cap (256,
+        // what `max_output` never goes below) does not fit beside them.
+        let mut small = conversation(3_400);
+        small.set_overhead(0, 0);
+        let estimate = small.estimated_tokens() + TEMPLATE_TOKENS_PER_MESSAGE + TEMPLATE_TOKENS;
+        let window = u32::try_from(estimate).unwrap() + 200;
+        let budget = Budget {
+            model: Some(&model),
+            window: Some(window),
+            conversation: &small,
+        };
+        assert_eq!(u64::from(budget.max_output(&model)), 256);
+        assert!(budget.past_the_window(), "{estimate} + 256 > {window}");
+        let roomy = Budget {
+            window: Some(window + 56),
+            ..budget
+        };
+        assert!(!roomy.past_the_window(), "{estimate} + 256 fit exactly");
+        // What the history may take: all that fits beside the overhead, the template and the
+        // least cap, more than half the history after a refusal would keep.
+        let mut heavy = conversation(40_000);
+        heavy.set_overhead(400, 2_500);
+        let budget = Budget {
+            model: Some(&model),
+            window: Some(8_192),
+            conversation: &heavy,
+        };
+        let room = 8_192
+            - heavy.overhead_tokens()
+            - TEMPLATE_TOKENS_PER_MESSAGE
+            - TEMPLATE_TOKENS
+            - u64::from(OUTPUT_TOKENS_MIN);
+        assert_eq!(budget.history_room(), room);
+        assert!(budget.history_room() > budget.history_budget());
+        assert!(budget.past_the_window(), "10,000 tokens do not fit 8,192");
     }
 
     #[test]

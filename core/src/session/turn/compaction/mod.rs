@@ -262,7 +262,8 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Turns<At> {
         let Some(turn) = self.running.as_mut() else {
             return Then::Nothing;
         };
-        if turn.compaction_mut().may_drop() {
+        let dropped_enough = !turn.compaction_mut().may_drop();
+        if !dropped_enough {
             let budget = self
                 .budget(desk.model(), desk.context_window())
                 .history_budget();
@@ -270,10 +271,17 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Turns<At> {
                 return self.send_request(desk, now, attempt);
             }
         }
-        let error = format!(
-            "the conversation is too long for the model's context window and nothing older is \
-             left to compact or drop (the last message alone is too long): {reason}"
-        );
+        let error = if dropped_enough {
+            format!(
+                "the conversation is still too long for the model's context window after older \
+                 turns were dropped {DROPS_PER_TURN} times: {reason}"
+            )
+        } else {
+            format!(
+                "the conversation is too long for the model's context window and nothing older \
+                 is left to compact or drop (the last message alone is too long): {reason}"
+            )
+        };
         self.end_turn(
             desk.context_window(),
             &mut desk.journal,
@@ -282,9 +290,11 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Turns<At> {
         )
     }
 
-    /// A turn that compacted already and whose next request its estimate still puts past the
-    /// window (a summary and the latest message too long together) drops the oldest turns
-    /// first, as after a refusal, instead of sending a request the provider can only refuse.
+    /// A turn that compacted already (or tried to) and whose next request its estimate still
+    /// puts past the window (a summary and the latest message too long together) drops the
+    /// oldest turns first, no more than it needs to fit, instead of sending a request the
+    /// provider can only refuse. It counts as one of the turn's drops only when something
+    /// was dropped.
     pub(super) fn drop_what_cannot_fit(
         &mut self,
         journal: &mut Journal<'_>,
@@ -292,13 +302,21 @@ impl<At: Copy + Ord + Add<Duration, Output = At>> Turns<At> {
         window: Option<u32>,
     ) {
         let budget = self.budget(Some(model), window);
-        let (past, history) = (budget.past_the_window(), budget.history_budget());
+        if !budget.past_the_window() {
+            return;
+        }
+        let Some(cut) = self
+            .conversation
+            .drop_cut(budget.history_room(), DROPPED_NOTE)
+        else {
+            return;
+        };
         let Some(turn) = self.running.as_mut() else {
             return;
         };
         let compaction = turn.compaction_mut();
-        if past && compaction.compacted() && !compaction.is_running() && compaction.may_drop() {
-            self.drop_oldest(journal, history);
+        if compaction.compacted() && !compaction.is_running() && compaction.may_drop() {
+            self.replace_older(journal, cut, DROPPED_NOTE, None);
         }
     }
 
