@@ -4,7 +4,8 @@
 
 use super::*;
 use crate::model::compaction::summary_of;
-use crate::session::turn::compaction::DROPPED_NOTE;
+use crate::session::conversation::Conversation;
+use crate::session::turn::compaction::{Budget, DROPPED_NOTE};
 
 #[test]
 fn a_turn_waits_for_the_start_up_probes_and_a_missing_model_ends_it_with_the_setup_hint() {
@@ -160,6 +161,49 @@ fn a_turn_whose_summary_and_message_still_pass_the_window_drops_the_summary_befo
         opening,
         Some(DROPPED_NOTE),
         "the model's view opens with the note"
+    );
+}
+
+#[test]
+fn a_resumed_sessions_first_request_counts_the_system_prompt_and_tools_before_it_compacts() {
+    let mut bench = Bench::new();
+    let mut turns = bench.turns();
+    // 103,000 tokens restored (four characters a token, nothing counted yet): with the margin
+    // for the estimate's error, a few hundred tokens short of compacting in a 200,000 window
+    // when nothing else is counted; luxe's system prompt and tools take more than that.
+    let view = vec![
+        Message {
+            role: Role::User,
+            content: vec![Block::Text {
+                text: "a".repeat(206_000),
+            }],
+        },
+        Message {
+            role: Role::Assistant,
+            content: vec![Block::Text {
+                text: "b".repeat(205_990),
+            }],
+        },
+    ];
+    turns.restore(view, 1, None);
+    let _ = bench.submit(&mut turns, Ms(0), message("go"), TurnSource::User);
+    let model = bench.model.clone().expect("a model");
+    let mut bare = Conversation::default();
+    bare.restore(turns.conversation().messages().to_vec());
+    let without_overhead = Budget {
+        model: Some(&model),
+        window: Some(200_000),
+        conversation: &bare,
+    };
+    assert!(
+        !without_overhead.near_the_window(&model),
+        "the messages alone do not come near the window"
+    );
+    let out = bench.outputs();
+    assert_eq!(
+        frame(&out, "compaction_started")["trigger"],
+        "context_window",
+        "the system prompt and tools, measured before the check, bring it near"
     );
 }
 
