@@ -1,7 +1,7 @@
 //! A conversation restored from a file that lost lines (an append that failed halfway, a disk
 //! that filled and then had room again) can break the rules every provider enforces: a first
 //! message that is the model's, two messages of one role in a row, a tool result whose call is
-//! gone. Each request would then be refused, and the resumed session could never continue.
+//! gone, a call whose result is gone. Each request would then be refused, and the resumed session could never continue.
 //! Mending keeps every message that was read and makes the conversation valid again.
 
 use crate::model::conversation::{Block, Message, Role};
@@ -10,11 +10,15 @@ use crate::model::conversation::{Block, Message, Role};
 pub const LOST_OPENING: &str =
     "[the message that opened this conversation could not be read from the session file]";
 
+/// What the model reads as the result of a call whose result was lost.
+pub const LOST_RESULT: &str = "[this call's result could not be read from the session file]";
+
 /// Mends `messages` in place: results of calls that are not in the message before are dropped
 /// (a message left empty goes with them), messages of one role in a row become one (results
-/// first), and a
-/// conversation that opens with the model's message gets [`LOST_OPENING`] before it. A
-/// conversation that lost nothing is left as it is.
+/// first), a call the next message has no result for gets [`LOST_RESULT`] there (the last
+/// message's calls are the next turn's to settle), and a conversation that opens with the
+/// model's message gets [`LOST_OPENING`] before it. A conversation that lost nothing is left as
+/// it is.
 pub fn mend_lost_records(messages: &mut Vec<Message>) {
     drop_orphan_results(messages);
     let mut mended: Vec<Message> = Vec::with_capacity(messages.len());
@@ -29,6 +33,7 @@ pub fn mend_lost_records(messages: &mut Vec<Message>) {
             _ => mended.push(message),
         }
     }
+    answer_lost_calls(&mut mended);
     if mended.first().is_some_and(|m| m.role == Role::Assistant) {
         mended.insert(
             0,
@@ -41,6 +46,36 @@ pub fn mend_lost_records(messages: &mut Vec<Message>) {
         );
     }
     *messages = mended;
+}
+
+/// Gives each call of a model's message that the next message has no result for a result
+/// saying it was lost, before the next message's own content.
+fn answer_lost_calls(messages: &mut [Message]) {
+    for at in 1..messages.len() {
+        let (before, after) = messages.split_at_mut(at);
+        let (call, next) = (&before[at - 1], &mut after[0]);
+        if call.role != Role::Assistant {
+            continue;
+        }
+        let lost: Vec<Block> = (call.content.iter())
+            .filter_map(|b| match b {
+                Block::ToolUse { id, .. } if !answers(next, id) => Some(Block::ToolResult {
+                    tool_use_id: id.clone(),
+                    content: LOST_RESULT.to_owned(),
+                    is_error: true,
+                    images: Vec::new(),
+                }),
+                _ => None,
+            })
+            .collect();
+        next.content.splice(0..0, lost);
+    }
+}
+
+/// Whether `message` holds the result of call `id`.
+fn answers(message: &Message, id: &str) -> bool {
+    (message.content.iter())
+        .any(|b| matches!(b, Block::ToolResult { tool_use_id, .. } if tool_use_id == id))
 }
 
 /// Drops each tool result whose call is not in the message right before it.
@@ -87,7 +122,8 @@ mod tests {
         ]
     }
 
-    /// Whether providers would take it: valid, and each message's results come first in it.
+    /// Whether providers would take it: valid, each message's results first in it, and every
+    /// call answered by the next message (the last message's calls are the next turn's).
     fn taken(messages: &[Message]) -> bool {
         let is_result = |b: &Block| matches!(b, Block::ToolResult { .. });
         let results_first = (messages.iter()).all(|m| {
@@ -96,7 +132,13 @@ mod tests {
                 .skip_while(|b| is_result(b))
                 .all(|b| !is_result(b))
         });
-        messages.is_empty() || (valid(messages) && results_first)
+        let calls_answered = messages.windows(2).all(|pair| {
+            pair[0].content.iter().all(|b| match b {
+                Block::ToolUse { id, .. } => answers(&pair[1], id),
+                _ => true,
+            })
+        });
+        messages.is_empty() || (valid(messages) && results_first && calls_answered)
     }
 
     #[test]
@@ -120,6 +162,20 @@ mod tests {
             messages[0],
             text(Role::User, "read a"),
             "nothing read is dropped"
+        );
+    }
+
+    #[test]
+    fn a_lost_result_is_stood_for_where_the_model_reads_it() {
+        let mut messages = whole();
+        messages.remove(2);
+        mend_lost_records(&mut messages);
+        assert!(taken(&messages), "{messages:?}");
+        assert!(
+            matches!(&messages[2].content[0],
+                Block::ToolResult { tool_use_id, content, is_error: true, .. }
+                    if tool_use_id == "t1" && content == LOST_RESULT),
+            "{messages:?}"
         );
     }
 
