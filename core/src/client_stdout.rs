@@ -60,7 +60,7 @@ impl ClientStdout {
 }
 
 /// What becomes of `output` once stdout is closed: `None` when it is dropped.
-pub(crate) fn after_close(output: Output) -> Option<Output> {
+fn after_close(output: Output) -> Option<Output> {
     match output {
         Output::Exit { .. } => Some(Output::Exit {
             code: CLOSED_STDOUT_STATUS,

@@ -49,9 +49,10 @@ pub enum InputOf<Bytes> {
     ClientEof,
     /// Reading from the client failed; nothing more will come.
     ClientReadFailed(String),
-    /// Writing to the client (stdout) failed: it closed its end, or the pipe broke. Nothing
-    /// more can reach it; see [`crate::client_stdout`] for what the session does then.
-    ClientWriteFailed(String),
+    /// Writing to the client (stdout) failed: it closed its end, or the pipe broke (io logs
+    /// why). Nothing more can reach it; see [`crate::client_stdout`] for what the session
+    /// does then.
+    ClientWriteFailed,
     /// The process was asked to terminate (SIGTERM): the same as `close`.
     Terminate,
     /// An HTTP request got its status line and headers.
@@ -205,7 +206,7 @@ impl<Bytes> InputOf<Bytes> {
             Self::ClientBytes(_)
             | Self::ClientEof
             | Self::ClientReadFailed(_)
-            | Self::ClientWriteFailed(_)
+            | Self::ClientWriteFailed
             | Self::Terminate => {
                 return None;
             }
@@ -231,7 +232,7 @@ impl<Bytes: AsRef<[u8]>> InputOf<Bytes> {
             // The rest hold no bytes: the same values, in the borrowing type.
             Self::ClientEof => feed(Input::ClientEof),
             Self::ClientReadFailed(reason) => feed(Input::ClientReadFailed(reason)),
-            Self::ClientWriteFailed(reason) => feed(Input::ClientWriteFailed(reason)),
+            Self::ClientWriteFailed => feed(Input::ClientWriteFailed),
             Self::Terminate => feed(Input::Terminate),
             Self::HttpResponse {
                 id,

@@ -41,9 +41,9 @@ pub mod config;
 pub mod effects;
 pub mod git;
 pub mod github;
+pub mod guided_review;
 // The checked drivers of the simulator, the properties and the fuzz targets: built for tests
 // and for the crates that drive core (feature `sim`), never into the shipped binary.
-pub mod guided_review;
 #[cfg(any(test, feature = "sim"))]
 pub mod harness;
 mod luxe;

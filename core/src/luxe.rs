@@ -84,7 +84,7 @@ impl Luxe {
                 session.report_error(format!("reading stdin failed: {reason}"));
                 session.close(1);
             }
-            Input::ClientWriteFailed(_) => {
+            Input::ClientWriteFailed => {
                 self.stdout.failed();
                 session.close(CLOSED_STDOUT_STATUS);
             }

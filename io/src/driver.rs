@@ -189,7 +189,7 @@ fn perform(
 /// Tells the core that stdout failed (the client closed it).
 fn write_failed(luxe: &mut impl Machine, err: &io::Error) {
     tracing::debug!("stdout closed: {err}");
-    luxe.handle_input(Instant::now(), Input::ClientWriteFailed(err.to_string()));
+    luxe.handle_input(Instant::now(), Input::ClientWriteFailed);
 }
 
 /// Hands an effect's result to the core, its bytes lent rather than copied: a diff read holds

@@ -145,17 +145,20 @@ pub fn unix_ms() -> u64 {
 
 /// A seed for the core's retry jitter.
 pub fn random_seed() -> u64 {
-    let mut hasher = RandomState::new().build_hasher();
-    hasher.write_u64(0x5eed);
-    hasher.finish()
+    random_bits(0x5eed)
 }
 
 /// A new session id, as core's [`session_id`] forms it from the wall clock and 64 random bits.
 pub fn new_session_id() -> String {
-    // RandomState is seeded from the OS per process: enough to keep concurrent sessions apart.
+    session_id(unix_ms(), random_bits(u64::from(std::process::id())))
+}
+
+/// 64 bits from the OS's per-process random hasher keys, mixed with `salt`: enough to keep
+/// concurrent sessions apart, with no dependency for randomness.
+fn random_bits(salt: u64) -> u64 {
     let mut hasher = RandomState::new().build_hasher();
-    hasher.write_u32(std::process::id());
-    session_id(unix_ms(), hasher.finish())
+    hasher.write_u64(salt);
+    hasher.finish()
 }
 
 #[cfg(test)]

@@ -16,8 +16,10 @@ use crate::draw::Draw;
 pub enum Op {
     /// `session/new` in one of the directories (3: a relative path, refused).
     New(u8),
-    /// `session/prompt` to a session (`true`: `/compact`).
-    Prompt(u8, bool),
+    /// `session/prompt` to a session: `/compact` when the second number is a multiple of 8,
+    /// else a message, whose answer is a tool call (the number picks which) but one time in
+    /// seven.
+    Prompt(u8, u8),
     /// `session/cancel`.
     Cancel(u8),
     /// `session/set_mode` (the last of six is unknown).
@@ -32,6 +34,9 @@ pub enum Op {
     Question(u8),
     /// io performs its oldest effect (`true`: as a healthy machine would).
     Effect(bool),
+    /// io catches up: every effect that waits is performed as a healthy machine would (at
+    /// most [`SETTLE_MOST`]), so that a prompt gets past its session's start-up to its tools.
+    Settle,
     /// How the model answers from now on.
     Model(u8),
     /// A line that is not JSON-RPC.
@@ -51,19 +56,23 @@ impl Op {
     pub fn draw(g: &mut impl Draw) -> Self {
         let small = |g: &mut dyn FnMut() -> u8| g() % 4;
         let mut byte = || g.byte();
+        // A prompt's tool call reaches its permission prompt, file request or question only
+        // after several io answers in order: effects are drawn often, and what ends a prompt
+        // (a cancel, a close, `/compact`) less.
         match byte() % 16 {
             0 => Op::New(small(&mut byte)),
-            1 | 2 => Op::Prompt(small(&mut byte), byte().is_multiple_of(2)),
-            3 => Op::Cancel(small(&mut byte)),
+            1 | 2 => Op::Prompt(small(&mut byte), byte()),
+            3 if byte().is_multiple_of(2) => Op::Cancel(small(&mut byte)),
+            3 => Op::Close(small(&mut byte)),
             4 => Op::SetMode(small(&mut byte), byte() % 6),
             5 => Op::SetThinking(small(&mut byte)),
-            6 => Op::Permission(byte() % 5),
+            6 if byte().is_multiple_of(2) => Op::Permission(byte() % 5),
             7 if byte().is_multiple_of(2) => Op::Fs(!byte().is_multiple_of(4)),
-            7 => Op::Question(byte() % 3),
+            6 | 7 => Op::Question(byte() % 3),
             8..=10 => Op::Effect(!byte().is_multiple_of(8)),
-            11 => Op::Model(byte()),
-            12 => Op::Garbage(byte()),
-            13 => Op::Close(small(&mut byte)),
+            11 => Op::Settle,
+            12 => Op::Model(byte()),
+            13 => Op::Garbage(byte()),
             14 if byte().is_multiple_of(2) => Op::Load(small(&mut byte)),
             14 => Op::List,
             _ => Op::Advance(u16::from_le_bytes([byte(), byte()]) % 3000),
@@ -76,6 +85,9 @@ impl quickcheck::Arbitrary for Op {
         Self::draw(g)
     }
 }
+
+/// The most effects one [`Op::Settle`] performs: a tool loop could otherwise go on.
+const SETTLE_MOST: usize = 32;
 
 /// The host and the client that drives it.
 #[derive(Debug)]
@@ -121,8 +133,9 @@ impl Host {
     }
 
     /// Does `op` as the ACP client or io would; the agent's messages are checked as they
-    /// come.
-    pub fn step(&mut self, op: &Op) {
+    /// come. `false` when it found nothing to do (an answer with nothing asked, an effect with
+    /// none waiting).
+    pub fn step(&mut self, op: &Op) -> bool {
         let c = &mut self.checked;
         match *op {
             Op::New(dir) => {
@@ -133,8 +146,12 @@ impl Host {
                 };
                 c.request("session/new", json!({"cwd": cwd, "mcpServers": []}));
             }
-            Op::Prompt(n, compact) => {
+            Op::Prompt(n, what) => {
                 let session = self.pick(n);
+                let compact = what % 8 == 0;
+                if what % 8 >= 2 {
+                    self.checked.model = Model::Tool(what / 8);
+                }
                 let text = if compact { "/compact" } else { "go" };
                 self.checked.request(
                     "session/prompt",
@@ -168,24 +185,22 @@ impl Host {
                     json!({"sessionId": session, "configId": "thinking", "value": "low"}),
                 );
             }
-            Op::Permission(choice) => {
-                c.answer_permission(choice);
-            }
-            Op::Question(choice) => {
-                c.answer_question(choice);
-            }
-            Op::Fs(ok) => {
-                c.answer_fs(ok);
-            }
-            Op::Effect(ok) => {
-                c.effect(ok);
+            Op::Permission(choice) => return c.answer_permission(choice),
+            Op::Question(choice) => return c.answer_question(choice),
+            Op::Fs(ok) => return c.answer_fs(ok),
+            Op::Effect(ok) => return c.effect(ok),
+            Op::Settle => {
+                let performed = (0..SETTLE_MOST).take_while(|_| c.effect(true)).count();
+                return performed > 0;
             }
             Op::Model(m) => {
-                c.model = match m % 4 {
+                // Tool calls most often: only they lead to permission prompts, file requests
+                // and questions, each a chain of steps a run must draw in order.
+                c.model = match m % 8 {
                     0 => Model::Text,
                     1 => Model::Fail,
                     2 => Model::Hang,
-                    _ => Model::Tool(m / 4),
+                    _ => Model::Tool(m / 8),
                 }
             }
             Op::Garbage(g) => c.garbage(&[b'{', g]),
@@ -206,6 +221,7 @@ impl Host {
             }
             Op::Advance(ms) => c.advance(Duration::from_millis(u64::from(ms))),
         }
+        true
     }
 
     /// Answers everything that waits until nothing does, closes stdin, and checks that every

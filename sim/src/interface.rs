@@ -91,6 +91,8 @@ pub struct Terminal {
     io: FakeIo,
     tool_ids: u32,
     sessions: u32,
+    /// How many times the interface took something (a terminal event, an io result, time).
+    fed: u64,
 }
 
 impl std::fmt::Debug for Terminal {
@@ -119,6 +121,7 @@ impl Terminal {
             io: fake_io(),
             tool_ids: 0,
             sessions: 1,
+            fed: 0,
         };
         terminal.settle();
         while !terminal.effects.is_empty() {
@@ -126,6 +129,12 @@ impl Terminal {
         }
         terminal.io.guard_env = true;
         terminal
+    }
+
+    /// How many times the interface took something so far: a step that leaves it as it was
+    /// did nothing (an io answer with nothing waiting, a step after it ended).
+    pub fn fed(&self) -> u64 {
+        self.fed
     }
 
     /// Whether the interface has ended.
@@ -179,16 +188,19 @@ impl Terminal {
     }
 
     fn term(&mut self, event: TermEvent) {
+        self.fed += 1;
         self.ui.handle_term(self.now, event);
         self.settle();
     }
 
     fn input(&mut self, input: Input<'_>) {
+        self.fed += 1;
         self.ui.handle_input(self.now, input);
         self.settle();
     }
 
     fn advance(&mut self, by: Duration) {
+        self.fed += 1;
         let target = self.now + by;
         while let Some(deadline) = self.ui.poll_timeout().filter(|d| *d <= target) {
             self.now = self.now.max(deadline);
@@ -210,7 +222,7 @@ impl Terminal {
 
     fn effect(&mut self, ok: bool) {
         if let Some(effect) = self.effects.pop_front() {
-            let steps = performed(&mut self.io, effect, ok, true);
+            let steps = performed(&mut self.io, effect, ok);
             self.run(steps);
         }
     }

@@ -17,7 +17,9 @@ use crate::{acp, interface, mcp, rpc};
 pub struct Run {
     /// Every step and what it showed, in order.
     pub transcript: Vec<String>,
-    /// The kinds of step taken (`rpc Submit`, `acp Prompt`, `ui Resize`, …).
+    /// The kinds of step that did something (`rpc Submit`, `acp Prompt`, `ui Resize`, …): a
+    /// step that found nothing to act on (a model answer with no request waiting) is not
+    /// counted.
     pub reached: BTreeSet<String>,
 }
 
@@ -43,6 +45,7 @@ pub const KINDS: &[&str] = &[
     "acp Fs",
     "acp Question",
     "acp Effect",
+    "acp Settle",
     "acp Model",
     "acp Garbage",
     "acp Close",
@@ -76,12 +79,15 @@ fn kind(door: &str, debug: &str) -> String {
 }
 
 /// Takes `step` of `door` by `act`: the transcript names it while it runs (so a broken promise
-/// is shown at the step that broke it), then says what it showed.
-fn took(run: &mut Run, door: &str, step: String, act: impl FnOnce() -> String) {
+/// is shown at the step that broke it), then says what it showed; its kind is reached when
+/// `act` says it did something.
+fn took(run: &mut Run, door: &str, step: String, act: impl FnOnce() -> (String, bool)) {
     run.transcript.push(format!("{door} {step} …"));
-    let showed = act();
+    let (showed, acted) = act();
     run.transcript.pop();
-    run.reached.insert(kind(door, &step));
+    if acted {
+        run.reached.insert(kind(door, &step));
+    }
     run.transcript.push(format!("{door} {step} → {showed}"));
 }
 
@@ -97,36 +103,40 @@ pub fn run(draw: &mut impl Draw, steps: usize, transcript: &mut Run) {
     let (width, height) = (40 + draw.below(120) as u16, 6 + draw.below(50) as u16);
     let mut terminal = interface::Terminal::start(now, width, height);
     for _ in 0..steps {
-        match draw.below(11) {
+        match draw.below(12) {
             0..=3 => {
                 let which = draw.below(2) as usize;
                 let op = rpc::Op::draw(draw);
                 let session = &mut sessions[which];
                 took(transcript, "rpc", format!("{op:?}"), || {
+                    let fed = session.fed();
                     session.step(&op);
-                    format!("{which}: {}", session.take_shown().join(" "))
+                    let shown = format!("{which}: {}", session.take_shown().join(" "));
+                    (shown, session.fed() != fed)
                 });
             }
-            4..=6 => {
+            4..=7 => {
                 let op = acp::Op::draw(draw);
                 took(transcript, "acp", format!("{op:?}"), || {
-                    host.step(&op);
-                    json!(host.take_seen()).to_string()
+                    let acted = host.step(&op);
+                    (json!(host.take_seen()).to_string(), acted)
                 });
                 if host.is_closed() {
                     host = acp::Host::start(now, (draw.bool(), draw.bool()));
                 }
             }
-            7 | 8 => {
+            8 | 9 => {
                 let op = interface::Op::draw(draw);
                 took(transcript, "ui", format!("{op:?}"), || {
-                    format!("frame {:016x}", terminal.step(&op))
+                    let fed = terminal.fed();
+                    let frame = format!("frame {:016x}", terminal.step(&op));
+                    (frame, terminal.fed() != fed)
                 });
                 if terminal.is_closed() {
                     terminal = interface::Terminal::start(now, width, height);
                 }
             }
-            9 => {
+            10 => {
                 let server = mcp::Server::draw(draw);
                 took(
                     transcript,
@@ -134,7 +144,7 @@ pub fn run(draw: &mut impl Draw, steps: usize, transcript: &mut Run) {
                     format!("Server {:?}", server.lines),
                     || {
                         server.run(now);
-                        "ok".into()
+                        ("ok".into(), true)
                     },
                 );
             }
@@ -147,7 +157,7 @@ pub fn run(draw: &mut impl Draw, steps: usize, transcript: &mut Run) {
                     }
                     host.step(&acp::Op::Advance(ms));
                     terminal.step(&interface::Op::Advance(ms));
-                    String::new()
+                    (String::new(), true)
                 });
             }
         }

@@ -4,15 +4,21 @@
 use std::path::Path;
 use std::process::Command;
 
-/// Runs `git args` in `dir` and returns its stdout; panics with stderr when it fails.
+/// Runs `git args` in `dir` and returns its stdout as text; panics with stderr when it fails.
 pub fn git(dir: &Path, args: &[&str]) -> String {
+    String::from_utf8_lossy(&git_bytes(dir, args)).into_owned()
+}
+
+/// Runs `git args` in `dir` and returns its stdout's bytes (a diff of binary files, or output
+/// timed as it is); panics with stderr when it fails.
+pub fn git_bytes(dir: &Path, args: &[&str]) -> Vec<u8> {
     let out = git_command(dir).args(args).output().expect("git runs");
     assert!(
         out.status.success(),
         "git {args:?}: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-    String::from_utf8_lossy(&out.stdout).into_owned()
+    out.stdout
 }
 
 /// A git command in `dir` that reads no user or system configuration.

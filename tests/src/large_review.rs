@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use tempfile::TempDir;
 
-use crate::git_repo::git_command;
+use crate::git_repo::git_bytes as git;
 
 /// The files the working tree changes.
 pub const CHANGED_FILES: usize = 2_000;
@@ -23,20 +23,6 @@ pub const CHANGE_EVERY: usize = 4;
 pub const CHANGED_LINES: usize = CHANGED_FILES * LINES_PER_FILE / CHANGE_EVERY;
 /// Files in each directory, so the tree has directories as real ones do.
 const FILES_PER_DIR: usize = 50;
-
-/// Runs git in `dir`: its stdout.
-///
-/// # Panics
-/// When git fails, with its stderr.
-pub fn git(dir: &Path, args: &[&str]) -> Vec<u8> {
-    let output = git_command(dir).args(args).output().expect("git runs");
-    assert!(
-        output.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    output.stdout
-}
 
 /// The repository: its base commit packed, then every fourth line of the first
 /// [`CHANGED_FILES`] files changed in the working tree.

@@ -29,7 +29,7 @@ fn is_for_the_client(output: &Output) -> bool {
 
 /// Feeds `machine` a failed write and checks that it ends quietly, with the failure status.
 fn ends_quietly_when_stdout_fails(machine: &mut impl Machine, now: Instant) {
-    machine.handle_input(now, Input::ClientWriteFailed("broken pipe".into()));
+    machine.handle_input(now, Input::ClientWriteFailed);
     let out = drained(machine);
     assert!(!out.iter().any(is_for_the_client), "{out:?}");
     assert_eq!(out.last(), Some(&failed_exit()));
@@ -63,7 +63,7 @@ fn an_rpc_session_that_exits_on_a_failing_stdout_exits_with_the_failure_status()
     while let Some(output) = luxe.poll_output() {
         // The flush of the frames before the exit fails.
         if output == Output::Flush {
-            luxe.handle_input(now, Input::ClientWriteFailed("broken pipe".into()));
+            luxe.handle_input(now, Input::ClientWriteFailed);
         }
         out.push(output);
     }
@@ -90,7 +90,7 @@ fn a_kept_session_is_synced_before_it_exits_on_a_failing_stdout() {
     config.sessions_dir = Some("/home/u/.luxe/sessions".into());
     let mut luxe = Luxe::new(config, now).unwrap();
     drained(&mut luxe);
-    luxe.handle_input(now, Input::ClientWriteFailed("broken pipe".into()));
+    luxe.handle_input(now, Input::ClientWriteFailed);
     let out: Vec<Output> = std::iter::from_fn(|| luxe.poll_output()).collect();
     let synced = out
         .iter()

@@ -10,31 +10,14 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
-use std::process::Command;
 
 use luxe_core::effects::{ChangedFile, DiffSource};
 use luxe_core::guided_review::build::build;
 use luxe_core::protocol::guided_review::{FileStatus, LineKind, Review, ReviewTarget};
 use luxe_core::rng::Rng;
+use luxe_tests::git_repo::git_bytes as git;
 
 type Tree = BTreeMap<String, Vec<u8>>;
-
-/// Runs git in `dir` with no user or system configuration.
-fn git(dir: &Path, args: &[&str]) -> Vec<u8> {
-    let out = Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_AUTHOR_NAME", "t")
-        .env("GIT_AUTHOR_EMAIL", "t@example.com")
-        .env("GIT_COMMITTER_NAME", "t")
-        .env("GIT_COMMITTER_EMAIL", "t@example.com")
-        .output()
-        .expect("git runs");
-    assert!(out.status.success(), "git {args:?}: {out:?}");
-    out.stdout
-}
 
 fn write_tree(dir: &Path, tree: &Tree) {
     for (path, bytes) in tree {

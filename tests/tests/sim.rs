@@ -79,12 +79,13 @@ fn a_seed_replays_byte_for_byte() {
             first.transcript, again.transcript,
             "seed {seed} ran differently the second time"
         );
-        assert_eq!(first.transcript.len(), steps(), "one line a step");
     }
     // Another seed is another run.
     assert_ne!(run_seed(1, 50).transcript, run_seed(2, 50).transcript);
 }
 
+/// A kind counts only when one of its steps did something (a permission answer with a prompt
+/// open, a model answer with a request waiting), not when it was merely drawn.
 #[test]
 fn a_hundred_seeds_reach_every_kind_of_step() {
     let mut reached = std::collections::BTreeSet::new();

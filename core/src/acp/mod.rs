@@ -75,7 +75,7 @@ impl Acp {
                 host.close(now, 0);
             }
             Input::ClientReadFailed(_) => host.close(now, 1),
-            Input::ClientWriteFailed(_) => {
+            Input::ClientWriteFailed => {
                 self.stdout.failed();
                 host.close(now, CLOSED_STDOUT_STATUS);
             }

@@ -93,7 +93,8 @@ pub struct CommitFlow {
     request_id: String,
     /// The repository's top directory, which the review's paths are relative to.
     root: String,
-    /// HEAD when the review was read; the commit is refused if HEAD is another now.
+    /// HEAD when the review was read; the commit is refused if HEAD is another now, and
+    /// HEAD moves only from it (`update-ref`'s old value).
     read_against: Option<String>,
     /// Set when that refusal happened: the review must be read again.
     head_moved: bool,
@@ -101,7 +102,6 @@ pub struct CommitFlow {
     /// The step whose end is awaited.
     running: Option<Step>,
     index_path: String,
-    original_head: Option<String>,
     parent: Option<String>,
     tree: String,
     commits: Vec<ChapterCommit>,
@@ -173,7 +173,6 @@ impl CommitFlow {
             steps: plan(review, &chosen, &messages, stacked),
             running: None,
             index_path: String::new(),
-            original_head: None,
             parent: None,
             tree: String::new(),
             commits: Vec::new(),
@@ -251,7 +250,7 @@ impl CommitFlow {
                     "HEAD",
                     last.as_str(),
                 ];
-                if let Some(old) = &self.original_head {
+                if let Some(old) = &self.read_against {
                     args.push(old.as_str());
                 }
                 git(&args)
@@ -343,7 +342,6 @@ impl CommitFlow {
                 }
             }
             (Step::ReadHead, Ok(())) => {
-                self.original_head = Some(stdout.clone());
                 self.parent = Some(stdout);
             }
             (Step::FindIndexPath, Ok(())) => {

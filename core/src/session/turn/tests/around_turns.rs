@@ -231,15 +231,10 @@ fn a_withdrawn_message_never_runs_and_only_the_last_is_taken_back() {
     let _ = bench.outputs();
     let _ = bench.after_run(&mut turns, Ms(6), false);
     let out = bench.outputs();
-    assert_eq!(requests(&out).len(), 1, "the one message left runs");
-    let body: String = (out.iter())
-        .filter_map(|output| match output {
-            Output::HttpRequest { request, .. } => {
-                Some(String::from_utf8_lossy(&request.body).into_owned())
-            }
-            _ => None,
-        })
-        .collect();
+    let [request] = requests(&out)[..] else {
+        panic!("the one message left runs")
+    };
+    let body = body_of(&out, request);
     assert!(body.contains("second") && !body.contains("third"), "{body}");
     assert!(
         turns.withdraw_queued().is_none(),
