@@ -117,18 +117,8 @@ impl Tmux {
     /// # Panics
     /// When it does not within `within`, with the screen.
     pub fn wait_for(&self, needle: &str, within: Duration) -> String {
-        let deadline = Instant::now() + within;
-        loop {
-            let screen = self.screen();
-            if screen.contains(needle) {
-                return screen;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "the screen never showed {needle:?}:\n{screen}"
-            );
-            std::thread::sleep(Duration::from_millis(50));
-        }
+        self.wait_until(within, |screen| screen.contains(needle))
+            .unwrap_or_else(|screen| panic!("the screen never showed {needle:?}:\n{screen}"))
     }
 
     /// Waits until the screen no longer shows `text`.
@@ -136,13 +126,23 @@ impl Tmux {
     /// # Panics
     /// When it still does after the tests' patience, with the screen.
     pub fn wait_until_gone(&self, text: &str) {
-        let deadline = Instant::now() + patience();
-        while self.screen().contains(text) {
-            assert!(
-                Instant::now() < deadline,
-                "{text:?} stayed:\n{}",
-                self.screen()
-            );
+        if let Err(screen) = self.wait_until(patience(), |screen| !screen.contains(text)) {
+            panic!("{text:?} stayed:\n{screen}");
+        }
+    }
+
+    /// The screen once `done` holds of it, polled every 50 ms; the last screen when `within`
+    /// passed first.
+    fn wait_until(&self, within: Duration, done: impl Fn(&str) -> bool) -> Result<String, String> {
+        let deadline = Instant::now() + within;
+        loop {
+            let screen = self.screen();
+            if done(&screen) {
+                return Ok(screen);
+            }
+            if Instant::now() >= deadline {
+                return Err(screen);
+            }
             std::thread::sleep(Duration::from_millis(50));
         }
     }
